@@ -1,0 +1,157 @@
+"""Every check of the sekai monorepo.
+
+Run ``uv run --locked nox`` for all default sessions, ``uv run --locked nox -l``
+to list them, ``uv run --locked nox -s bench`` for the benchmarks.
+
+Every session installs from ``uv.lock`` with ``uv sync --locked`` into its own
+virtual environment, so versions match the lock file exactly and workspace
+distributions always come from this repository, never from the registry.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import nox
+
+nox.needs_version = ">=2024.10.9"
+nox.options.default_venv_backend = "uv"
+nox.options.error_on_external_run = True
+nox.options.reuse_existing_virtualenvs = False
+
+ROOT = Path(__file__).parent
+DISTRIBUTIONS = ("sekai-core", "sekai-wrappers", "sekai-vector", "sekai-envs", "sekai")
+EXAMPLE_PLUGIN = ROOT / "examples" / "sekai-example-plugin"
+
+
+def _sync(session: nox.Session, *args: str) -> None:
+    """Install locked dependencies into the session's virtualenv with ``uv sync``."""
+    session.run_install(
+        "uv",
+        "sync",
+        "--locked",
+        "--no-default-groups",
+        *args,
+        env={"UV_PROJECT_ENVIRONMENT": session.virtualenv.location},
+        external=True,
+    )
+
+
+def _pytest(session: nox.Session, *paths: str) -> None:
+    session.run("python", "-m", "pytest", *paths, *session.posargs)
+
+
+def _make_isolated_tests(distribution: str) -> None:
+    @nox.session(name=f"tests-{distribution}")
+    def isolated_tests(session: nox.Session) -> None:
+        # The distribution, what it depends on, and the test tools: nothing else.
+        _sync(session, "--package", distribution, "--group", "test")
+        session.env["SEKAI_TEST_ISOLATED"] = distribution
+        _pytest(session, f"packages/{distribution}/tests")
+
+    isolated_tests.__doc__ = f"Test {distribution} with only its own dependencies installed."
+
+
+for _distribution in DISTRIBUTIONS:
+    _make_isolated_tests(_distribution)
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run every package's tests together in one environment."""
+    _sync(session, "--all-packages", "--group", "test")
+    _pytest(session, "packages")
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Check style and formatting with ruff."""
+    _sync(session, "--only-group", "lint")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """Run mypy --strict over every package (namespace-aware, file by file)."""
+    _sync(session, "--all-packages", "--group", "typecheck")
+    sources = [str(path.relative_to(ROOT)) for path in sorted(ROOT.glob("packages/*/src"))]
+    session.run("mypy", *sources, "tools", "noxfile.py")
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the documentation site in strict mode."""
+    # Without the meta-package: its regular ``sekai/__init__.py`` would hide the
+    # other namespace portions from griffe, which documents them from source.
+    _sync(session, "--all-packages", "--no-install-package", "sekai", "--group", "docs")
+    site = Path(session.create_tmp()) / "site"
+    session.run("mkdocs", "build", "--strict", "-f", "docs/mkdocs.yml", "-d", str(site))
+
+
+@nox.session
+def build(session: nox.Session) -> None:
+    """Build every wheel and sdist, check their contents and install them."""
+    _sync(session, "--only-group", "test")
+    tmp = Path(session.create_tmp())
+    dist = tmp / "dist"
+    shutil.rmtree(dist, ignore_errors=True)
+    session.run("uv", "build", "--all-packages", "--out-dir", str(dist), external=True)
+    session.run("uv", "build", str(EXAMPLE_PLUGIN), "--out-dir", str(dist), external=True)
+    session.run("python", "tools/check_wheels.py", str(dist))
+
+    # sekai-core alone (plus the example plugin, which depends on it alone).
+    core_only = tmp / "core-only"
+    _wheel_env(session, core_only, dist, "sekai-core", ["sekai-core", "sekai-example-plugin"])
+    session.run(str(core_only / "bin" / "python"), "tools/smoke_core_only.py", external=True)
+
+    # Every distribution from its wheel in one site-packages.
+    full = tmp / "full"
+    _wheel_env(session, full, dist, None, ["sekai"])
+    session.run(str(full / "bin" / "python"), "tools/smoke_wheels.py", external=True)
+    session.run(str(full / "bin" / "sekai"), "--version", external=True)
+    # The namespace must survive removing the meta-package.
+    session.run("uv", "pip", "uninstall", "--python", str(full), "sekai", external=True)
+    session.run(str(full / "bin" / "python"), "tools/smoke_wheels.py", "--no-meta", external=True)
+
+
+def _wheel_env(
+    session: nox.Session,
+    venv: Path,
+    dist: Path,
+    package: str | None,
+    requirements: list[str],
+) -> None:
+    """Create ``venv`` holding ``requirements`` installed from the local wheels.
+
+    Third-party dependencies are pinned from the lock file; sekai distributions
+    come from ``dist`` only (``--no-index``), never from the registry.
+    """
+    shutil.rmtree(venv, ignore_errors=True)
+    python = Path(session.virtualenv.location) / "bin" / "python"
+    session.run("uv", "venv", "--quiet", "--python", str(python), str(venv), external=True)
+    pins = venv / "third-party.txt"
+    selection = ["--package", package] if package else ["--all-packages"]
+    session.run(
+        "uv", "export", "--locked", "--quiet", *selection, "--no-default-groups",
+        "--no-emit-workspace", "--no-hashes", "--all-extras", "-o", str(pins),
+        external=True,
+    )  # fmt: skip
+    if pins.read_text().strip():
+        session.run("uv", "pip", "install", "--quiet", "--python", str(venv), "-r", str(pins),
+                    external=True)  # fmt: skip
+    session.run(
+        "uv", "pip", "install", "--quiet", "--python", str(venv), "--no-index",
+        "--find-links", str(dist), *requirements,
+        external=True,
+    )  # fmt: skip
+
+
+@nox.session(default=False)
+def bench(session: nox.Session) -> None:
+    """Benchmarks, side by side with Gymnasium; writes benchmarks/results/."""
+    _sync(session, "--all-packages", "--group", "bench")
+    os.makedirs(ROOT / "benchmarks" / "results", exist_ok=True)
+    session.run("python", "benchmarks/run.py", *session.posargs)

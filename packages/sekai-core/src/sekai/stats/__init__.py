@@ -1,0 +1,3 @@
+"""Typed episode statistics and the trackers that collect them."""
+
+__all__: list[str] = []

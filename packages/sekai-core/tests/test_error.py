@@ -1,0 +1,51 @@
+"""sekai.error: one base class, builtin families, picklable."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from sekai import error
+
+FAMILIES = {
+    error.EnvNotFound: LookupError,
+    error.EnvAlreadyRegistered: ValueError,
+    error.InvalidAction: ValueError,
+    error.InvalidObservation: ValueError,
+    error.ResetRequired: RuntimeError,
+    error.AsyncCallPending: RuntimeError,
+    error.SpaceMismatch: ValueError,
+    error.DeprecatedAPI: DeprecationWarning,
+    error.VecEnvWorkerError: RuntimeError,
+    error.VecEnvClosed: RuntimeError,
+    error.LookAheadError: RuntimeError,
+}
+
+
+def test_all_lists_every_error() -> None:
+    assert set(error.__all__) == {cls.__name__ for cls in FAMILIES} | {"SekaiError"}
+
+
+@pytest.mark.parametrize(("cls", "builtin"), FAMILIES.items(), ids=lambda x: x.__name__)
+def test_errors_subclass_the_base_and_their_builtin(cls: type, builtin: type) -> None:
+    assert issubclass(cls, error.SekaiError)
+    assert issubclass(cls, builtin)
+    assert cls.__doc__
+
+
+@pytest.mark.parametrize("cls", list(FAMILIES), ids=lambda x: x.__name__)
+def test_errors_pickle(cls: type[Exception]) -> None:
+    original = cls("something went wrong: 42")
+    restored = pickle.loads(pickle.dumps(original))
+    assert type(restored) is cls
+    assert str(restored) == str(original)
+
+
+def test_worker_error_keeps_index_and_traceback_across_pickle() -> None:
+    original = error.VecEnvWorkerError("sub-env 3 failed", index=3, worker_traceback="Trace...")
+    restored = pickle.loads(pickle.dumps(original))
+    assert restored.index == 3
+    assert restored.worker_traceback == "Trace..."
+    assert "sub-env 3 failed" in str(restored)
+    assert "Trace..." in str(restored)

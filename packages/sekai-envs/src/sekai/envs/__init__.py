@@ -1,0 +1,3 @@
+"""Reference environments: classic control and financial-market tasks."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""Rendering: the Renderer protocol and frame recording."""
+
+__all__: list[str] = []

@@ -1,0 +1,105 @@
+"""sekai: a reinforcement-learning environment framework.
+
+This module is the top-level API. Every public name of the sekai distributions
+is available here (``sekai.Env``, ``sekai.Box``, ``sekai.make``, ...), and so are
+the subpackages (``sekai.spaces``, ``sekai.vector``, ...).
+
+Names are loaded on first use, so ``import sekai`` stays cheap and a plugin that
+only needs ``sekai.core`` never pays for the vector or wrapper stacks.
+
+The subpackages themselves live in separate distributions (``sekai-core``,
+``sekai-wrappers``, ``sekai-vector``, ``sekai-envs``) that share the ``sekai``
+namespace. This file belongs to the ``sekai`` meta-package alone.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import TYPE_CHECKING, Any
+
+# The other distributions install their parts of the ``sekai`` namespace in
+# other directories (editable installs put each package's src/ on sys.path).
+# Extending __path__ lets ``import sekai.core`` find them even though this
+# regular package shadows the namespace.
+__path__ = pkgutil.extend_path(__path__, __name__)
+
+__version__ = "0.3.0.dev0"
+
+# Public name -> module that defines it. Keep in step with each module's
+# __all__ (a test checks it) and with the TYPE_CHECKING block below.
+_EXPORTS: dict[str, str] = {
+    # sekai.error
+    "SekaiError": "sekai.error",
+    "EnvNotFound": "sekai.error",
+    "EnvAlreadyRegistered": "sekai.error",
+    "InvalidAction": "sekai.error",
+    "InvalidObservation": "sekai.error",
+    "ResetRequired": "sekai.error",
+    "AsyncCallPending": "sekai.error",
+    "SpaceMismatch": "sekai.error",
+    "DeprecatedAPI": "sekai.error",
+    "VecEnvWorkerError": "sekai.error",
+    "VecEnvClosed": "sekai.error",
+    "LookAheadError": "sekai.error",
+}
+
+# Subpackages reachable as attributes (``sekai.vector`` after ``import sekai``).
+_SUBMODULES: tuple[str, ...] = (
+    "core",
+    "envs",
+    "error",
+    "registry",
+    "rendering",
+    "spaces",
+    "stats",
+    "utils",
+    "vector",
+    "wrappers",
+)
+
+__all__ = ["__version__", *_EXPORTS, *_SUBMODULES]
+
+if TYPE_CHECKING:
+    from sekai import (
+        core as core,
+        envs as envs,
+        error as error,
+        registry as registry,
+        rendering as rendering,
+        spaces as spaces,
+        stats as stats,
+        utils as utils,
+        vector as vector,
+        wrappers as wrappers,
+    )
+    from sekai.error import (
+        AsyncCallPending as AsyncCallPending,
+        DeprecatedAPI as DeprecatedAPI,
+        EnvAlreadyRegistered as EnvAlreadyRegistered,
+        EnvNotFound as EnvNotFound,
+        InvalidAction as InvalidAction,
+        InvalidObservation as InvalidObservation,
+        LookAheadError as LookAheadError,
+        ResetRequired as ResetRequired,
+        SekaiError as SekaiError,
+        SpaceMismatch as SpaceMismatch,
+        VecEnvClosed as VecEnvClosed,
+        VecEnvWorkerError as VecEnvWorkerError,
+    )
+else:
+
+    def __getattr__(name: str) -> Any:
+        module_name = _EXPORTS.get(name)
+        if module_name is not None:
+            value = getattr(importlib.import_module(module_name), name)
+        elif name in _SUBMODULES:
+            value = importlib.import_module(f"{__name__}.{name}")
+        else:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        globals()[name] = value  # later lookups skip __getattr__
+        return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
