@@ -1,3 +1,29 @@
-"""Seeding, running statistics, action masking and the env checker."""
+"""Seeding, running statistics, action masking and the env checker.
 
-__all__: list[str] = []
+Submodules: :mod:`~sekai.utils.seeding`, :mod:`~sekai.utils.running_stats`,
+:mod:`~sekai.utils.masking`, :mod:`~sekai.utils.checker`. Their public names are
+re-exported here and loaded on first use: ``sekai.spaces`` depends on
+``sekai.utils.seeding`` while the checker depends on ``sekai.spaces``, so an eager
+import here would be circular.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from sekai.utils.seeding import SeededRNG, SeedType, make_seed_sequence, np_random
+
+_LAZY: dict[str, str] = {}
+
+__all__ = ["SeedType", "SeededRNG", "make_seed_sequence", "np_random", *_LAZY]
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        module_name = _LAZY.get(name)
+        if module_name is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module_name), name)
+        globals()[name] = value
+        return value
