@@ -8,13 +8,12 @@ multi-agent envs and spaces all follow it through :class:`SeededRNG`.
 from __future__ import annotations
 
 import numbers
-from typing import Union
 
 import numpy as np
 
 __all__ = ["SeedType", "SeededRNG", "make_seed_sequence", "np_random"]
 
-SeedType = Union[int, np.random.Generator, None]
+SeedType = int | np.random.Generator | None
 """What ``reset(seed=...)`` and ``Space.seed(...)`` accept."""
 
 
@@ -100,6 +99,7 @@ class SeededRNG:
         if isinstance(seed, np.random.Generator):
             self._rng = seed
             return
-        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        value: object = seed  # callers are not always type-checked
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise TypeError(f"seed must be an int, a numpy.random.Generator or None, got {seed!r}")
-        self._rng, _ = np_random(int(seed))
+        self._rng, _ = np_random(int(value))
