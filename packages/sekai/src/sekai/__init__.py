@@ -26,23 +26,50 @@ __path__ = pkgutil.extend_path(__path__, __name__)
 
 __version__ = "0.3.0.dev0"
 
-# Public name -> module that defines it. Keep in step with each module's
-# __all__ (a test checks it) and with the TYPE_CHECKING block below.
+# Public name -> module that defines it, and the matching imports for type
+# checkers. Generated from the modules' __all__; a test checks it is current.
+# BEGIN GENERATED EXPORTS (tools/sync_exports.py)
 _EXPORTS: dict[str, str] = {
-    # sekai.error
-    "SekaiError": "sekai.error",
-    "EnvNotFound": "sekai.error",
+    "AsyncCallPending": "sekai.error",
+    "DeprecatedAPI": "sekai.error",
     "EnvAlreadyRegistered": "sekai.error",
+    "EnvNotFound": "sekai.error",
     "InvalidAction": "sekai.error",
     "InvalidObservation": "sekai.error",
-    "ResetRequired": "sekai.error",
-    "AsyncCallPending": "sekai.error",
-    "SpaceMismatch": "sekai.error",
-    "DeprecatedAPI": "sekai.error",
-    "VecEnvWorkerError": "sekai.error",
-    "VecEnvClosed": "sekai.error",
     "LookAheadError": "sekai.error",
+    "ResetRequired": "sekai.error",
+    "SekaiError": "sekai.error",
+    "SpaceMismatch": "sekai.error",
+    "VecEnvClosed": "sekai.error",
+    "VecEnvWorkerError": "sekai.error",
+    "SeedType": "sekai.utils",
+    "SeededRNG": "sekai.utils",
+    "make_seed_sequence": "sekai.utils",
+    "np_random": "sekai.utils",
 }
+
+if TYPE_CHECKING:
+    from sekai.error import (
+        AsyncCallPending as AsyncCallPending,
+        DeprecatedAPI as DeprecatedAPI,
+        EnvAlreadyRegistered as EnvAlreadyRegistered,
+        EnvNotFound as EnvNotFound,
+        InvalidAction as InvalidAction,
+        InvalidObservation as InvalidObservation,
+        LookAheadError as LookAheadError,
+        ResetRequired as ResetRequired,
+        SekaiError as SekaiError,
+        SpaceMismatch as SpaceMismatch,
+        VecEnvClosed as VecEnvClosed,
+        VecEnvWorkerError as VecEnvWorkerError,
+    )
+    from sekai.utils import (
+        SeededRNG as SeededRNG,
+        SeedType as SeedType,
+        make_seed_sequence as make_seed_sequence,
+        np_random as np_random,
+    )
+# END GENERATED EXPORTS
 
 # Subpackages reachable as attributes (``sekai.vector`` after ``import sekai``).
 _SUBMODULES: tuple[str, ...] = (
@@ -73,21 +100,8 @@ if TYPE_CHECKING:
         vector as vector,
         wrappers as wrappers,
     )
-    from sekai.error import (
-        AsyncCallPending as AsyncCallPending,
-        DeprecatedAPI as DeprecatedAPI,
-        EnvAlreadyRegistered as EnvAlreadyRegistered,
-        EnvNotFound as EnvNotFound,
-        InvalidAction as InvalidAction,
-        InvalidObservation as InvalidObservation,
-        LookAheadError as LookAheadError,
-        ResetRequired as ResetRequired,
-        SekaiError as SekaiError,
-        SpaceMismatch as SpaceMismatch,
-        VecEnvClosed as VecEnvClosed,
-        VecEnvWorkerError as VecEnvWorkerError,
-    )
-else:
+
+if not TYPE_CHECKING:
 
     def __getattr__(name: str) -> Any:
         module_name = _EXPORTS.get(name)
