@@ -14,15 +14,34 @@ namespace. This file belongs to the ``sekai`` meta-package alone.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from typing import TYPE_CHECKING, Any
+import sys
+from os import path as _os_path
 
-# The other distributions install their parts of the ``sekai`` namespace in
-# other directories (editable installs put each package's src/ on sys.path).
-# Extending __path__ lets ``import sekai.core`` find them even though this
-# regular package shadows the namespace.
-__path__ = pkgutil.extend_path(__path__, __name__)
+# ``typing`` and ``pkgutil`` are not imported: they would multiply the cost of
+# ``import sekai``. Type checkers treat any ``TYPE_CHECKING`` name as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def _extend_path(package_path: list[str]) -> list[str]:
+    """Add every other ``sekai`` directory on ``sys.path`` to ``package_path``.
+
+    The other distributions install their portions of the ``sekai`` namespace
+    in other directories (editable installs put each package's ``src/`` on
+    ``sys.path``). This regular package would hide them; listing them in
+    ``__path__`` lets ``import sekai.core`` find them (what
+    ``pkgutil.extend_path`` does, without importing pkgutil).
+    """
+    extended = list(package_path)
+    for entry in sys.path:
+        candidate = _os_path.join(entry or ".", __name__)
+        if _os_path.isdir(candidate) and candidate not in extended:
+            extended.append(candidate)
+    return extended
+
+
+__path__ = _extend_path(__path__)
 
 __version__ = "0.3.0.dev0"
 
@@ -103,12 +122,17 @@ if TYPE_CHECKING:
 
 if not TYPE_CHECKING:
 
+    def _import(module_name: str) -> Any:
+        from importlib import import_module
+
+        return import_module(module_name)
+
     def __getattr__(name: str) -> Any:
         module_name = _EXPORTS.get(name)
         if module_name is not None:
-            value = getattr(importlib.import_module(module_name), name)
+            value = getattr(_import(module_name), name)
         elif name in _SUBMODULES:
-            value = importlib.import_module(f"{__name__}.{name}")
+            value = _import(f"{__name__}.{name}")
         else:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
         globals()[name] = value  # later lookups skip __getattr__
