@@ -1,3 +1,181 @@
-"""The environment registry: ids, specs, make and make_vec."""
+"""The environment registry: versioned ids, specs, `make`, `make_vec` and plugins.
 
-__all__: list[str] = []
+Environments are registered under ids of the form ``[namespace/]Name[-vN]`` and
+built with `make` (one env) or `make_vec` (a vector env of N copies). The
+module-level functions act on one global `EnvRegistry` (`default_registry`), which
+also finds environments of installed plugin distributions through the
+``sekai.envs`` entry-point group; create an `EnvRegistry` of your own for an
+isolated registry, e.g. in tests.
+
+Example:
+    >>> from sekai.registry import EnvRegistry
+    >>> registry = EnvRegistry()
+    >>> registry.register("demo/Counter-v0", entry_point=dict, kwargs={"start": 0}).name
+    'Counter'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sekai.registry._plugins import ENTRY_POINT_GROUP
+from sekai.registry._vector import VectorizationMode
+from sekai.registry.env_registry import EnvRegistry, current_registry, default_registry
+from sekai.registry.env_spec import EnvSpec, WrapperSpec
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "EnvRegistry",
+    "EnvSpec",
+    "VectorizationMode",
+    "WrapperSpec",
+    "all_specs",
+    "default_registry",
+    "deregister",
+    "make",
+    "make_vec",
+    "pprint_registry",
+    "register",
+    "register_namespace",
+    "spec",
+]
+
+
+def register(id: str, entry_point: str | Callable[..., Any], **kwargs: Any) -> EnvSpec:
+    """Register an environment with the global registry and return its spec.
+
+    Args:
+        id: The id, of the form ``[namespace/]Name[-vN]`` (e.g. ``"qc/Market-v0"``).
+        entry_point: The env class or factory, or ``"package.module:attr"`` naming
+            it; a string is imported the first time the env is made.
+        **kwargs: The other `EnvSpec` fields: ``reward_threshold``,
+            ``nondeterministic``, ``max_episode_steps``, ``kwargs``,
+            ``additional_wrappers``, ``vector_entry_point``.
+
+    Raises:
+        ValueError: If the id or an entry point is malformed.
+        sekai.error.EnvAlreadyRegistered: If the id is already registered.
+    """
+    return current_registry().register(id, entry_point, **kwargs)
+
+
+def make(id: str | EnvSpec, *, max_episode_steps: int | None = None, **kwargs: Any) -> Any:
+    """Build an environment from its id (looked up in the global registry) or spec.
+
+    The entry point is called with the registered kwargs updated by ``kwargs``.
+    If there is a time limit the env is wrapped in `sekai.core.TimeLimit`, then in
+    the spec's ``additional_wrappers``, in order (so they see the truncation). The
+    returned env's ``spec`` (set on the innermost env, and read through every
+    wrapper) is a copy of the registered spec holding the kwargs and the
+    ``max_episode_steps`` actually used.
+
+    Args:
+        id: A registered id or an `EnvSpec` (used as it is, without lookup).
+        max_episode_steps: Overrides the registered time limit; ``-1`` removes
+            it. It is never passed to the env's constructor.
+        **kwargs: Keyword arguments for the env's constructor.
+
+    Raises:
+        ValueError: If the id is malformed or ``max_episode_steps`` invalid.
+        sekai.error.EnvNotFound: If the id is not registered (the message
+            suggests close ids and lists the versions that exist).
+    """
+    return current_registry().make(id, max_episode_steps=max_episode_steps, **kwargs)
+
+
+def make_vec(
+    id: str | EnvSpec,
+    num_envs: int = 1,
+    *,
+    vectorization_mode: VectorizationMode | None = None,
+    vector_kwargs: dict[str, Any] | None = None,
+    wrappers: Sequence[Callable[[Any], Any]] = (),
+    **env_kwargs: Any,
+) -> Any:
+    """Build a vector environment of ``num_envs`` copies of a registered env.
+
+    Modes:
+
+    * ``"native"`` (alias ``"vector_entry_point"``): the spec's
+      ``vector_entry_point`` is called as ``factory(num_envs=num_envs, **kwargs)``,
+      where ``kwargs`` are the registered kwargs updated by ``env_kwargs``, plus
+      ``vector_kwargs``, plus ``max_episode_steps`` when there is a time limit.
+      There are no per-env objects, so ``wrappers`` or the spec's
+      ``additional_wrappers`` raise ValueError.
+    * ``"sync"``, ``"async"``, ``"proc"``: ``SyncVecEnv``, ``AsyncVecEnv`` or
+      ``ProcVecEnv`` from `sekai.vector` (distribution ``sekai-vector``; ``proc``
+      needs ``sekai-vector[proc]``), imported now and called as
+      ``VecEnvClass(env_fns, **vector_kwargs)``. Each ``env_fns[i]`` builds its
+      sub-env with `make` (time limit and additional wrappers included), then
+      applies ``wrappers`` in order. Without the distribution, ImportError names
+      what to install.
+    * ``None``: ``"native"`` when the spec has a ``vector_entry_point`` and no
+      per-env wrappers apply (neither ``wrappers`` nor ``additional_wrappers``),
+      else ``"sync"``.
+
+    Episode samplers: when the env kwargs hold ``sampler=`` (an object with a
+    ``spawn()`` method), every sub-env of ``sync``/``async``/``proc`` gets its own
+    ``sampler.spawn()``, drawn here in sub-env order, so the sub-envs are
+    independent copies. The native implementation receives the sampler itself and
+    must give each of its sub-envs ``sampler.spawn()`` likewise.
+
+    The vector env gets a ``spec`` attribute: a copy of the spec with the kwargs
+    and time limit used.
+
+    Args:
+        id: A registered id or an `EnvSpec`.
+        num_envs: The number of sub-environments (>= 1).
+        vectorization_mode: See above.
+        vector_kwargs: Keyword arguments for the vector env's constructor (e.g.
+            ``autoreset``; ``num_workers``, ``shared_memory`` for ``"proc"``).
+        wrappers: Callables applied in order to each sub-env.
+        **env_kwargs: Keyword arguments for every sub-env (``max_episode_steps``
+            overrides the time limit as in `make`; ``-1`` removes it).
+    """
+    return current_registry().make_vec(
+        id,
+        num_envs,
+        vectorization_mode=vectorization_mode,
+        vector_kwargs=vector_kwargs,
+        wrappers=wrappers,
+        **env_kwargs,
+    )
+
+
+def spec(id: str) -> EnvSpec:
+    """The spec registered under ``id`` in the global registry.
+
+    Raises:
+        sekai.error.EnvNotFound: If ``id`` is not registered.
+    """
+    return current_registry().spec(id)
+
+
+def all_specs() -> list[EnvSpec]:
+    """Every spec of the global registry (after loading every plugin and namespace)."""
+    return current_registry().all_specs()
+
+
+def deregister(id: str) -> None:
+    """Remove an environment from the global registry.
+
+    Raises:
+        sekai.error.EnvNotFound: If ``id`` is not registered.
+    """
+    current_registry().deregister(id)
+
+
+def register_namespace(namespace: str, loader: Callable[[], Any]) -> None:
+    """Register a lazy loader for ``namespace`` on the global registry.
+
+    ``loader()`` runs once, the first time an id of the namespace is looked up,
+    never now: ``register_namespace("qc", lambda: import_module("qc.envs"))``
+    defers importing ``qc.envs`` until ``make("qc/...")``.
+    """
+    current_registry().register_namespace(namespace, loader)
+
+
+def pprint_registry() -> None:
+    """Print every registered environment of the global registry, by namespace."""
+    print(current_registry().pprint())

@@ -1,0 +1,77 @@
+"""Building one environment from its spec: entry point, time limit, wrappers."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from sekai.registry._checks import is_int
+from sekai.registry._loading import load_reference
+
+if TYPE_CHECKING:
+    from sekai.registry.env_spec import EnvSpec
+
+__all__ = ["attach_spec", "make_env", "resolve_time_limit"]
+
+
+def resolve_time_limit(spec: EnvSpec, max_episode_steps: int | None) -> int | None:
+    """The time limit to apply: the registered one, an override, or none (``-1``).
+
+    Raises:
+        ValueError: If the override is not None, -1 or an int >= 1.
+    """
+    if max_episode_steps is None:
+        return spec.max_episode_steps
+    if not is_int(max_episode_steps) or (max_episode_steps < 1 and max_episode_steps != -1):
+        raise ValueError(
+            "max_episode_steps must be None (keep the registered limit), -1 (no limit) "
+            f"or an int >= 1; got {max_episode_steps!r}"
+        )
+    return None if max_episode_steps == -1 else int(max_episode_steps)
+
+
+def attach_spec(env: Any, spec: EnvSpec) -> None:
+    """Set ``spec`` on the innermost env and make sure the outermost object reads it.
+
+    Wrappers forward ``spec`` to the env they wrap, so setting it on the unwrapped env
+    is normally enough; an outer object that does not forward it gets it set too.
+    """
+    inner = getattr(env, "unwrapped", env)
+    inner.spec = spec
+    if getattr(env, "spec", None) is not spec:
+        env.spec = spec
+
+
+def _time_limit() -> Any:
+    import importlib
+
+    return importlib.import_module("sekai.core").TimeLimit
+
+
+def make_env(spec: EnvSpec, max_episode_steps: int | None, kwargs: dict[str, Any]) -> Any:
+    """Build the environment ``spec`` describes.
+
+    The order is: the entry point called with the registered kwargs updated by
+    ``kwargs``; then `sekai.core.TimeLimit` if there is a limit; then each of
+    ``spec.additional_wrappers`` in order. The env gets a copy of ``spec`` whose
+    ``kwargs`` and ``max_episode_steps`` are the ones actually used.
+    """
+    if spec.entry_point is None:
+        raise ValueError(
+            f"environment {spec.id!r} cannot be made: its spec has no entry_point "
+            "(a callable or a 'package.module:attr' string); specs read with "
+            "EnvSpec.from_json lose callable entry points"
+        )
+    limit = resolve_time_limit(spec, max_episode_steps)
+    creator = load_reference(spec.entry_point, f"entry point of {spec.id!r}")
+    env_kwargs = {**spec.kwargs, **kwargs}
+    env = creator(**env_kwargs)
+    if limit is not None:
+        env = _time_limit()(env, limit)
+    for wrapper_spec in spec.additional_wrappers:
+        wrapper = load_reference(
+            wrapper_spec.entry_point, f"wrapper {wrapper_spec.name!r} of {spec.id!r}"
+        )
+        env = wrapper(env, **wrapper_spec.kwargs)
+    attach_spec(env, dataclasses.replace(spec, kwargs=env_kwargs, max_episode_steps=limit))
+    return env

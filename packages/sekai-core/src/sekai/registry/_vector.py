@@ -1,0 +1,174 @@
+"""`make_vec`: N copies of a registered env behind one vector environment."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from sekai.registry._checks import is_int
+from sekai.registry._loading import load_reference
+from sekai.registry._make import make_env, resolve_time_limit
+
+if TYPE_CHECKING:
+    from sekai.registry.env_spec import EnvSpec
+
+__all__ = ["VectorizationMode", "make_vec_from_spec"]
+
+#: How `make_vec` vectorises: ``"native"`` (``"vector_entry_point"`` is an alias),
+#: ``"sync"``, ``"async"`` or ``"proc"``.
+VectorizationMode = Literal["native", "vector_entry_point", "sync", "async", "proc"]
+
+_MODES = ("native", "vector_entry_point", "sync", "async", "proc")
+_BACKENDS = {"sync": "SyncVecEnv", "async": "AsyncVecEnv", "proc": "ProcVecEnv"}
+
+
+class SubEnvFactory:
+    """Builds one sub-env of a vector env: `make` of a spec, then the wrappers.
+
+    Picklable whenever the spec, the kwargs and the wrappers are (process-based
+    backends send it to their workers).
+    """
+
+    def __init__(
+        self,
+        spec: EnvSpec,
+        max_episode_steps: int | None,
+        kwargs: dict[str, Any],
+        wrappers: tuple[Callable[[Any], Any], ...],
+    ) -> None:
+        self.spec = spec
+        self.max_episode_steps = max_episode_steps
+        self.kwargs = kwargs
+        self.wrappers = wrappers
+
+    def __call__(self) -> Any:
+        env = make_env(self.spec, self.max_episode_steps, dict(self.kwargs))
+        for wrapper in self.wrappers:
+            env = wrapper(env)
+        return env
+
+    def __repr__(self) -> str:
+        return f"SubEnvFactory({self.spec.id!r})"
+
+
+def _spawn_sampler(sampler: Any) -> Any:
+    spawn = getattr(sampler, "spawn", None)
+    if not callable(spawn):
+        raise TypeError(
+            "make_vec gives every sub-env its own copy of the episode sampler with "
+            f"sampler.spawn(), so sampler= must have a spawn() method; got {sampler!r}"
+        )
+    return spawn()
+
+
+def _import_backend(mode: str) -> Any:
+    distribution = "sekai-vector[proc]" if mode == "proc" else "sekai-vector"
+    class_name = _BACKENDS[mode]
+    try:
+        module = importlib.import_module("sekai.vector")
+        return getattr(module, class_name)
+    except (ImportError, AttributeError) as exc:
+        raise ImportError(
+            f"make_vec(vectorization_mode={mode!r}) needs sekai.vector.{class_name}, "
+            f"which is not available: install {distribution!r} "
+            f"(pip install '{distribution}'), or install 'sekai', which includes it"
+        ) from exc
+
+
+def make_vec_from_spec(
+    spec: EnvSpec,
+    num_envs: int,
+    *,
+    vectorization_mode: str | None,
+    vector_kwargs: dict[str, Any] | None,
+    wrappers: Sequence[Callable[[Any], Any]],
+    env_kwargs: dict[str, Any],
+) -> Any:
+    """The implementation of `sekai.registry.make_vec` for a resolved spec."""
+    if not is_int(num_envs) or num_envs < 1:
+        raise ValueError(f"num_envs must be an int >= 1; got {num_envs!r}")
+    num_envs = int(num_envs)
+    if vectorization_mode is not None and vectorization_mode not in _MODES:
+        raise ValueError(
+            f"vectorization_mode must be one of {', '.join(map(repr, _MODES))} or None; "
+            f"got {vectorization_mode!r}"
+        )
+    if vector_kwargs is None:
+        vector_kwargs = {}
+    elif not isinstance(vector_kwargs, dict):
+        raise TypeError(f"vector_kwargs must be a dict or None; got {vector_kwargs!r}")
+    wrappers = tuple(wrappers)
+    for wrapper in wrappers:
+        if not callable(wrapper):
+            raise TypeError(f"wrappers must be callables taking an env; got {wrapper!r}")
+
+    kwargs = dict(env_kwargs)
+    limit = resolve_time_limit(spec, kwargs.pop("max_episode_steps", None))
+
+    mode = vectorization_mode
+    if mode is None:
+        native_ok = (
+            spec.vector_entry_point is not None and not wrappers and not spec.additional_wrappers
+        )
+        mode = "native" if native_ok else "sync"
+    elif mode == "vector_entry_point":
+        mode = "native"
+
+    if mode == "native":
+        vec_env = _make_native(spec, num_envs, limit, kwargs, vector_kwargs, wrappers)
+    else:
+        backend = _import_backend(mode)
+        merged = {**spec.kwargs, **kwargs}
+        sampler = merged.get("sampler")
+        env_fns = []
+        for _ in range(num_envs):
+            sub_kwargs = dict(kwargs)
+            if sampler is not None:
+                sub_kwargs["sampler"] = _spawn_sampler(sampler)
+            sub_limit = -1 if limit is None else limit
+            env_fns.append(SubEnvFactory(spec, sub_limit, sub_kwargs, wrappers))
+        vec_env = backend(env_fns, **vector_kwargs)
+
+    used = dataclasses.replace(spec, kwargs={**spec.kwargs, **kwargs}, max_episode_steps=limit)
+    with contextlib.suppress(AttributeError):  # a vector env that takes no attributes
+        vec_env.spec = used
+    return vec_env
+
+
+def _make_native(
+    spec: EnvSpec,
+    num_envs: int,
+    limit: int | None,
+    kwargs: dict[str, Any],
+    vector_kwargs: dict[str, Any],
+    wrappers: tuple[Callable[[Any], Any], ...],
+) -> Any:
+    if spec.vector_entry_point is None:
+        raise ValueError(
+            f"environment {spec.id!r} has no native vector implementation "
+            "(its spec has no vector_entry_point); use vectorization_mode='sync', "
+            "'async' or 'proc'"
+        )
+    if wrappers or spec.additional_wrappers:
+        which = "wrappers=" if wrappers else "the spec's additional_wrappers"
+        raise ValueError(
+            f"vectorization_mode='native' cannot apply per-env wrappers ({which} given for "
+            f"{spec.id!r}): a native vector env has no per-env objects; use Vec* wrappers "
+            "on the vector env, or vectorization_mode='sync'"
+        )
+    factory = load_reference(spec.vector_entry_point, f"vector entry point of {spec.id!r}")
+    call_kwargs: dict[str, Any] = {**spec.kwargs, **kwargs}
+    clash = sorted(set(call_kwargs) & set(vector_kwargs))
+    if clash:
+        raise ValueError(
+            f"make_vec got {clash} both as env kwargs and in vector_kwargs; give each once"
+        )
+    call_kwargs.update(vector_kwargs)
+    if limit is not None:
+        call_kwargs["max_episode_steps"] = limit
+    if "num_envs" in call_kwargs:
+        raise ValueError("num_envs is make_vec's own argument; do not pass it as a kwarg")
+    return factory(num_envs=num_envs, **call_kwargs)

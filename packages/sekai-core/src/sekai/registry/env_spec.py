@@ -1,0 +1,242 @@
+"""`EnvSpec` and `WrapperSpec`: what the registry knows about an environment."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sekai.registry._checks import is_int, is_real
+from sekai.registry._ids import parse_env_id
+from sekai.registry._loading import callable_name, validate_reference
+
+__all__ = ["EnvSpec", "WrapperSpec"]
+
+
+def _check_entry_point(value: object, what: str, *, optional: bool) -> None:
+    if value is None and optional:
+        return
+    if isinstance(value, str):
+        validate_reference(value, what)
+    elif not callable(value):
+        expected = "a callable, a 'package.module:attr' string" + (" or None" if optional else "")
+        raise TypeError(f"{what} must be {expected}; got {value!r}")
+
+
+def _check_kwargs(value: object, what: str) -> dict[str, Any]:
+    if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
+        raise TypeError(f"{what} must be a dict with str keys; got {value!r}")
+    return dict(value)
+
+
+@dataclass
+class WrapperSpec:
+    """A wrapper that `make()` puts around an environment, described by data.
+
+    Attributes:
+        name: A readable name for the wrapper (e.g. its class name).
+        entry_point: ``"package.module:attr"`` naming the wrapper class (or any
+            callable taking the env as first argument and returning the wrapped env).
+        kwargs: Keyword arguments passed to the wrapper after the env.
+    """
+
+    name: str
+    entry_point: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise TypeError(f"WrapperSpec.name must be a non-empty str; got {self.name!r}")
+        if not isinstance(self.entry_point, str):
+            raise TypeError(
+                "WrapperSpec.entry_point must be a 'package.module:attr' string; "
+                f"got {self.entry_point!r}"
+            )
+        validate_reference(self.entry_point, "WrapperSpec.entry_point")
+        self.kwargs = _check_kwargs(self.kwargs, "WrapperSpec.kwargs")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wrapper spec as a JSON-compatible dict."""
+        return {"name": self.name, "entry_point": self.entry_point, "kwargs": dict(self.kwargs)}
+
+
+@dataclass
+class EnvSpec:
+    """Everything needed to build a registered environment, as plain data.
+
+    Ids have the form ``[namespace/]Name[-vN]`` (``"CartPole-v1"``,
+    ``"qc/MarketEnv-v0"``, ``"my_ns/CustomEnv"``); the parts are available as
+    `namespace`, `name` and `version` (``None`` when absent). Every field is checked
+    on construction: a malformed id or entry point raises ValueError, a value of the
+    wrong type TypeError. ``kwargs`` is copied, so later changes to the dict that was
+    passed in do not reach the spec.
+
+    Attributes:
+        id: The environment id.
+        entry_point: The environment class or factory, or ``"package.module:attr"``
+            naming it (imported the first time the env is made, not before).
+        reward_threshold: The return at which the task counts as solved, if any.
+        nondeterministic: Whether the env is not reproducible from a seed.
+        max_episode_steps: The time limit `make()` applies with
+            `sekai.core.TimeLimit` (``None``: no limit). At least 1.
+        kwargs: Keyword arguments passed to the entry point.
+        additional_wrappers: Wrappers `make()` applies, in order, outside the
+            time limit.
+        vector_entry_point: Optionally, a natively vectorised implementation (a
+            VecEnv class or factory called as ``factory(num_envs=..., **kwargs)``)
+            that `make_vec()` prefers.
+        namespace: The namespace part of the id (derived, not an argument).
+        name: The name part of the id (derived).
+        version: The version number of the id (derived).
+    """
+
+    id: str
+    entry_point: str | Callable[..., Any] | None = None
+    reward_threshold: float | None = None
+    nondeterministic: bool = False
+    max_episode_steps: int | None = None
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    additional_wrappers: tuple[WrapperSpec, ...] = ()
+    vector_entry_point: str | Callable[..., Any] | None = None
+
+    namespace: str | None = field(init=False, repr=False, compare=False)
+    name: str = field(init=False, repr=False, compare=False)
+    version: int | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.namespace, self.name, self.version = parse_env_id(self.id)
+        _check_entry_point(self.entry_point, "EnvSpec.entry_point", optional=True)
+        _check_entry_point(self.vector_entry_point, "EnvSpec.vector_entry_point", optional=True)
+        threshold = self.reward_threshold
+        if threshold is not None:
+            if not is_real(threshold):
+                raise TypeError(
+                    f"EnvSpec.reward_threshold must be a real number or None; got {threshold!r}"
+                )
+            self.reward_threshold = float(threshold)
+        if not isinstance(self.nondeterministic, bool):
+            raise TypeError(
+                f"EnvSpec.nondeterministic must be a bool; got {self.nondeterministic!r}"
+            )
+        limit = self.max_episode_steps
+        if limit is not None and (not is_int(limit) or limit < 1):
+            raise ValueError(
+                f"EnvSpec.max_episode_steps must be None or an int >= 1; got {limit!r}"
+            )
+        if limit is not None:
+            self.max_episode_steps = int(limit)
+        self.kwargs = _check_kwargs(self.kwargs, "EnvSpec.kwargs")
+        wrappers = self.additional_wrappers
+        if isinstance(wrappers, (str, bytes, Mapping)) or not hasattr(wrappers, "__iter__"):
+            raise TypeError(
+                f"EnvSpec.additional_wrappers must be a sequence of WrapperSpec; got {wrappers!r}"
+            )
+        self.additional_wrappers = tuple(wrappers)
+        for wrapper in self.additional_wrappers:
+            if not isinstance(wrapper, WrapperSpec):
+                raise TypeError(
+                    f"EnvSpec.additional_wrappers must hold WrapperSpec objects; got {wrapper!r}"
+                )
+
+    def make(self, **kwargs: Any) -> Any:
+        """Build this environment (see `sekai.registry.make`).
+
+        Keyword arguments override the registered ``kwargs``; ``max_episode_steps``
+        overrides the time limit (``-1`` removes it) and is not passed to the
+        constructor. No registry is consulted.
+        """
+        from sekai.registry._make import make_env
+
+        max_episode_steps = kwargs.pop("max_episode_steps", None)
+        return make_env(self, max_episode_steps, kwargs)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The spec's fields as a dict (callable entry points become ``None``)."""
+        return {
+            "id": self.id,
+            "entry_point": self.entry_point if isinstance(self.entry_point, str) else None,
+            "reward_threshold": self.reward_threshold,
+            "nondeterministic": self.nondeterministic,
+            "max_episode_steps": self.max_episode_steps,
+            "kwargs": dict(self.kwargs),
+            "additional_wrappers": [wrapper.to_dict() for wrapper in self.additional_wrappers],
+            "vector_entry_point": (
+                self.vector_entry_point if isinstance(self.vector_entry_point, str) else None
+            ),
+        }
+
+    def to_json(self) -> str:
+        """Serialise the spec to a JSON string.
+
+        Entry points given as callables cannot be written as JSON and become
+        ``null``; ``"module:attr"`` strings are kept. Tuples in ``kwargs`` come back
+        as lists from `from_json`.
+
+        Raises:
+            ValueError: If ``kwargs`` (or a wrapper's kwargs) hold a value JSON
+                cannot represent.
+        """
+        try:
+            return json.dumps(self.to_dict())
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"EnvSpec {self.id!r} cannot be serialised to JSON: its kwargs must hold "
+                f"only JSON values (str, numbers, bool, None, lists, dicts); {exc}"
+            ) from exc
+
+    @classmethod
+    def from_json(cls, json_spec: str) -> EnvSpec:
+        """Rebuild a spec written by `to_json`.
+
+        Raises:
+            ValueError: If the text is not JSON or does not describe a spec.
+        """
+        try:
+            data = json.loads(json_spec)
+        except (TypeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"EnvSpec.from_json expected a JSON object string; {exc}") from exc
+        if not isinstance(data, dict):
+            raise ValueError(f"EnvSpec.from_json expected a JSON object; got {data!r}")
+        known = {f.name for f in dataclasses.fields(cls) if f.init}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(
+                f"EnvSpec.from_json: unknown field(s) {unknown}; expected some of {sorted(known)}"
+            )
+        if "id" not in data:
+            raise ValueError("EnvSpec.from_json: the JSON object has no 'id'")
+        wrappers = data.pop("additional_wrappers", None) or []
+        if not isinstance(wrappers, list) or not all(isinstance(w, dict) for w in wrappers):
+            raise ValueError(
+                "EnvSpec.from_json: additional_wrappers must be a list of objects; "
+                f"got {wrappers!r}"
+            )
+        try:
+            parsed = tuple(WrapperSpec(**wrapper) for wrapper in wrappers)
+        except TypeError as exc:
+            raise ValueError(f"EnvSpec.from_json: bad additional_wrappers entry; {exc}") from exc
+        kwargs = data.pop("kwargs", None)
+        return cls(**data, kwargs={} if kwargs is None else kwargs, additional_wrappers=parsed)
+
+    def pprint(self) -> str:
+        """A readable multi-line description of the spec, one field per line."""
+        lines = [
+            f"id: {self.id}",
+            f"entry_point: {callable_name(self.entry_point)}",
+            f"reward_threshold: {self.reward_threshold}",
+            f"nondeterministic: {self.nondeterministic}",
+            f"max_episode_steps: {self.max_episode_steps}",
+            f"kwargs: {self.kwargs!r}",
+        ]
+        if self.additional_wrappers:
+            lines.append("additional_wrappers:")
+            lines.extend(
+                f"  - {w.name} ({w.entry_point}) kwargs={w.kwargs!r}"
+                for w in self.additional_wrappers
+            )
+        else:
+            lines.append("additional_wrappers: none")
+        lines.append(f"vector_entry_point: {callable_name(self.vector_entry_point)}")
+        return "\n".join(lines)

@@ -1,0 +1,72 @@
+"""Fixtures of the registry tests: isolated registries and an importable env module."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+
+import pytest
+
+from sekai.registry import EnvRegistry
+
+_ENV_MODULE = '''
+"""Environments and wrappers used by the registry tests, imported by name."""
+
+
+class RecordingEnv:
+    """Records the kwargs it was built with."""
+
+    spec = None
+
+    def __init__(self, **kwargs):
+        self.kwargs = kwargs
+
+    @property
+    def unwrapped(self):
+        return self
+
+
+class TagWrapper:
+    """Wraps an env, recording a tag; forwards ``spec`` reads like sekai wrappers."""
+
+    def __init__(self, env, tag="t"):
+        self.env = env
+        self.tag = tag
+
+    @property
+    def unwrapped(self):
+        return self.env.unwrapped
+
+    @property
+    def spec(self):
+        return self.env.spec
+
+
+class NativeVec:
+    """A stand-in native vector env recording how it was called."""
+
+    def __init__(self, num_envs, **kwargs):
+        self.num_envs = num_envs
+        self.kwargs = kwargs
+
+
+NOT_CALLABLE = 42
+'''
+
+
+@pytest.fixture
+def registry() -> EnvRegistry:
+    """An empty registry that ignores installed plugins."""
+    return EnvRegistry()
+
+
+@pytest.fixture
+def env_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The name of a freshly written, not yet imported module of test envs."""
+    name = f"sekai_registry_test_envs_{uuid.uuid4().hex}"
+    (tmp_path / f"{name}.py").write_text(textwrap.dedent(_ENV_MODULE))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield name
+    sys.modules.pop(name, None)
