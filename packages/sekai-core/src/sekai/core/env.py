@@ -1,0 +1,147 @@
+"""The single-agent environment base class."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from sekai.core._async_routing import route_async_methods
+from sekai.core.results import ObsType, ResetResult, StepResult
+from sekai.utils.seeding import SeededRNG, SeedType
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from sekai.registry import EnvSpec
+    from sekai.spaces import Space
+
+__all__ = ["ActType", "Env", "ObsType"]
+
+ActType = TypeVar("ActType")
+"""Type of an environment's actions."""
+
+
+class Env(SeededRNG, ABC, Generic[ObsType, ActType]):
+    """Base class of every single-agent sekai environment.
+
+    To write an environment, subclass ``Env``, assign
+    ``self.observation_space`` and ``self.action_space`` in ``__init__`` and
+    implement :meth:`reset` and :meth:`step`. ``reset`` should start with
+    ``self._set_rng(seed)`` and every random draw should come from
+    :attr:`rng`, so that ``reset(seed=...)`` makes an episode reproducible.
+
+    Compared with Gymnasium: ``step`` returns a :class:`StepResult` and
+    ``reset`` a :class:`ResetResult` instead of tuples; every env has
+    :meth:`async_step` and :meth:`async_reset`; and rendering is not a method of
+    the env (renderers are separate objects, see ``sekai.rendering``).
+
+    Async routing: a subclass that overrides ``step`` (or ``reset``) without
+    overriding ``async_step`` (or ``async_reset``) gets an async method that
+    calls its sync one, even when a class between it and ``Env`` implements the
+    async method natively. ``await env.async_step(a)`` therefore never skips
+    logic that only lives in ``step``. The choice is made once per class, when
+    it is created.
+
+    Attributes:
+        metadata: Free-form class-level description (render modes, frame rate,
+            ...). Each subclass that does not define its own gets a fresh copy
+            of its parent's dict, so mutating ``MyEnv.metadata`` never changes
+            another class's.
+        spec: The :class:`~sekai.registry.EnvSpec` the env was made from;
+            ``None`` unless :func:`sekai.registry.make` created it.
+        observation_space: The space observations belong to.
+        action_space: The space actions belong to.
+    """
+
+    metadata: dict[str, Any] = {}  # noqa: RUF012 - copied per subclass in __init_subclass__
+    spec: EnvSpec | None = None
+
+    observation_space: Space[ObsType]
+    action_space: Space[ActType]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "metadata" not in cls.__dict__:
+            inherited = getattr(cls, "metadata", None)
+            if isinstance(inherited, dict):
+                cls.metadata = dict(inherited)
+        route_async_methods(cls)
+
+    @abstractmethod
+    def reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[ObsType]:
+        """Start a new episode and return its first observation.
+
+        Implementations call ``self._set_rng(seed)`` first: an ``int`` re-seeds
+        :attr:`rng`, a :class:`numpy.random.Generator` is adopted, ``None``
+        keeps the current stream.
+
+        Args:
+            seed: Seed for this and the following episodes.
+            options: Environment-specific reset options.
+
+        Returns:
+            The first observation and its info dict.
+        """
+
+    @abstractmethod
+    def step(self, action: ActType) -> StepResult[ObsType]:
+        """Apply one action and advance the environment by one step.
+
+        Args:
+            action: An element of :attr:`action_space`.
+
+        Returns:
+            The next observation, the reward, the termination and truncation
+            flags and the info dict.
+        """
+
+    async def async_reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[ObsType]:
+        """Async form of :meth:`reset`.
+
+        The default runs :meth:`reset`; environments backed by I/O (live
+        feeds, remote simulators) override it with a native implementation.
+        """
+        return self.reset(seed=seed, options=options)
+
+    async def async_step(self, action: ActType) -> StepResult[ObsType]:
+        """Async form of :meth:`step`.
+
+        The default runs :meth:`step`; environments backed by I/O override it
+        with a native implementation.
+        """
+        return self.step(action)
+
+    def close(self) -> None:
+        """Release the environment's resources (files, processes, sockets).
+
+        The default does nothing. Calling it more than once must be safe.
+        """
+
+    @property
+    def unwrapped(self) -> Env[Any, Any]:
+        """The innermost environment; for an unwrapped env, the env itself."""
+        return self
+
+    def __enter__(self) -> Env[ObsType, ActType]:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __str__(self) -> str:
+        spec = self.spec
+        if spec is None:
+            return f"<{type(self).__name__}>"
+        return f"<{type(self).__name__}<{spec.id}>>"
+
+    def __repr__(self) -> str:
+        return str(self)

@@ -1,0 +1,258 @@
+"""Typed results of ``reset()`` and ``step()`` for single- and multi-agent envs.
+
+The four result types are frozen, slotted, generic dataclasses. They are built
+on every step, so their ``__init__`` writes the slots through the slot
+descriptors directly instead of going through the frozen ``__setattr__`` guard
+the dataclass machinery would use; this halves the construction cost while
+keeping the instances immutable (see ``benchmarks/bench_results.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import FrozenInstanceError, dataclass
+from typing import Any, Generic, TypeVar
+
+__all__ = [
+    "AgentID",
+    "InfoDict",
+    "MAResetResult",
+    "MAStepResult",
+    "ObsType",
+    "ResetResult",
+    "StepResult",
+]
+
+ObsType = TypeVar("ObsType")
+"""Type of an environment's observations."""
+
+AgentID = TypeVar("AgentID")
+"""Type of the agent identifiers of a multi-agent environment."""
+
+InfoDict = dict[str, Any]
+"""Auxiliary diagnostic information returned with every result."""
+
+_Setter = Callable[[Any, Any], None]
+
+
+def _frozen_setattr(self: object, name: str, value: object) -> None:
+    raise FrozenInstanceError(f"cannot assign to field {name!r} of {type(self).__name__}")
+
+
+def _frozen_delattr(self: object, name: str) -> None:
+    raise FrozenInstanceError(f"cannot delete field {name!r} of {type(self).__name__}")
+
+
+def _slot_setters(cls: type, *names: str) -> tuple[_Setter, ...]:
+    """Return the ``__set__`` of each slot descriptor of ``cls``, in ``names`` order.
+
+    Also replaces the frozen guards of ``cls``: the ones ``dataclass(slots=True)``
+    generates refer to the class it discarded, so they raise ``TypeError``
+    instead of ``FrozenInstanceError`` on Python < 3.12, which breaks
+    ``StepResult[int](...)`` (typing catches only ``AttributeError``).
+    """
+    type.__setattr__(cls, "__setattr__", _frozen_setattr)
+    type.__setattr__(cls, "__delattr__", _frozen_delattr)
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class StepResult(Generic[ObsType]):
+    """What :meth:`Env.step <sekai.core.Env.step>` returns.
+
+    A named, immutable replacement for the ``(obs, reward, terminated,
+    truncated, info)`` tuple: fields are read by name, so they cannot be
+    unpacked in the wrong order.
+
+    Attributes:
+        observation: The observation after the action.
+        reward: The reward for the action.
+        terminated: The episode reached a terminal state of the task.
+        truncated: The episode was cut short by a condition outside the task
+            (a time limit, running out of data).
+        info: Auxiliary diagnostics.
+    """
+
+    observation: ObsType
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: InfoDict
+
+    def __init__(
+        self,
+        observation: ObsType,
+        reward: float,
+        terminated: bool,
+        truncated: bool,
+        info: InfoDict,
+    ) -> None:
+        _step_observation(self, observation)
+        _step_reward(self, reward)
+        _step_terminated(self, terminated)
+        _step_truncated(self, truncated)
+        _step_info(self, info)
+
+    @property
+    def done(self) -> bool:
+        """Whether the episode is over: ``terminated or truncated``."""
+        return bool(self.terminated or self.truncated)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            type(self),
+            (self.observation, self.reward, self.terminated, self.truncated, self.info),
+        )
+
+
+(_step_observation, _step_reward, _step_terminated, _step_truncated, _step_info) = _slot_setters(
+    StepResult, "observation", "reward", "terminated", "truncated", "info"
+)
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class ResetResult(Generic[ObsType]):
+    """What :meth:`Env.reset <sekai.core.Env.reset>` returns.
+
+    Its ``done`` is always ``False``, so a single loop condition covers the
+    first observation and every later step:
+
+    ```python
+    result = env.reset(seed=0)
+    while not result.done:
+        result = env.step(policy(result.observation))
+    ```
+
+    Attributes:
+        observation: The first observation of the episode.
+        info: Auxiliary diagnostics.
+    """
+
+    observation: ObsType
+    info: InfoDict
+
+    def __init__(self, observation: ObsType, info: InfoDict) -> None:
+        _reset_observation(self, observation)
+        _reset_info(self, info)
+
+    @property
+    def done(self) -> bool:
+        """Always ``False``: an episode that was just reset is not over."""
+        return False
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.observation, self.info))
+
+
+_reset_observation, _reset_info = _slot_setters(ResetResult, "observation", "info")
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class MAStepResult(Generic[ObsType, AgentID]):
+    """What :meth:`MultiAgentEnv.step <sekai.core.MultiAgentEnv.step>` returns.
+
+    Every field is a dict keyed by agent ID.
+
+    Attributes:
+        observations: Each agent's observation.
+        rewards: Each agent's reward.
+        terminated: Each agent's termination flag.
+        truncated: Each agent's truncation flag.
+        info: Each agent's diagnostics.
+    """
+
+    observations: dict[AgentID, ObsType]
+    rewards: dict[AgentID, float]
+    terminated: dict[AgentID, bool]
+    truncated: dict[AgentID, bool]
+    info: dict[AgentID, InfoDict]
+
+    def __init__(
+        self,
+        observations: dict[AgentID, ObsType],
+        rewards: dict[AgentID, float],
+        terminated: dict[AgentID, bool],
+        truncated: dict[AgentID, bool],
+        info: dict[AgentID, InfoDict],
+    ) -> None:
+        _ma_observations(self, observations)
+        _ma_rewards(self, rewards)
+        _ma_terminated(self, terminated)
+        _ma_truncated(self, truncated)
+        _ma_info(self, info)
+
+    def _agents_done(self) -> list[bool]:
+        # Every agent named in either flag dict, matched by ID; an agent that
+        # is missing from one dict counts as False there.
+        terminated, truncated = self.terminated, self.truncated
+        agents = dict.fromkeys(terminated)
+        agents.update(dict.fromkeys(truncated))
+        return [
+            bool(terminated.get(agent, False) or truncated.get(agent, False)) for agent in agents
+        ]
+
+    @property
+    def all_done(self) -> bool:
+        """Whether every agent in ``terminated`` or ``truncated`` is done.
+
+        An agent is done when it is terminated or truncated; an agent missing
+        from one of the two dicts counts as not terminated (or not truncated)
+        there. ``False`` when neither dict names any agent.
+        """
+        flags = self._agents_done()
+        return bool(flags) and all(flags)
+
+    @property
+    def any_done(self) -> bool:
+        """Whether at least one agent in ``terminated`` or ``truncated`` is done.
+
+        Uses the same matching rule as :attr:`all_done`; ``False`` when
+        neither dict names any agent.
+        """
+        return any(self._agents_done())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            type(self),
+            (self.observations, self.rewards, self.terminated, self.truncated, self.info),
+        )
+
+
+(_ma_observations, _ma_rewards, _ma_terminated, _ma_truncated, _ma_info) = _slot_setters(
+    MAStepResult, "observations", "rewards", "terminated", "truncated", "info"
+)
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class MAResetResult(Generic[ObsType, AgentID]):
+    """What :meth:`MultiAgentEnv.reset <sekai.core.MultiAgentEnv.reset>` returns.
+
+    ``all_done`` and ``any_done`` are always ``False``.
+
+    Attributes:
+        observations: Each agent's first observation.
+        info: Each agent's diagnostics.
+    """
+
+    observations: dict[AgentID, ObsType]
+    info: dict[AgentID, InfoDict]
+
+    def __init__(self, observations: dict[AgentID, ObsType], info: dict[AgentID, InfoDict]) -> None:
+        _mar_observations(self, observations)
+        _mar_info(self, info)
+
+    @property
+    def all_done(self) -> bool:
+        """Always ``False``: no agent is done right after a reset."""
+        return False
+
+    @property
+    def any_done(self) -> bool:
+        """Always ``False``: no agent is done right after a reset."""
+        return False
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.observations, self.info))
+
+
+_mar_observations, _mar_info = _slot_setters(MAResetResult, "observations", "info")

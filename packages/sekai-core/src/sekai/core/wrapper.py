@@ -1,0 +1,381 @@
+"""Wrapper base classes: transparent layers around an :class:`~sekai.core.Env`."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
+
+from sekai.core.env import ActType, Env
+from sekai.core.results import ObsType, ResetResult, StepResult
+from sekai.utils.seeding import SeededRNG, SeedType
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from sekai.registry import EnvSpec
+    from sekai.spaces import Space
+
+__all__ = [
+    "ActionWrapper",
+    "ObservationWrapper",
+    "RewardWrapper",
+    "WActType",
+    "WObsType",
+    "Wrapper",
+    "contains_self_resetting_layer",
+]
+
+WObsType = TypeVar("WObsType")
+"""Type of the observations a wrapper returns."""
+
+WActType = TypeVar("WActType")
+"""Type of the actions a wrapper accepts."""
+
+
+class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActType]):
+    """A transparent layer around an environment.
+
+    Everything is forwarded to the wrapped env (:attr:`env`) unless the
+    wrapper overrides it: ``reset``, ``step``, their async forms, ``close``,
+    and attribute reads that the wrapper itself does not define (reads of
+    names starting with ``_`` are not forwarded, so private state stays
+    private). Override only what you change.
+
+    ``observation_space`` and ``action_space`` read through to the wrapped env
+    until the wrapper assigns its own; ``metadata`` and ``spec`` behave the
+    same way. ``rng`` and seeding act on the wrapped env's generator, so a
+    wrapper and its env share one random stream (Gymnasium's wrappers do the
+    same with ``np_random``); a wrapper that needs its own randomness keeps a
+    separate generator.
+
+    The stack can be inspected: ``iter(wrapper)`` yields every layer from this
+    wrapper down to the base env and ``len(wrapper)`` counts them, base env
+    included (``len(TimeLimit(env, 10)) == 2``). :meth:`get_attr` and
+    :meth:`set_attr` reach attributes of inner layers explicitly.
+
+    Async: ``async_step``/``async_reset`` await the wrapped env's async
+    methods. A subclass that overrides ``step`` (or ``reset``) but not its
+    async form gets an async method that calls its sync override, so its logic
+    is never bypassed; such a wrapper makes the async path synchronous from
+    that layer down. Override both to stay async end to end.
+
+    Subclasses that reset the wrapped env by themselves inside ``step`` (such
+    as ``AutoReset``) set the class attribute ``_resets_itself = True``;
+    wrappers with per-episode state (``TimeLimit``, ...) look for it in the
+    layers they wrap and warn, because they would never see those resets.
+
+    Args:
+        env: The environment to wrap.
+
+    Raises:
+        TypeError: ``env`` is not a :class:`~sekai.core.Env`.
+    """
+
+    _resets_itself: ClassVar[bool] = False
+
+    def __init__(self, env: Env[ObsType, ActType]) -> None:
+        if not isinstance(env, Env):
+            raise TypeError(f"{type(self).__name__} expects a sekai.core.Env to wrap, got {env!r}")
+        self.env: Env[ObsType, ActType] = env
+        self._observation_space: Space[WObsType] | None = None
+        self._action_space: Space[WActType] | None = None
+        self._metadata: dict[str, Any] | None = None
+        self._spec: EnvSpec | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called when normal lookup fails on the wrapper itself.
+        if name.startswith("_"):
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r} "
+                "(private attributes are not forwarded to the wrapped env)"
+            )
+        env = self.__dict__.get("env")
+        if env is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(env, name)
+
+    # -- spaces, metadata, spec ---------------------------------------------
+
+    @property
+    def observation_space(self) -> Space[WObsType]:
+        """This wrapper's observation space, else the wrapped env's."""
+        if self._observation_space is None:
+            return cast("Space[WObsType]", self.env.observation_space)
+        return self._observation_space
+
+    @observation_space.setter
+    def observation_space(self, space: Space[WObsType]) -> None:
+        self._observation_space = space
+
+    @property
+    def action_space(self) -> Space[WActType]:
+        """This wrapper's action space, else the wrapped env's."""
+        if self._action_space is None:
+            return cast("Space[WActType]", self.env.action_space)
+        return self._action_space
+
+    @action_space.setter
+    def action_space(self, space: Space[WActType]) -> None:
+        self._action_space = space
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """This wrapper's metadata if assigned, else the wrapped env's."""
+        if self._metadata is None:
+            return self.env.metadata
+        return self._metadata
+
+    @metadata.setter
+    def metadata(self, value: dict[str, Any]) -> None:
+        self._metadata = value
+
+    @property
+    def spec(self) -> EnvSpec | None:
+        """The spec assigned to this wrapper, else the wrapped env's."""
+        if self._spec is None:
+            return self.env.spec
+        return self._spec
+
+    @spec.setter
+    def spec(self, value: EnvSpec | None) -> None:
+        self._spec = value
+
+    # -- randomness ----------------------------------------------------------
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The wrapped env's random generator (shared, not a copy)."""
+        return self.env.rng
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        self.env.rng = value
+
+    def _set_rng(self, seed: SeedType) -> None:
+        self.env._set_rng(seed)
+
+    # -- the env API ---------------------------------------------------------
+
+    def reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[WObsType]:
+        """Reset the wrapped env."""
+        return cast("ResetResult[WObsType]", self.env.reset(seed=seed, options=options))
+
+    def step(self, action: WActType) -> StepResult[WObsType]:
+        """Step the wrapped env."""
+        return cast("StepResult[WObsType]", self.env.step(cast("ActType", action)))
+
+    async def async_reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[WObsType]:
+        """Reset the wrapped env through its async method."""
+        result = await self.env.async_reset(seed=seed, options=options)
+        return cast("ResetResult[WObsType]", result)
+
+    async def async_step(self, action: WActType) -> StepResult[WObsType]:
+        """Step the wrapped env through its async method."""
+        result = await self.env.async_step(cast("ActType", action))
+        return cast("StepResult[WObsType]", result)
+
+    def close(self) -> None:
+        """Close the wrapped env."""
+        self.env.close()
+
+    @property
+    def unwrapped(self) -> Env[Any, Any]:
+        """The base environment underneath every wrapper."""
+        return self.env.unwrapped
+
+    # -- the wrapper stack ---------------------------------------------------
+
+    def __iter__(self) -> Iterator[Env[Any, Any]]:
+        """Yield every layer, from this wrapper down to the base env."""
+        layer: Env[Any, Any] = self
+        while isinstance(layer, Wrapper):
+            yield layer
+            layer = layer.env
+        yield layer
+
+    def __len__(self) -> int:
+        """Number of layers in the stack, the base env included."""
+        return sum(1 for _ in self)
+
+    def get_attr(self, name: str) -> Any:
+        """Read ``name`` from the outermost layer that defines it.
+
+        Unlike plain attribute access this also reaches private names and
+        names a wrapper shadows.
+
+        Raises:
+            AttributeError: No layer defines ``name``.
+        """
+        for layer in self:
+            if _defines(layer, name):
+                return getattr(layer, name)
+        raise AttributeError(f"no layer of {self} has an attribute {name!r}")
+
+    def set_attr(self, name: str, value: Any) -> None:
+        """Assign ``value`` to ``name`` on the outermost layer that defines it.
+
+        Setting an attribute on a wrapper with ``wrapper.x = v`` only creates
+        it on the wrapper; ``set_attr`` finds the layer the attribute belongs
+        to, so the change reaches the env that reads it.
+
+        Raises:
+            AttributeError: No layer defines ``name`` (nothing is created).
+        """
+        for layer in self:
+            if _defines(layer, name):
+                setattr(layer, name, value)
+                return
+        raise AttributeError(f"no layer of {self} has an attribute {name!r} to set")
+
+    def __str__(self) -> str:
+        return f"<{type(self).__name__}{self.env}>"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+class ObservationWrapper(
+    Wrapper[WObsType, ActType, ObsType, ActType], Generic[WObsType, ActType, ObsType]
+):
+    """A wrapper that transforms every observation with :meth:`observation`.
+
+    Both the sync and the async paths apply it, so the wrapped env's native
+    async implementation is kept. Set ``self.observation_space`` in
+    ``__init__`` when the transformation changes the space.
+    """
+
+    @abstractmethod
+    def observation(self, observation: ObsType) -> WObsType:
+        """Transform one observation of the wrapped env."""
+
+    def reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[WObsType]:
+        """Reset the wrapped env and transform the first observation."""
+        result = self.env.reset(seed=seed, options=options)
+        return ResetResult(self.observation(result.observation), result.info)
+
+    def step(self, action: ActType) -> StepResult[WObsType]:
+        """Step the wrapped env and transform the observation."""
+        r = self.env.step(action)
+        return StepResult(
+            self.observation(r.observation), r.reward, r.terminated, r.truncated, r.info
+        )
+
+    async def async_reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[WObsType]:
+        """Async form of :meth:`reset`."""
+        result = await self.env.async_reset(seed=seed, options=options)
+        return ResetResult(self.observation(result.observation), result.info)
+
+    async def async_step(self, action: ActType) -> StepResult[WObsType]:
+        """Async form of :meth:`step`."""
+        r = await self.env.async_step(action)
+        return StepResult(
+            self.observation(r.observation), r.reward, r.terminated, r.truncated, r.info
+        )
+
+
+class RewardWrapper(Wrapper[ObsType, ActType, ObsType, ActType], Generic[ObsType, ActType]):
+    """A wrapper that transforms every reward with :meth:`reward`."""
+
+    @abstractmethod
+    def reward(self, reward: float) -> float:
+        """Transform one reward of the wrapped env."""
+
+    def step(self, action: ActType) -> StepResult[ObsType]:
+        """Step the wrapped env and transform the reward."""
+        r = self.env.step(action)
+        return StepResult(r.observation, self.reward(r.reward), r.terminated, r.truncated, r.info)
+
+    async def async_step(self, action: ActType) -> StepResult[ObsType]:
+        """Async form of :meth:`step`."""
+        r = await self.env.async_step(action)
+        return StepResult(r.observation, self.reward(r.reward), r.terminated, r.truncated, r.info)
+
+
+class ActionWrapper(
+    Wrapper[ObsType, WActType, ObsType, ActType], Generic[ObsType, WActType, ActType]
+):
+    """A wrapper that transforms every action with :meth:`action` before the env sees it.
+
+    Set ``self.action_space`` in ``__init__`` to the space of the actions the
+    wrapper accepts when it differs from the env's.
+    """
+
+    @abstractmethod
+    def action(self, action: WActType) -> ActType:
+        """Turn an action of this wrapper's space into one of the wrapped env's."""
+
+    def reverse_action(self, action: ActType) -> WActType:
+        """Turn an action of the wrapped env into one of this wrapper's space.
+
+        The inverse of :meth:`action`, for tools that replay recorded env
+        actions through the wrapper. Not every transformation can be
+        inverted, so the default raises.
+
+        Raises:
+            NotImplementedError: The wrapper does not define the inverse.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not implement reverse_action()")
+
+    def step(self, action: WActType) -> StepResult[ObsType]:
+        """Transform the action and step the wrapped env."""
+        return self.env.step(self.action(action))
+
+    async def async_step(self, action: WActType) -> StepResult[ObsType]:
+        """Async form of :meth:`step`."""
+        return await self.env.async_step(self.action(action))
+
+
+# Attributes found only on these classes are the forwarding machinery every
+# wrapper shares, not state of a particular layer.
+_FORWARDING_BASES = frozenset(
+    {
+        Wrapper,
+        ObservationWrapper,
+        RewardWrapper,
+        ActionWrapper,
+        Env,
+        SeededRNG,
+        ABC,
+        Generic,
+        object,
+    }
+)
+
+
+def _defines(layer: Env[Any, Any], name: str) -> bool:
+    """Whether ``layer`` itself defines ``name`` (without forwarding to inner layers)."""
+    if name in getattr(layer, "__dict__", ()):
+        return True
+    is_wrapper = isinstance(layer, Wrapper)
+    for klass in type(layer).__mro__:
+        if is_wrapper and klass in _FORWARDING_BASES:
+            continue
+        if name in klass.__dict__:
+            return True
+    return False
+
+
+def contains_self_resetting_layer(env: Env[Any, Any]) -> bool:
+    """Whether ``env`` or a layer inside it resets its inner env by itself.
+
+    True for wrappers whose class sets ``_resets_itself = True`` or is named
+    ``AutoReset``. Wrappers with per-episode state call this on the env they
+    wrap and warn when it returns True.
+    """
+    layers = iter(env) if isinstance(env, Wrapper) else iter((env,))
+    for layer in layers:
+        klass = type(layer)
+        if getattr(klass, "_resets_itself", False) is True or any(
+            base.__name__ == "AutoReset" for base in klass.__mro__
+        ):
+            return True
+    return False

@@ -1,0 +1,116 @@
+"""StepResult, ResetResult, MAStepResult, MAResetResult."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+
+import pytest
+from hypothesis import given, strategies as st
+
+from sekai.core import MAResetResult, MAStepResult, ResetResult, StepResult
+
+RESULTS = [
+    StepResult(1, 0.5, True, False, {"a": 1}),
+    ResetResult([1, 2], {"b": 2}),
+    MAStepResult({"a": 1}, {"a": 1.0}, {"a": False}, {"a": True}, {"a": {}}),
+    MAResetResult({"a": 1}, {"a": {}}),
+]
+
+
+def test_step_result_fields_by_name() -> None:
+    r = StepResult(observation=3, reward=1.5, terminated=False, truncated=True, info={"k": 1})
+    assert (r.observation, r.reward, r.terminated, r.truncated, r.info) == (
+        3,
+        1.5,
+        False,
+        True,
+        {"k": 1},
+    )
+    assert r == StepResult(3, 1.5, False, True, {"k": 1})
+    assert "StepResult(observation=3, reward=1.5" in repr(r)
+
+
+@pytest.mark.parametrize(
+    ("terminated", "truncated"), [(False, False), (True, False), (False, True), (True, True)]
+)
+def test_step_result_done_is_terminated_or_truncated(terminated: bool, truncated: bool) -> None:
+    assert StepResult(0, 0.0, terminated, truncated, {}).done is (terminated or truncated)
+
+
+def test_reset_result_is_never_done_and_one_loop_handles_both() -> None:
+    result: StepResult[int] | ResetResult[int] = ResetResult(0, {})
+    assert result.done is False
+    steps = 0
+    while not result.done:
+        steps += 1
+        result = StepResult(steps, 0.0, steps == 3, False, {})
+    assert steps == 3
+
+
+@pytest.mark.parametrize("result", RESULTS, ids=lambda r: type(r).__name__)
+def test_results_are_frozen_and_slotted(result: object) -> None:
+    assert dataclasses.is_dataclass(result)
+    field = dataclasses.fields(result)[0].name  # type: ignore[arg-type]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(result, field, 99)
+    with pytest.raises((AttributeError, TypeError)):
+        result.new_attribute = 1  # type: ignore[attr-defined]
+    assert not hasattr(result, "__dict__")
+
+
+@pytest.mark.parametrize("result", RESULTS, ids=lambda r: type(r).__name__)
+def test_results_pickle_copy_and_replace(result: object) -> None:
+    assert pickle.loads(pickle.dumps(result)) == result
+    assert copy.deepcopy(result) == result
+    assert copy.copy(result) == result
+    field = dataclasses.fields(result)[0].name  # type: ignore[arg-type]
+    changed = dataclasses.replace(result, **{field: "x"})  # type: ignore[type-var]
+    assert getattr(changed, field) == "x"
+
+
+def test_results_are_generic() -> None:
+    assert StepResult[int](1, 0.0, False, False, {}).observation == 1
+    assert MAStepResult[int, str]({}, {}, {}, {}, {}).observations == {}
+
+
+def test_ma_reset_result_never_done() -> None:
+    r = MAResetResult({"a": 0}, {"a": {}})
+    assert r.all_done is False
+    assert r.any_done is False
+
+
+def _ma(terminated: dict[str, bool], truncated: dict[str, bool]) -> MAStepResult[int, str]:
+    return MAStepResult({}, {}, terminated, truncated, {})
+
+
+def test_ma_empty_dicts_are_neither_all_nor_any_done() -> None:
+    assert _ma({}, {}).all_done is False
+    assert _ma({}, {}).any_done is False
+
+
+def test_ma_agents_are_matched_by_id_and_missing_counts_as_false() -> None:
+    # "a" only terminated, "b" only truncated: both done.
+    r = _ma({"a": True}, {"b": True})
+    assert r.all_done is True
+    assert r.any_done is True
+    # "b" is missing from terminated and not truncated: not done.
+    r = _ma({"a": True}, {"a": False, "b": False})
+    assert r.all_done is False
+    assert r.any_done is True
+    # Flags in a different order in the two dicts still match by ID.
+    r = _ma({"a": False, "b": True}, {"b": False, "a": True})
+    assert r.all_done is True
+
+
+@given(
+    st.dictionaries(st.sampled_from("abcde"), st.booleans()),
+    st.dictionaries(st.sampled_from("abcde"), st.booleans()),
+)
+def test_ma_done_matches_reference(terminated: dict[str, bool], truncated: dict[str, bool]) -> None:
+    agents = set(terminated) | set(truncated)
+    done = {a: terminated.get(a, False) or truncated.get(a, False) for a in agents}
+    r = _ma(terminated, truncated)
+    assert r.all_done is (bool(agents) and all(done.values()))
+    assert r.any_done is any(done.values())
