@@ -1,0 +1,328 @@
+"""make_vec(): modes, defaults, kwargs, wrappers, samplers and missing backends."""
+
+from __future__ import annotations
+
+import pickle
+import sys
+import types
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from sekai.registry import EnvRegistry, EnvSpec, WrapperSpec
+
+
+class Env:
+    spec: Any = None
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.kwargs = kwargs
+
+    @property
+    def unwrapped(self) -> Env:
+        return self
+
+
+class NativeVec:
+    def __init__(self, num_envs: int, **kwargs: Any) -> None:
+        self.num_envs = num_envs
+        self.kwargs = kwargs
+
+
+class Sampler:
+    """An episode sampler whose spawn() returns numbered children."""
+
+    def __init__(self, name: str = "root") -> None:
+        self.name = name
+        self.children = 0
+
+    def spawn(self) -> Sampler:
+        self.children += 1
+        return Sampler(f"{self.name}.{self.children}")
+
+
+def _stub(name: str) -> type:
+    def __init__(self: Any, env_fns: list[Callable[[], Any]], **kwargs: Any) -> None:
+        self.env_fns = list(env_fns)
+        self.kwargs = kwargs
+
+    return type(name, (), {"__init__": __init__})
+
+
+@pytest.fixture
+def fake_vector(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    """A stand-in ``sekai.vector`` module whose VecEnv classes record their arguments."""
+    module = types.ModuleType("sekai.vector")
+    for name in ("SyncVecEnv", "AsyncVecEnv", "ProcVecEnv"):
+        setattr(module, name, _stub(name))
+    monkeypatch.setitem(sys.modules, "sekai.vector", module)
+    return module
+
+
+@pytest.fixture
+def no_vector(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``import sekai.vector`` fail, as when sekai-vector is not installed."""
+    monkeypatch.setitem(sys.modules, "sekai.vector", None)
+
+
+# -- mode choice --------------------------------------------------------------------
+
+
+def test_default_is_native_when_the_env_has_one(registry: EnvRegistry) -> None:
+    registry.register("Env-v0", Env, vector_entry_point=NativeVec, kwargs={"a": 1})
+    vec = registry.make_vec("Env-v0", 4, b=2)
+    assert isinstance(vec, NativeVec)
+    assert vec.num_envs == 4
+    assert vec.kwargs == {"a": 1, "b": 2}
+
+
+@pytest.mark.parametrize("mode", ["native", "vector_entry_point"])
+def test_native_mode_and_its_alias(registry: EnvRegistry, mode: str) -> None:
+    registry.register("Env-v0", Env, vector_entry_point=NativeVec)
+    vec = registry.make_vec("Env-v0", 3, vectorization_mode=mode)
+    assert isinstance(vec, NativeVec)
+    assert vec.num_envs == 3
+
+
+def test_native_string_entry_point_is_imported(registry: EnvRegistry, env_module: str) -> None:
+    registry.register("Env-v0", Env, vector_entry_point=f"{env_module}:NativeVec")
+    assert env_module not in sys.modules
+    vec = registry.make_vec("Env-v0", 2)
+    assert type(vec).__name__ == "NativeVec"
+
+
+def test_native_gets_the_time_limit(registry: EnvRegistry) -> None:
+    registry.register("Env-v0", Env, vector_entry_point=NativeVec, max_episode_steps=100)
+    assert registry.make_vec("Env-v0", 2).kwargs == {"max_episode_steps": 100}
+    assert registry.make_vec("Env-v0", 2, max_episode_steps=7).kwargs == {"max_episode_steps": 7}
+    assert registry.make_vec("Env-v0", 2, max_episode_steps=-1).kwargs == {}
+    registry.register("NoLimit-v0", Env, vector_entry_point=NativeVec)
+    assert "max_episode_steps" not in registry.make_vec("NoLimit-v0", 2).kwargs
+
+
+def test_native_gets_vector_kwargs(registry: EnvRegistry) -> None:
+    registry.register("Env-v0", Env, vector_entry_point=NativeVec, kwargs={"a": 1})
+    vec = registry.make_vec("Env-v0", 2, vector_kwargs={"autoreset": False})
+    assert vec.kwargs == {"a": 1, "autoreset": False}
+    with pytest.raises(ValueError, match=r"\['a'\]"):
+        registry.make_vec("Env-v0", 2, vector_kwargs={"a": 3})
+
+
+def test_native_receives_the_sampler_itself(registry: EnvRegistry) -> None:
+    registry.register("Env-v0", Env, vector_entry_point=NativeVec)
+    sampler = Sampler()
+    vec = registry.make_vec("Env-v0", 3, sampler=sampler)
+    assert vec.kwargs["sampler"] is sampler
+    assert sampler.children == 0
+
+
+def test_default_is_sync_without_native(registry: EnvRegistry, fake_vector: Any) -> None:
+    registry.register("Env-v0", Env)
+    vec = registry.make_vec("Env-v0", 2)
+    assert type(vec).__name__ == "SyncVecEnv"
+
+
+def test_default_is_sync_when_wrappers_apply(registry: EnvRegistry, fake_vector: Any) -> None:
+    registry.register("Env-v0", Env, vector_entry_point=NativeVec)
+    vec = registry.make_vec("Env-v0", 2, wrappers=[lambda env: env])
+    assert type(vec).__name__ == "SyncVecEnv"
+    registry.register(
+        "Wrapped-v0",
+        Env,
+        vector_entry_point=NativeVec,
+        additional_wrappers=(WrapperSpec("W", "pkg.mod:W"),),
+    )
+    assert type(registry.make_vec("Wrapped-v0", 2)).__name__ == "SyncVecEnv"
+
+
+def test_native_refuses_wrappers(registry: EnvRegistry) -> None:
+    registry.register("Env-v0", Env, vector_entry_point=NativeVec)
+    with pytest.raises(ValueError, match=r"wrappers=.*Vec\* wrappers"):
+        registry.make_vec("Env-v0", 2, vectorization_mode="native", wrappers=[lambda e: e])
+    registry.register(
+        "Wrapped-v0",
+        Env,
+        vector_entry_point=NativeVec,
+        additional_wrappers=(WrapperSpec("W", "pkg.mod:W"),),
+    )
+    with pytest.raises(ValueError, match="additional_wrappers"):
+        registry.make_vec("Wrapped-v0", 2, vectorization_mode="native")
+
+
+def test_native_without_a_vector_entry_point(registry: EnvRegistry) -> None:
+    registry.register("Env-v0", Env)
+    with pytest.raises(ValueError, match="no native vector implementation"):
+        registry.make_vec("Env-v0", 2, vectorization_mode="native")
+
+
+# -- sync / async / proc ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("mode", "cls"), [("sync", "SyncVecEnv"), ("async", "AsyncVecEnv"), ("proc", "ProcVecEnv")]
+)
+def test_backends_get_one_env_fn_per_sub_env(
+    registry: EnvRegistry, fake_vector: Any, mode: str, cls: str
+) -> None:
+    registry.register("Env-v0", Env, vector_entry_point=NativeVec, kwargs={"a": 1})
+    vec = registry.make_vec(
+        "Env-v0", 3, vectorization_mode=mode, vector_kwargs={"autoreset": False}, b=2
+    )
+    assert type(vec).__name__ == cls
+    assert vec.kwargs == {"autoreset": False}
+    assert len(vec.env_fns) == 3
+    envs = [fn() for fn in vec.env_fns]
+    assert all(isinstance(env, Env) for env in envs)
+    assert all(env.kwargs == {"a": 1, "b": 2} for env in envs)
+    assert len({id(env) for env in envs}) == 3
+    assert all(env.spec.id == "Env-v0" for env in envs)
+
+
+def test_proc_gets_its_own_kwargs(registry: EnvRegistry, fake_vector: Any) -> None:
+    registry.register("Env-v0", Env)
+    vec = registry.make_vec(
+        "Env-v0",
+        4,
+        vectorization_mode="proc",
+        vector_kwargs={"num_workers": 2, "shared_memory": True},
+    )
+    assert vec.kwargs == {"num_workers": 2, "shared_memory": True}
+
+
+def test_wrappers_apply_in_order_to_each_sub_env(registry: EnvRegistry, fake_vector: Any) -> None:
+    calls: list[str] = []
+
+    def first(env: Any) -> Any:
+        calls.append("first")
+        return ("first", env)
+
+    def second(env: Any) -> Any:
+        calls.append("second")
+        return ("second", env)
+
+    registry.register("Env-v0", Env)
+    vec = registry.make_vec("Env-v0", 2, wrappers=[first, second])
+    assert calls == []  # nothing built before the vector env calls the env_fns
+    outer = vec.env_fns[0]()
+    assert outer[0] == "second"
+    assert outer[1][0] == "first"
+    assert isinstance(outer[1][1], Env)
+    assert calls == ["first", "second"]
+
+
+def test_sub_envs_get_the_time_limit_override(registry: EnvRegistry, fake_vector: Any) -> None:
+    captured: list[tuple[Any, int]] = []
+
+    def fake_time_limit(env: Any, limit: int) -> Any:
+        captured.append((env, limit))
+        return env
+
+    import sekai.registry._make as make_module
+
+    registry.register("Env-v0", Env, max_episode_steps=50)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(make_module, "_time_limit", lambda: fake_time_limit)
+        registry.make_vec("Env-v0", 2, max_episode_steps=5).env_fns[0]()
+        assert [limit for _, limit in captured] == [5]
+        env = registry.make_vec("Env-v0", 2, max_episode_steps=-1).env_fns[0]()
+        assert len(captured) == 1  # no limit applied
+        assert "max_episode_steps" not in env.kwargs
+        assert env.spec.max_episode_steps is None
+
+
+@pytest.mark.parametrize("mode", ["sync", "async", "proc"])
+def test_each_sub_env_gets_a_spawned_sampler(
+    registry: EnvRegistry, fake_vector: Any, mode: str
+) -> None:
+    registry.register("Env-v0", Env)
+    sampler = Sampler()
+    vec = registry.make_vec("Env-v0", 3, vectorization_mode=mode, sampler=sampler)
+    names = [fn().kwargs["sampler"].name for fn in vec.env_fns]
+    assert names == ["root.1", "root.2", "root.3"]
+    assert sampler.children == 3
+
+
+def test_a_registered_sampler_is_spawned_too(registry: EnvRegistry, fake_vector: Any) -> None:
+    sampler = Sampler()
+    registry.register("Env-v0", Env, kwargs={"sampler": sampler})
+    vec = registry.make_vec("Env-v0", 2)
+    assert [fn().kwargs["sampler"].name for fn in vec.env_fns] == ["root.1", "root.2"]
+
+
+def test_a_sampler_without_spawn_is_rejected(registry: EnvRegistry, fake_vector: Any) -> None:
+    registry.register("Env-v0", Env)
+    with pytest.raises(TypeError, match="spawn"):
+        registry.make_vec("Env-v0", 2, sampler="fixed")
+
+
+def test_env_fns_pickle_for_process_backends(
+    registry: EnvRegistry, fake_vector: Any, env_module: str
+) -> None:
+    registry.register("Env-v0", f"{env_module}:RecordingEnv", kwargs={"a": 1})
+    vec = registry.make_vec("Env-v0", 2, vectorization_mode="proc")
+    env = pickle.loads(pickle.dumps(vec.env_fns[1]))()
+    assert type(env).__name__ == "RecordingEnv"
+    assert env.kwargs == {"a": 1}
+
+
+def test_the_vector_env_gets_the_spec_used(registry: EnvRegistry, fake_vector: Any) -> None:
+    registry.register("Env-v0", Env, max_episode_steps=10, kwargs={"a": 1})
+    vec = registry.make_vec("Env-v0", 2, max_episode_steps=3, a=2)
+    assert vec.spec.id == "Env-v0"
+    assert vec.spec.kwargs == {"a": 2}
+    assert vec.spec.max_episode_steps == 3
+
+
+def test_make_vec_from_an_env_spec(registry: EnvRegistry) -> None:
+    spec = EnvSpec("Unregistered-v0", entry_point=Env, vector_entry_point=NativeVec)
+    assert registry.make_vec(spec, 2).num_envs == 2
+
+
+# -- missing sekai-vector -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("mode", "distribution"),
+    [("sync", "'sekai-vector'"), ("async", "'sekai-vector'"), ("proc", "'sekai-vector[proc]'")],
+)
+def test_missing_sekai_vector_names_the_distribution(
+    registry: EnvRegistry, no_vector: None, mode: str, distribution: str
+) -> None:
+    registry.register("Env-v0", Env)
+    with pytest.raises(ImportError, match=r"install " + distribution.replace("[", r"\[")):
+        registry.make_vec("Env-v0", 2, vectorization_mode=mode)
+
+
+def test_default_mode_without_sekai_vector(registry: EnvRegistry, no_vector: None) -> None:
+    registry.register("Env-v0", Env)
+    with pytest.raises(ImportError, match="sekai-vector"):
+        registry.make_vec("Env-v0", 2)
+    # Native needs no sekai.vector.
+    registry.register("Native-v0", Env, vector_entry_point=NativeVec)
+    assert isinstance(registry.make_vec("Native-v0", 2), NativeVec)
+
+
+# -- argument errors ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("num_envs", [0, -1, 1.5, True, "2"])
+def test_invalid_num_envs(registry: EnvRegistry, num_envs: object) -> None:
+    registry.register("Env-v0", Env, vector_entry_point=NativeVec)
+    with pytest.raises(ValueError, match="num_envs") as info:
+        registry.make_vec("Env-v0", num_envs)  # type: ignore[arg-type]
+    assert repr(num_envs) in str(info.value)
+
+
+def test_invalid_mode(registry: EnvRegistry) -> None:
+    registry.register("Env-v0", Env)
+    with pytest.raises(ValueError, match="'threads'"):
+        registry.make_vec("Env-v0", 2, vectorization_mode="threads")
+
+
+def test_invalid_wrappers_and_vector_kwargs(registry: EnvRegistry) -> None:
+    registry.register("Env-v0", Env)
+    with pytest.raises(TypeError, match="wrappers"):
+        registry.make_vec("Env-v0", 2, wrappers=[42])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="vector_kwargs"):
+        registry.make_vec("Env-v0", 2, vector_kwargs=[("a", 1)])  # type: ignore[arg-type]
