@@ -53,6 +53,17 @@ class NativeVec:
 
 
 NOT_CALLABLE = 42
+
+
+from sekai.core import Wrapper
+
+
+class CoreTag(Wrapper):
+    """A sekai.core wrapper recording a tag."""
+
+    def __init__(self, env, tag):
+        super().__init__(env)
+        self.tag = tag
 '''
 
 

@@ -9,6 +9,7 @@ from sekai.registry._checks import is_int
 from sekai.registry._loading import load_reference
 
 if TYPE_CHECKING:
+    from sekai.core import TimeLimit
     from sekai.registry.env_spec import EnvSpec
 
 __all__ = ["attach_spec", "make_env", "resolve_time_limit"]
@@ -42,10 +43,12 @@ def attach_spec(env: Any, spec: EnvSpec) -> None:
         env.spec = spec
 
 
-def _time_limit() -> Any:
-    import importlib
+def _time_limit() -> type[TimeLimit[Any, Any]]:
+    # Imported at call time: registering and looking up envs stays free of
+    # sekai.core's imports (numpy) until an env is actually made.
+    from sekai.core import TimeLimit
 
-    return importlib.import_module("sekai.core").TimeLimit
+    return TimeLimit
 
 
 def make_env(spec: EnvSpec, max_episode_steps: int | None, kwargs: dict[str, Any]) -> Any:
