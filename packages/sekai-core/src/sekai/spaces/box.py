@@ -1,0 +1,312 @@
+"""A (possibly unbounded) box in R^n or Z^n: :class:`Box`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, SupportsFloat
+
+import numpy as np
+from numpy.typing import DTypeLike, NDArray
+
+from sekai.spaces._jsonbounds import decode_array, encode_array
+from sekai.spaces._validation import as_bool_mask, as_shape, check_dtype_numeric, readonly
+from sekai.spaces.space import Space
+from sekai.utils.seeding import SeedType
+
+__all__ = ["Box"]
+
+BoundType = SupportsFloat | NDArray[Any] | Sequence[Any]
+
+
+class Box(Space[NDArray[Any]]):
+    """A Cartesian product of intervals: arrays of one shape and one numeric dtype.
+
+    Each component ``i`` lies in ``[low[i], high[i]]``. For floating-point
+    dtypes a bound may be infinite, giving half-bounded or unbounded components;
+    integer boxes are always bounded.
+
+    Sampling draws each component independently: uniformly when it is bounded on
+    both sides, ``low + Exponential(1)`` when bounded below only,
+    ``high - Exponential(1)`` when bounded above only, ``Normal(0, 1)`` when
+    unbounded. Integer boxes sample uniformly among the integers of the interval.
+
+    The zero of a box is ``0`` clipped into the bounds, component by component.
+
+    Args:
+        low: Lower bounds: a scalar broadcast to ``shape``, or an array.
+        high: Upper bounds: a scalar broadcast to ``shape``, or an array.
+        shape: Shape of the samples. When ``None`` it is inferred from the
+            array bounds (broadcast together), or ``(1,)`` if both are scalars.
+        dtype: A floating-point or integer dtype (``float32`` by default).
+        seed: Optional seed (see :meth:`Space.seed`).
+
+    Raises:
+        TypeError: ``dtype`` is not a numeric (integer or floating-point) dtype.
+        ValueError: The bounds do not broadcast to ``shape``, some ``low`` exceeds
+            ``high``, a bound is NaN, an integer box has an infinite or
+            non-integral bound, or a bound does not fit in ``dtype``.
+
+    Example:
+        >>> box = Box(0.0, 1.0, shape=(3,), seed=0)
+        >>> box
+        Box(0.0, 1.0, (3,), float32)
+        >>> box.sample() in box
+        True
+    """
+
+    def __init__(
+        self,
+        low: BoundType,
+        high: BoundType,
+        shape: Sequence[int] | int | None = None,
+        dtype: DTypeLike = np.float32,
+        seed: SeedType = None,
+    ) -> None:
+        resolved = check_dtype_numeric(dtype, "Box")
+        low_arr = np.asarray(low)
+        high_arr = np.asarray(high)
+        for name, bound in (("low", low_arr), ("high", high_arr)):
+            if bound.dtype.kind not in "biuf":
+                raise TypeError(f"Box: {name} must be numeric, got {bound!r}")
+        if shape is not None:
+            final_shape = as_shape(shape)
+        elif low_arr.ndim == 0 and high_arr.ndim == 0:
+            final_shape = (1,)
+        else:
+            try:
+                final_shape = np.broadcast_shapes(low_arr.shape, high_arr.shape)
+            except ValueError as error:
+                raise ValueError(
+                    f"Box: low with shape {low_arr.shape} and high with shape {high_arr.shape} "
+                    "do not broadcast together"
+                ) from error
+        low_full = self._make_bound("low", low_arr, final_shape, resolved)
+        high_full = self._make_bound("high", high_arr, final_shape, resolved)
+        bad = low_full > high_full
+        if bool(np.any(bad)):
+            index = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(
+                f"Box: low must be <= high everywhere, got low={low_full[index]!r} > "
+                f"high={high_full[index]!r} at index {index}"
+            )
+        self.low: NDArray[Any] = readonly(low_full)
+        self.high: NDArray[Any] = readonly(high_full)
+        self._precompute(final_shape, resolved)
+        super().__init__(final_shape, resolved, seed)
+
+    @staticmethod
+    def _make_bound(
+        name: str, bound: NDArray[Any], shape: tuple[int, ...], dtype: np.dtype[Any]
+    ) -> NDArray[Any]:
+        try:
+            full = np.broadcast_to(bound, shape)
+        except ValueError as error:
+            raise ValueError(
+                f"Box: {name} with shape {bound.shape} does not broadcast to shape {shape}"
+            ) from error
+        if full.dtype.kind == "f" and bool(np.any(np.isnan(full))):
+            raise ValueError(f"Box: {name} must not contain NaN, got {bound!r}")
+        if dtype.kind in "iu":
+            if full.dtype.kind == "f":
+                if not bool(np.all(np.isfinite(full))):
+                    raise ValueError(
+                        f"Box: an integer box ({dtype}) cannot have infinite bounds, got "
+                        f"{name}={bound!r}"
+                    )
+                if not bool(np.all(full == np.round(full))):
+                    raise ValueError(
+                        f"Box: an integer box ({dtype}) needs integral bounds, got {name}={bound!r}"
+                    )
+            info = np.iinfo(dtype)
+            if full.size and (full.min() < info.min or full.max() > info.max):
+                raise ValueError(
+                    f"Box: {name}={bound!r} does not fit in dtype {dtype} "
+                    f"([{info.min}, {info.max}])"
+                )
+            return np.array(full, dtype=dtype, copy=True)
+        cast = np.array(full, dtype=dtype, copy=True)
+        if bool(np.any(np.isinf(cast) & np.isfinite(full))):
+            raise ValueError(f"Box: {name}={bound!r} overflows dtype {dtype}")
+        return cast
+
+    def _precompute(self, shape: tuple[int, ...], dtype: np.dtype[Any]) -> None:
+        self._is_float = dtype.kind == "f"
+        self._allowed_kinds = "biuf" if self._is_float else "biu"
+        below = np.isfinite(self.low) if self._is_float else np.ones(shape, np.bool_)
+        above = np.isfinite(self.high) if self._is_float else np.ones(shape, np.bool_)
+        self._bounded_below: NDArray[np.bool_] = readonly(below)
+        self._bounded_above: NDArray[np.bool_] = readonly(above)
+        self._all_bounded = bool(np.all(below & above))
+        self._zero: NDArray[Any] = readonly(
+            np.clip(np.zeros(shape, dtype), self.low, self.high).astype(dtype)
+        )
+        if self._is_float:
+            self._low64 = np.where(below, self.low, 0.0).astype(np.float64)
+            self._high64 = np.where(above, self.high, 0.0).astype(np.float64)
+            kinds = {
+                "both": below & above,
+                "below": below & ~above,
+                "above": ~below & above,
+                "none": ~below & ~above,
+            }
+            self._kinds = {key: where for key, where in kinds.items() if bool(np.any(where))}
+
+    # -- properties -------------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Shape of every sample."""
+        assert self._shape is not None
+        return self._shape
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        """dtype of every sample."""
+        assert self._dtype is not None
+        return self._dtype
+
+    def is_bounded(self, manner: Literal["both", "below", "above"] = "both") -> bool:
+        """Return whether every component is bounded.
+
+        Args:
+            manner: ``"below"`` checks ``low``, ``"above"`` checks ``high``,
+                ``"both"`` checks both.
+
+        Raises:
+            ValueError: ``manner`` is not one of the three values.
+        """
+        if manner == "both":
+            return bool(np.all(self._bounded_below) and np.all(self._bounded_above))
+        if manner == "below":
+            return bool(np.all(self._bounded_below))
+        if manner == "above":
+            return bool(np.all(self._bounded_above))
+        raise ValueError(f"manner must be 'both', 'below' or 'above', got {manner!r}")
+
+    # -- sampling ---------------------------------------------------------------------------------
+
+    def sample(self, mask: NDArray[np.bool_] | None = None) -> NDArray[Any]:
+        """Draw a random array (see the class docstring for the distributions).
+
+        Args:
+            mask: Optional boolean array of the box's shape: components where it
+                is ``False`` take the zero of the box instead of a random value.
+        """
+        if self._is_float:
+            result = self._sample_float()
+        else:
+            result = self.rng.integers(self.low, self.high, endpoint=True, dtype=self.dtype)
+            result = np.asarray(result, dtype=self.dtype).reshape(self.shape)
+        if mask is not None:
+            result = np.where(as_bool_mask(mask, self.shape, self), result, self._zero)
+        return result
+
+    def _sample_float(self) -> NDArray[Any]:
+        rng = self.rng
+        if self._all_bounded:
+            u = rng.random(self.shape)
+            # Written as a convex combination so that huge finite ranges do not overflow.
+            values = self._low64 * (1.0 - u) + self._high64 * u
+        else:
+            values = np.empty(self.shape, np.float64)
+            for kind, where in self._kinds.items():
+                n = int(np.count_nonzero(where))
+                if kind == "both":
+                    u = rng.random(n)
+                    values[where] = self._low64[where] * (1.0 - u) + self._high64[where] * u
+                elif kind == "below":
+                    values[where] = self._low64[where] + rng.exponential(size=n)
+                elif kind == "above":
+                    values[where] = self._high64[where] - rng.exponential(size=n)
+                else:
+                    values[where] = rng.normal(size=n)
+        result: NDArray[Any] = np.array(values, dtype=self.dtype)
+        np.clip(result, self.low, self.high, out=result)
+        return result
+
+    def contains(self, x: Any) -> bool:
+        """Return whether ``x`` has the box's shape, a compatible dtype and lies in the bounds.
+
+        Integer and boolean arrays are accepted by floating-point boxes;
+        floating-point arrays are not accepted by integer boxes. Array-likes
+        (lists, Python numbers) are converted with :func:`numpy.asarray` first.
+        """
+        if not isinstance(x, np.ndarray):
+            if isinstance(x, (str, bytes, Mapping)):
+                return False
+            try:
+                x = np.asarray(x)
+            except (ValueError, TypeError):
+                return False
+        return bool(
+            x.shape == self._shape
+            and x.dtype.kind in self._allowed_kinds
+            and np.all(x >= self.low)
+            and np.all(x <= self.high)
+        )
+
+    def zero(self) -> NDArray[Any]:
+        """Return ``0`` clipped into the bounds (a fresh array)."""
+        zero: NDArray[Any] = self._zero.copy()
+        return zero
+
+    # -- conversion -------------------------------------------------------------------------------
+
+    def to_jsonable(self, samples: Sequence[Any]) -> list[Any]:
+        """Convert samples to nested lists of numbers."""
+        return [np.asarray(sample).tolist() for sample in samples]
+
+    def from_jsonable(self, data: Sequence[Any]) -> list[NDArray[Any]]:
+        """Convert nested lists back to arrays of the box's dtype."""
+        return [np.asarray(item, dtype=self.dtype).reshape(self.shape) for item in data]
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """Describe the box: ``{"type": "Box", "low", "high", "shape", "dtype"}``."""
+        return {
+            "type": "Box",
+            "low": encode_array(self.low),
+            "high": encode_array(self.high),
+            "shape": list(self.shape),
+            "dtype": self.dtype.str if self.dtype.byteorder not in "=|" else self.dtype.name,
+        }
+
+    @classmethod
+    def from_json_dict(cls, data: dict[str, Any]) -> Box:
+        """Build a box from the output of :meth:`to_json_dict`."""
+        dtype = np.dtype(data["dtype"])
+        work = np.float64 if dtype.kind == "f" else dtype
+        return cls(
+            decode_array(data["low"], np.dtype(work)),
+            decode_array(data["high"], np.dtype(work)),
+            shape=tuple(data["shape"]),
+            dtype=dtype,
+        )
+
+    # -- dunder -----------------------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        def short(bound: NDArray[Any]) -> str:
+            if bound.size and bool(np.all(bound == bound.flat[0])):
+                return repr(bound.flat[0].item())
+            return np.array2string(bound, separator=", ")
+
+        return f"Box({short(self.low)}, {short(self.high)}, {self.shape}, {self.dtype})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Box)
+            and type(other) is type(self)
+            and self.shape == other.shape
+            and self.dtype == other.dtype
+            and bool(np.array_equal(self.low, other.low))
+            and bool(np.array_equal(self.high, other.high))
+        )
+
+    __hash__ = None
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        for name in ("low", "high", "_zero", "_bounded_below", "_bounded_above"):
+            value = self.__dict__.get(name)
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False

@@ -1,0 +1,90 @@
+"""JSON descriptions of spaces: :func:`space_from_jsonable`.
+
+Every space describes itself with ``space.to_json_dict()``, a dict of JSON
+types whose ``"type"`` key names the space type; :func:`space_from_jsonable`
+rebuilds an equal space from it (e.g. from an ``EnvSpec`` or a log). New space
+types join through :func:`~sekai.spaces.register_space_type`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from sekai.spaces.box import Box
+from sekai.spaces.dict import Dict
+from sekai.spaces.discrete import Discrete
+from sekai.spaces.masked_box import MaskedBox
+from sekai.spaces.multi_binary import MultiBinary
+from sekai.spaces.multi_discrete import MultiDiscrete
+from sekai.spaces.sequence import Sequence
+from sekai.spaces.space import Space
+from sekai.spaces.tuple import Tuple
+
+__all__ = ["space_from_jsonable"]
+
+SpaceDecoder = Callable[[dict[str, Any]], Space[Any]]
+
+_DECODERS: dict[str, SpaceDecoder] = {}
+
+
+def space_from_jsonable(data: Mapping[str, Any]) -> Space[Any]:
+    """Rebuild a space from its JSON description (the output of ``space.to_json_dict()``).
+
+    Raises:
+        TypeError: ``data`` is not a mapping with a string ``"type"`` key.
+        ValueError: No space type is registered under that name.
+    """
+    if not isinstance(data, Mapping) or not isinstance(data.get("type"), str):
+        raise TypeError(f"expected a space description (a dict with a 'type' key), got {data!r}")
+    name = data["type"]
+    decoder = _DECODERS.get(name)
+    if decoder is None:
+        raise ValueError(
+            f"unknown space type {name!r} (known: {sorted(_DECODERS)!r}); register it with "
+            "sekai.spaces.register_space_type"
+        )
+    return decoder(dict(data))
+
+
+def _register_decoder(name: str, decoder: SpaceDecoder, *, replace: bool = False) -> None:
+    if not replace and name in _DECODERS:
+        raise ValueError(f"a space type is already registered under the name {name!r}")
+    _DECODERS[name] = decoder
+
+
+def _decode_dict(data: dict[str, Any]) -> Space[Any]:
+    return Dict({key: space_from_jsonable(child) for key, child in data["spaces"].items()})
+
+
+def _decode_tuple(data: dict[str, Any]) -> Space[Any]:
+    return Tuple(space_from_jsonable(child) for child in data["spaces"])
+
+
+def _decode_sequence(data: dict[str, Any]) -> Space[Any]:
+    return Sequence(
+        space_from_jsonable(data["feature_space"]),
+        max_length=data.get("max_length"),
+        stack=bool(data.get("stack", False)),
+    )
+
+
+def _decode_masked_box(data: dict[str, Any]) -> Space[Any]:
+    element = Box.from_json_dict(data["element"])
+    return MaskedBox(
+        element.low,
+        element.high,
+        element.shape,
+        max_size=int(data["max_size"]),
+        dtype=element.dtype,
+    )
+
+
+_register_decoder("Box", Box.from_json_dict)
+_register_decoder("Discrete", Discrete.from_json_dict)
+_register_decoder("MultiDiscrete", MultiDiscrete.from_json_dict)
+_register_decoder("MultiBinary", MultiBinary.from_json_dict)
+_register_decoder("Dict", _decode_dict)
+_register_decoder("Tuple", _decode_tuple)
+_register_decoder("Sequence", _decode_sequence)
+_register_decoder("MaskedBox", _decode_masked_box)

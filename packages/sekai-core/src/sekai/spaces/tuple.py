@@ -1,0 +1,142 @@
+"""A fixed-length sequence of sub-spaces: :class:`Tuple`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from sekai.spaces._composite import seed_with_children
+from sekai.spaces.space import Space
+from sekai.utils.seeding import SeedType
+
+__all__ = ["Tuple"]
+
+
+class Tuple(Space[tuple[Any, ...]]):
+    """Tuples whose element ``i`` belongs to the ``i``-th sub-space.
+
+    Samples are Python tuples; :meth:`contains` also accepts lists. The zero of
+    the space is the tuple of the sub-spaces' zeros.
+
+    Args:
+        spaces: The sub-spaces, in order.
+        seed: Optional seed: an int or Generator (see :meth:`seed`), or a
+            sequence of per-element seeds.
+
+    Raises:
+        TypeError: An element of ``spaces`` is not a :class:`Space`.
+
+    Example:
+        >>> from sekai.spaces import Box, Discrete
+        >>> Tuple([Discrete(2), Box(0.0, 1.0, (2,))])
+        Tuple(Discrete(2), Box(0.0, 1.0, (2,), float32))
+    """
+
+    def __init__(
+        self, spaces: Iterable[Space[Any]], seed: SeedType | Sequence[SeedType] = None
+    ) -> None:
+        built = tuple(spaces)
+        for i, space in enumerate(built):
+            if not isinstance(space, Space):
+                raise TypeError(f"Tuple: element {i} must be a Space, got {space!r}")
+        self.spaces: tuple[Space[Any], ...] = built
+        super().__init__(None, None, None)
+        if seed is not None:
+            self.seed(seed)
+
+    @property
+    def is_flattenable(self) -> bool:
+        """True when every sub-space is flattenable."""
+        return all(space.is_flattenable for space in self.spaces)
+
+    def seed(self, seed: SeedType | Sequence[SeedType] = None) -> list[int]:
+        """Seed the space and its sub-spaces.
+
+        Args:
+            seed: An int seeds this space and derives an independent seed per
+                sub-space with ``SeedSequence``; a Generator is adopted and draws
+                one int seed per sub-space; ``None`` continues every stream; a
+                sequence gives one seed per sub-space.
+
+        Returns:
+            The int seeds applied: this space's, then each sub-space's (depth
+            first).
+        """
+        if isinstance(seed, (list, tuple)):
+            if len(seed) != len(self.spaces):
+                raise ValueError(
+                    f"seed sequence must have {len(self.spaces)} entries, got {len(seed)}"
+                )
+            used: list[int] = []
+            for space, child_seed in zip(self.spaces, seed, strict=True):
+                used.extend(space.seed(child_seed))
+            return used
+        return seed_with_children(self, seed, self.spaces)  # type: ignore[arg-type]
+
+    def sample(self, mask: Sequence[Any] | None = None) -> tuple[Any, ...]:
+        """Draw one sample per sub-space.
+
+        Args:
+            mask: Optional sequence of sub-space masks (``None`` entries leave
+                that sub-space unconstrained).
+
+        Raises:
+            TypeError: ``mask`` is not a tuple or list.
+            ValueError: ``mask`` has the wrong length.
+        """
+        if mask is None:
+            return tuple(space.sample() for space in self.spaces)
+        if not isinstance(mask, (tuple, list)):
+            raise TypeError(f"mask for {self!r} must be a tuple of sub-space masks, got {mask!r}")
+        if len(mask) != len(self.spaces):
+            raise ValueError(
+                f"mask for {self!r} must have {len(self.spaces)} entries, got {len(mask)}"
+            )
+        return tuple(space.sample(m) for space, m in zip(self.spaces, mask, strict=True))
+
+    def contains(self, x: Any) -> bool:
+        """Return whether ``x`` is a tuple (or list) of the right length, each element valid."""
+        return (
+            isinstance(x, (tuple, list))
+            and len(x) == len(self.spaces)
+            and all(space.contains(item) for space, item in zip(self.spaces, x, strict=True))
+        )
+
+    def zero(self) -> tuple[Any, ...]:
+        """Return the tuple of the sub-spaces' zeros."""
+        return tuple(space.zero() for space in self.spaces)
+
+    def __getitem__(self, index: int) -> Space[Any]:
+        return self.spaces[index]
+
+    def __iter__(self) -> Iterator[Space[Any]]:
+        return iter(self.spaces)
+
+    def __len__(self) -> int:
+        return len(self.spaces)
+
+    def to_jsonable(self, samples: Sequence[Any]) -> list[Any]:
+        """Convert samples to one list per sub-space (column-wise)."""
+        return [
+            space.to_jsonable([sample[i] for sample in samples])
+            for i, space in enumerate(self.spaces)
+        ]
+
+    def from_jsonable(self, data: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """Convert the output of :meth:`to_jsonable` back to a list of tuples."""
+        columns = [space.from_jsonable(data[i]) for i, space in enumerate(self.spaces)]
+        return [tuple(row) for row in zip(*columns, strict=True)]
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """Describe the space: ``{"type": "Tuple", "spaces": [description, ...]}``."""
+        return {"type": "Tuple", "spaces": [space.to_json_dict() for space in self.spaces]}
+
+    def __repr__(self) -> str:
+        return f"Tuple({', '.join(repr(space) for space in self.spaces)})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Tuple) and type(other) is type(self) and self.spaces == other.spaces
+        )
+
+    __hash__ = None
