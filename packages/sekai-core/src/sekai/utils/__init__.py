@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from sekai.utils.seeding import SeededRNG, SeedType, make_seed_sequence, np_random
 
-_LAZY: dict[str, str] = {}
+_LAZY: dict[str, str] = {
+    "RunningMeanStd": "sekai.utils.running_stats",
+    "ExponentialMovingStats": "sekai.utils.running_stats",
+}
 
 __all__ = ["SeedType", "SeededRNG", "make_seed_sequence", "np_random", *_LAZY]
 

@@ -1,0 +1,55 @@
+"""EpisodeStats: the typed summary of one finished episode."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["EpisodeStats"]
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeStats:
+    """Statistics of one finished episode.
+
+    ``RecordEpisodeStatistics`` puts one in ``info["episode"]`` on the step
+    that ends an episode and hands it to its :class:`StatsTracker`.
+
+    Attributes:
+        episode_return: Sum of the episode's rewards (undiscounted).
+        episode_length: Number of steps in the episode.
+        elapsed_time: Wall-clock seconds from reset to the last step.
+        start_time: Wall-clock time of the reset (``time.time()`` seconds).
+        end_time: Wall-clock time of the last step.
+        terminated: The episode ended in a terminal state.
+        truncated: The episode was cut short (time limit, end of data).
+        extra: Any further, env- or wrapper-specific, values (a fresh dict per
+            instance).
+    """
+
+    episode_return: float
+    episode_length: int
+    elapsed_time: float
+    start_time: float
+    end_time: float
+    terminated: bool
+    truncated: bool
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def done(self) -> bool:
+        """Whether the episode is over, ``terminated or truncated``."""
+        return bool(self.terminated or self.truncated)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as a flat dict (``extra`` is copied, not merged)."""
+        return {
+            "episode_return": self.episode_return,
+            "episode_length": self.episode_length,
+            "elapsed_time": self.elapsed_time,
+            "start_time": self.start_time,
+            "end_time": self.end_time,
+            "terminated": self.terminated,
+            "truncated": self.truncated,
+            "extra": dict(self.extra),
+        }

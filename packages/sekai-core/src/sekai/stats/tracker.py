@@ -1,0 +1,131 @@
+"""Where episode statistics go: the StatsTracker protocol and two trackers."""
+
+from __future__ import annotations
+
+import logging
+import math
+import numbers
+from collections import deque
+from typing import Protocol, runtime_checkable
+
+from sekai.stats.episode import EpisodeStats
+
+__all__ = ["InMemoryTracker", "LoggingTracker", "StatsTracker"]
+
+
+@runtime_checkable
+class StatsTracker(Protocol):
+    """Anything that receives the stats of finished episodes.
+
+    Implement ``record`` to send them to a logger, a metrics server, an
+    experiment tracker, ... No base class is needed: any object with a
+    matching ``record`` method is a tracker (``isinstance`` checks work).
+    """
+
+    def record(self, stats: EpisodeStats) -> None:
+        """Receive the stats of one finished episode."""
+
+
+class InMemoryTracker:
+    """Keeps the stats of the most recent episodes in memory.
+
+    Args:
+        maxlen: How many episodes to keep (a rolling window); ``None`` keeps
+            every episode.
+
+    Raises:
+        ValueError: ``maxlen`` is not a positive int or ``None``.
+    """
+
+    def __init__(self, maxlen: int | None = 100) -> None:
+        value: object = maxlen
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1
+        ):
+            raise ValueError(f"maxlen must be a positive int or None, got {maxlen!r}")
+        self._episodes: deque[EpisodeStats] = deque(maxlen=maxlen)
+
+    @property
+    def maxlen(self) -> int | None:
+        """Size of the rolling window (``None``: unbounded)."""
+        return self._episodes.maxlen
+
+    def record(self, stats: EpisodeStats) -> None:
+        """Store ``stats``, dropping the oldest episode when the window is full."""
+        self._episodes.append(stats)
+
+    @property
+    def episodes(self) -> list[EpisodeStats]:
+        """The stored episodes, oldest first (a copy)."""
+        return list(self._episodes)
+
+    @property
+    def mean_return(self) -> float:
+        """Mean ``episode_return`` over the window; NaN when it is empty."""
+        if not self._episodes:
+            return math.nan
+        return math.fsum(e.episode_return for e in self._episodes) / len(self._episodes)
+
+    @property
+    def mean_length(self) -> float:
+        """Mean ``episode_length`` over the window; NaN when it is empty."""
+        if not self._episodes:
+            return math.nan
+        return sum(e.episode_length for e in self._episodes) / len(self._episodes)
+
+    def clear(self) -> None:
+        """Forget every stored episode."""
+        self._episodes.clear()
+
+    def __len__(self) -> int:
+        return len(self._episodes)
+
+    def __repr__(self) -> str:
+        return f"InMemoryTracker(maxlen={self.maxlen!r}, episodes={len(self)})"
+
+
+class LoggingTracker:
+    """Emits one :mod:`logging` record per finished episode.
+
+    The record's message is human-readable; its fields are also attached as
+    attributes of the :class:`logging.LogRecord` (through ``extra``), so
+    structured handlers (JSON formatters, log shippers) can read them:
+    ``episode_return``, ``episode_length``, ``elapsed_time``,
+    ``episode_start_time``, ``episode_end_time``, ``terminated``,
+    ``truncated`` and ``episode_extra`` (the ``extra`` dict).
+
+    Args:
+        logger: Where to log; defaults to the ``"sekai.stats"`` logger.
+        level: The level of the records.
+    """
+
+    def __init__(self, logger: logging.Logger | None = None, level: int = logging.INFO) -> None:
+        self.logger = logger if logger is not None else logging.getLogger("sekai.stats")
+        self.level = level
+
+    def record(self, stats: EpisodeStats) -> None:
+        """Log ``stats`` (nothing is built when the level is disabled)."""
+        if not self.logger.isEnabledFor(self.level):
+            return
+        self.logger.log(
+            self.level,
+            "episode finished: return=%.6g length=%d time=%.3fs terminated=%s truncated=%s",
+            stats.episode_return,
+            stats.episode_length,
+            stats.elapsed_time,
+            stats.terminated,
+            stats.truncated,
+            extra={
+                "episode_return": stats.episode_return,
+                "episode_length": stats.episode_length,
+                "elapsed_time": stats.elapsed_time,
+                "episode_start_time": stats.start_time,
+                "episode_end_time": stats.end_time,
+                "terminated": stats.terminated,
+                "truncated": stats.truncated,
+                "episode_extra": stats.extra,
+            },
+        )
+
+    def __repr__(self) -> str:
+        return f"LoggingTracker(logger={self.logger.name!r}, level={self.level!r})"

@@ -1,0 +1,247 @@
+"""Streaming mean and variance estimators for normalisation wrappers.
+
+Both classes take batches (leading axis = samples), keep float64 statistics
+of shape ``shape`` and save/restore their state with ``state_dict()`` /
+``load_state_dict()``. ``NormalizeObservation``, ``NormalizeReward`` and the
+vector normalisers build on them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["ExponentialMovingStats", "RunningMeanStd"]
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _as_shape(shape: object) -> tuple[int, ...]:
+    if _is_int(shape):
+        shape = (shape,)
+    if not isinstance(shape, tuple) or not all(_is_int(d) and d >= 0 for d in shape):
+        raise ValueError(f"shape must be a tuple of non-negative ints, got {shape!r}")
+    return tuple(int(d) for d in shape)
+
+
+def _as_float(value: object, name: str, *, positive: bool) -> float:
+    bound = "> 0" if positive else ">= 0"
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a finite float {bound}, got {value!r}")
+    number = float(value)
+    if not math.isfinite(number) or number < 0 or (positive and number == 0):
+        raise ValueError(f"{name} must be a finite float {bound}, got {value!r}")
+    return number
+
+
+def _as_batch(batch: ArrayLike, shape: tuple[int, ...], owner: str) -> NDArray[np.float64]:
+    array = np.asarray(batch, dtype=np.float64)
+    if array.shape[1:] != shape:
+        raise ValueError(
+            f"{owner}.update expects a batch of shape (n{''.join(f', {d}' for d in shape)}) "
+            f"(n samples of shape {shape!r}), got an array of shape {array.shape!r}"
+        )
+    return array
+
+
+def _load_array(state: dict[str, Any], key: str, shape: tuple[int, ...]) -> NDArray[np.float64]:
+    if key not in state:
+        raise KeyError(f"state dict has no {key!r} entry (keys: {sorted(state)!r})")
+    array = np.array(state[key], dtype=np.float64)
+    if array.shape != shape:
+        raise ValueError(f"state[{key!r}] must have shape {shape!r}, got {array.shape!r}")
+    return array
+
+
+class RunningMeanStd:
+    """Mean and variance of every sample seen so far, updated batch by batch.
+
+    Batches are merged with the parallel algorithm of Chan et al., so the
+    result equals the mean and (population) variance of all the samples
+    concatenated, up to float64 rounding, whatever the batch sizes. The
+    statistics start as ``mean = 0``, ``var = 1`` with a pseudo-count of
+    ``epsilon``, which keeps early normalisation finite; with
+    ``epsilon = 0`` they are exactly the sample statistics from the first
+    update on.
+
+    Args:
+        shape: Shape of one sample (``()`` for scalars such as rewards).
+        epsilon: Initial pseudo-count, >= 0.
+
+    Attributes:
+        mean: Running mean, float64 array of ``shape``.
+        var: Running population variance, float64 array of ``shape``.
+        count: Number of samples seen, plus ``epsilon``.
+    """
+
+    def __init__(self, shape: int | tuple[int, ...] = (), epsilon: float = 1e-4) -> None:
+        count = _as_float(epsilon, "epsilon", positive=False)
+        self.shape: tuple[int, ...] = _as_shape(shape)
+        self.mean: NDArray[np.float64] = np.zeros(self.shape, dtype=np.float64)
+        self.var: NDArray[np.float64] = np.ones(self.shape, dtype=np.float64)
+        self.count: float = count
+
+    @property
+    def std(self) -> NDArray[np.float64]:
+        """Running standard deviation, ``sqrt(var)``."""
+        return np.sqrt(self.var)
+
+    def update(self, batch: ArrayLike) -> None:
+        """Merge a batch of samples (shape ``(n, *shape)``) into the statistics.
+
+        Raises:
+            ValueError: The batch's trailing shape is not ``shape``.
+        """
+        array = _as_batch(batch, self.shape, "RunningMeanStd")
+        n = array.shape[0]
+        if n == 0:
+            return
+        self.update_from_moments(array.mean(axis=0), array.var(axis=0), n)
+
+    def update_from_moments(
+        self, batch_mean: ArrayLike, batch_var: ArrayLike, batch_count: float
+    ) -> None:
+        """Merge a batch given by its mean, population variance and size."""
+        if batch_count <= 0:
+            return
+        b_mean = np.asarray(batch_mean, dtype=np.float64)
+        b_var = np.asarray(batch_var, dtype=np.float64)
+        total = self.count + batch_count
+        delta = b_mean - self.mean
+        new_mean = self.mean + delta * (batch_count / total)
+        m2 = (
+            self.var * self.count
+            + b_var * batch_count
+            + delta**2 * (self.count * batch_count / total)
+        )
+        self.mean = new_mean
+        self.var = m2 / total
+        self.count = total
+
+    def state_dict(self) -> dict[str, Any]:
+        """A copy of the statistics: ``{"mean", "var", "count"}``."""
+        return {"mean": self.mean.copy(), "var": self.var.copy(), "count": self.count}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore statistics saved by :meth:`state_dict`.
+
+        Raises:
+            KeyError: An entry is missing.
+            ValueError: An array does not have this object's shape.
+        """
+        mean = _load_array(state, "mean", self.shape)
+        var = _load_array(state, "var", self.shape)
+        count = float(state["count"])
+        self.mean, self.var, self.count = mean, var, count
+
+    def __repr__(self) -> str:
+        return f"RunningMeanStd(shape={self.shape!r}, count={self.count!r})"
+
+
+class ExponentialMovingStats:
+    """Exponentially weighted mean and variance, for non-stationary data.
+
+    A sample's weight halves every ``halflife`` samples, so the statistics
+    follow the recent distribution (e.g. prices whose volatility changes by
+    regime). They are the exact weighted mean and weighted population
+    variance of every sample seen, with weights ``(1 - alpha) ** age`` where
+    ``alpha = 1 - 0.5 ** (1 / halflife)``, normalised by their sum (pandas'
+    ``ewm(halflife=..., adjust=True)``), so early estimates are not biased
+    towards the initial values. A batch counts as ``n`` consecutive samples,
+    in order; splitting the data into batches differently gives the same
+    result. Before any update, ``mean = 0`` and ``var = 1``.
+
+    Args:
+        shape: Shape of one sample.
+        halflife: Halflife in samples, > 0.
+
+    Attributes:
+        mean: Weighted mean, float64 array of ``shape``.
+        var: Weighted population variance, float64 array of ``shape``.
+        count: Number of samples seen.
+    """
+
+    def __init__(self, shape: int | tuple[int, ...] = (), halflife: float = 1000.0) -> None:
+        self.halflife: float = _as_float(halflife, "halflife", positive=True)
+        self.shape: tuple[int, ...] = _as_shape(shape)
+        self.decay: float = 0.5 ** (1.0 / self.halflife)
+        self.mean: NDArray[np.float64] = np.zeros(self.shape, dtype=np.float64)
+        self.var: NDArray[np.float64] = np.ones(self.shape, dtype=np.float64)
+        self.count: float = 0.0
+        self.weight: float = 0.0  # sum of the (unnormalised) weights of past samples
+
+    @property
+    def alpha(self) -> float:
+        """Weight of the newest sample relative to the rest, ``1 - decay``."""
+        return 1.0 - self.decay
+
+    @property
+    def std(self) -> NDArray[np.float64]:
+        """Weighted standard deviation, ``sqrt(var)``."""
+        return np.sqrt(self.var)
+
+    def update(self, batch: ArrayLike) -> None:
+        """Merge a batch of samples (shape ``(n, *shape)``), oldest first.
+
+        Raises:
+            ValueError: The batch's trailing shape is not ``shape``.
+        """
+        array = _as_batch(batch, self.shape, "ExponentialMovingStats")
+        n = array.shape[0]
+        if n == 0:
+            return
+        # Weight of sample i of the batch: decay ** (n - 1 - i); the past decays by decay ** n.
+        weights = self.decay ** np.arange(n - 1, -1, -1, dtype=np.float64)
+        old = self.weight * self.decay**n
+        total = old + float(weights.sum())
+        w_old = old / total
+        w_new = (weights / total).reshape((n,) + (1,) * len(self.shape))
+        mean = w_old * self.mean + (w_new * array).sum(axis=0)
+        var = w_old * (self.var + (self.mean - mean) ** 2) + (w_new * (array - mean) ** 2).sum(
+            axis=0
+        )
+        self.mean, self.var = mean, var
+        self.weight = total
+        self.count += n
+
+    def state_dict(self) -> dict[str, Any]:
+        """A copy of the statistics: ``{"mean", "var", "count", "weight", "halflife"}``."""
+        return {
+            "mean": self.mean.copy(),
+            "var": self.var.copy(),
+            "count": self.count,
+            "weight": self.weight,
+            "halflife": self.halflife,
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore statistics saved by :meth:`state_dict`.
+
+        The halflife stays this object's own; a saved halflife that differs
+        raises, since the saved weights would not mean the same thing.
+
+        Raises:
+            KeyError: An entry is missing.
+            ValueError: An array has the wrong shape, or the halflife differs.
+        """
+        mean = _load_array(state, "mean", self.shape)
+        var = _load_array(state, "var", self.shape)
+        halflife = float(state["halflife"]) if "halflife" in state else self.halflife
+        if halflife != self.halflife:
+            raise ValueError(
+                f"state was saved with halflife={halflife!r}, this object has "
+                f"halflife={self.halflife!r}"
+            )
+        count, weight = float(state["count"]), float(state["weight"])
+        self.mean, self.var, self.count, self.weight = mean, var, count, weight
+
+    def __repr__(self) -> str:
+        return (
+            f"ExponentialMovingStats(shape={self.shape!r}, halflife={self.halflife!r}, "
+            f"count={self.count!r})"
+        )
