@@ -304,3 +304,18 @@ def test_the_global_registry_reads_the_sekai_envs_group(
     registry.spec("sekaitest_ns/Env-v0")
     assert groups == ["sekai.envs"]
     assert sekai.registry.default_registry._entry_point_group == "sekai.envs"
+
+
+def test_importing_the_registry_loads_no_plugin() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, sekai.registry as r; "
+        "assert r.default_registry._pending_entry_points is None; "
+        "print('ok')"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "ok"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import Any, Protocol
 
 __all__ = ["ENTRY_POINT_GROUP", "EntryPointLike", "list_entry_points"]
@@ -25,4 +24,6 @@ class EntryPointLike(Protocol):
 
 def list_entry_points(group: str) -> list[EntryPointLike]:
     """The installed entry points of ``group`` (read at call time, not at import)."""
+    from importlib import metadata  # slow to import: only when plugins are looked for
+
     return list(metadata.entry_points(group=group))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import threading
 import warnings
 from collections.abc import Callable, Sequence
@@ -15,6 +14,7 @@ from sekai.registry import _plugins
 from sekai.registry._ids import format_env_id, parse_env_id, validate_namespace
 from sekai.registry._make import make_env
 from sekai.registry._plugins import ENTRY_POINT_GROUP, EntryPointLike
+from sekai.registry._vector import VectorizationMode, make_vec_from_spec
 from sekai.registry.env_spec import EnvSpec
 
 __all__ = ["ENTRY_POINT_GROUP", "EnvRegistry", "current_registry", "default_registry"]
@@ -171,14 +171,12 @@ class EnvRegistry:
         id: str | EnvSpec,
         num_envs: int = 1,
         *,
-        vectorization_mode: str | None = None,
+        vectorization_mode: VectorizationMode | None = None,
         vector_kwargs: dict[str, Any] | None = None,
         wrappers: Sequence[Callable[[Any], Any]] = (),
         **env_kwargs: Any,
     ) -> Any:
         """Build a vector environment (see `sekai.registry.make_vec`)."""
-        from sekai.registry._vector import make_vec_from_spec
-
         spec = id if isinstance(id, EnvSpec) else self._find(id)
         return make_vec_from_spec(
             spec,
@@ -338,7 +336,7 @@ class EnvRegistry:
                 f"environment {env_id!r} is not registered: namespace {namespace!r} is unknown "
                 "(no registered environment, namespace loader or plugin provides it)"
             )
-            close = difflib.get_close_matches(namespace, known, n=3)
+            close = _close_matches(namespace, known)
             if close:
                 message += f"; did you mean namespace {' or '.join(map(repr, close))}?"
             elif known:
@@ -359,12 +357,18 @@ class EnvRegistry:
         return message
 
 
+def _close_matches(word: str, candidates: list[str]) -> list[str]:
+    import difflib  # only needed to word an error
+
+    return difflib.get_close_matches(word, candidates, n=3, cutoff=0.6)
+
+
 def _close_ids(env_id: str, ids: list[str]) -> list[str]:
     """Registered ids close to ``env_id``, ignoring case."""
     by_lower: dict[str, str] = {}
     for candidate in ids:
         by_lower.setdefault(candidate.lower(), candidate)
-    close = difflib.get_close_matches(env_id.lower(), list(by_lower), n=3, cutoff=0.6)
+    close = _close_matches(env_id.lower(), list(by_lower))
     return [by_lower[c] for c in close]
 
 
