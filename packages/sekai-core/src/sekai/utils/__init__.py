@@ -17,6 +17,10 @@ from sekai.utils.seeding import SeededRNG, SeedType, make_seed_sequence, np_rand
 _LAZY: dict[str, str] = {
     "RunningMeanStd": "sekai.utils.running_stats",
     "ExponentialMovingStats": "sekai.utils.running_stats",
+    "supports_action_mask": "sekai.utils.masking",
+    "get_action_mask": "sekai.utils.masking",
+    "action_mask_space": "sekai.utils.masking",
+    "flatten_action_mask": "sekai.utils.masking",
 }
 
 __all__ = ["SeedType", "SeededRNG", "make_seed_sequence", "np_random", *_LAZY]
