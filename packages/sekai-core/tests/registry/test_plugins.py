@@ -319,3 +319,25 @@ def test_importing_the_registry_loads_no_plugin() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "ok"
+
+
+def test_namespace_loader_importing_a_module(
+    registry: EnvRegistry, tmp_path: Any, monkeypatch: pytest.MonkeyPatch, env_module: str
+) -> None:
+    """The documented pattern: ``register_namespace("qc", lambda: import_module(...))``."""
+    import importlib
+    import sys
+    import uuid
+
+    name = f"qc_envs_{uuid.uuid4().hex}"
+    (tmp_path / f"{name}.py").write_text(
+        "from sekai.registry import register\n"
+        f"register('qc/Market-v0', entry_point='{env_module}:RecordingEnv')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry.register_namespace("qc", lambda: importlib.import_module(name))
+    assert name not in sys.modules
+    env = registry.make("qc/Market-v0", depth=5)
+    assert name in sys.modules
+    assert env.kwargs == {"depth": 5}
+    monkeypatch.delitem(sys.modules, name)
