@@ -21,6 +21,7 @@ _LAZY: dict[str, str] = {
     "get_action_mask": "sekai.utils.masking",
     "action_mask_space": "sekai.utils.masking",
     "flatten_action_mask": "sekai.utils.masking",
+    "check_env": "sekai.utils.checker",
 }
 
 __all__ = ["SeedType", "SeededRNG", "make_seed_sequence", "np_random", *_LAZY]
