@@ -69,9 +69,19 @@ def canonical_spaces() -> list[tuple[str, Space[Any]]]:
     ]
 
 
+def _explicitly_parametrized(metafunc: pytest.Metafunc, name: str) -> bool:
+    for marker in metafunc.definition.iter_markers("parametrize"):
+        names = marker.args[0]
+        if isinstance(names, str):
+            names = [part.strip() for part in names.split(",")]
+        if name in names:
+            return True
+    return False
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     cases = canonical_spaces()
-    if "space" in metafunc.fixturenames:
+    if "space" in metafunc.fixturenames and not _explicitly_parametrized(metafunc, "space"):
         metafunc.parametrize("space", [s for _, s in cases], ids=[n for n, _ in cases])
     if "flat_space" in metafunc.fixturenames:
         flat = [(n, s) for n, s in cases if s.is_flattenable]

@@ -22,7 +22,7 @@ from sekai.spaces.batching import batch_space, concatenate, iterate
 from sekai.spaces.box import Box
 from sekai.spaces.dict import Dict
 from sekai.spaces.discrete import Discrete
-from sekai.spaces.flatten import flatdim, flatten, flatten_space, unflatten
+from sekai.spaces.flattening import flatdim, flatten, flatten_space, unflatten
 from sekai.spaces.jsonable import space_from_jsonable
 from sekai.spaces.masked_box import MaskedBox
 from sekai.spaces.multi_binary import MultiBinary

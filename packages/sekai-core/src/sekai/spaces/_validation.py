@@ -41,6 +41,8 @@ def as_shape(shape: object, what: str = "shape") -> tuple[int, ...]:
 
 def as_bool_mask(mask: object, shape: tuple[int, ...], owner: object) -> NDArray[np.bool_]:
     """Validate a component mask: a boolean (or 0/1 integer) array of ``shape``."""
+    if isinstance(mask, np.generic):
+        mask = np.asarray(mask)
     if not isinstance(mask, np.ndarray):
         raise TypeError(
             f"mask for {owner!r} must be a numpy array of bools with shape {shape}, got {mask!r}"

@@ -86,8 +86,8 @@ class Box(Space[NDArray[Any]]):
         if bool(np.any(bad)):
             index = tuple(int(i) for i in np.argwhere(bad)[0])
             raise ValueError(
-                f"Box: low must be <= high everywhere, got low={low_full[index]!r} > "
-                f"high={high_full[index]!r} at index {index}"
+                f"Box: low must be <= high everywhere, got low={low_full[index].item()!r} > "
+                f"high={high_full[index].item()!r} at index {index}"
             )
         self.low: NDArray[Any] = readonly(low_full)
         self.high: NDArray[Any] = readonly(high_full)
@@ -124,7 +124,8 @@ class Box(Space[NDArray[Any]]):
                     f"([{info.min}, {info.max}])"
                 )
             return np.array(full, dtype=dtype, copy=True)
-        cast = np.array(full, dtype=dtype, copy=True)
+        with np.errstate(over="ignore"):
+            cast = np.array(full, dtype=dtype, copy=True)
         if bool(np.any(np.isinf(cast) & np.isfinite(full))):
             raise ValueError(f"Box: {name}={bound!r} overflows dtype {dtype}")
         return cast

@@ -52,10 +52,10 @@ class MultiDiscrete(Space[NDArray[Any]]):
     ) -> None:
         resolved = check_dtype_numeric(dtype, "MultiDiscrete", kinds="iu")
         nvec_arr = np.array(nvec, copy=True)
-        if nvec_arr.dtype.kind not in "iu":
-            raise TypeError(f"MultiDiscrete: nvec must hold integers, got {nvec!r}")
         if nvec_arr.size == 0 or nvec_arr.ndim == 0:
             raise ValueError(f"MultiDiscrete: nvec must be a non-empty array, got {nvec!r}")
+        if nvec_arr.dtype.kind not in "iu":
+            raise TypeError(f"MultiDiscrete: nvec must hold integers, got {nvec!r}")
         if bool(np.any(nvec_arr < 1)):
             raise ValueError(f"MultiDiscrete: every entry of nvec must be >= 1, got {nvec!r}")
         start_arr = np.zeros_like(nvec_arr) if start is None else np.asarray(start)

@@ -7,7 +7,7 @@ from typing import Any
 
 from numpy.typing import NDArray
 
-from sekai.spaces import batching, flatten as flatten_module
+from sekai.spaces import batching, flattening
 from sekai.spaces.box import Box
 from sekai.spaces.jsonable import SpaceDecoder, _register_decoder
 from sekai.spaces.space import Space
@@ -80,10 +80,10 @@ def register_space_type(
     if name is not None and from_json is not None:
         _register_decoder(name, from_json, replace=replace)
     targets: list[tuple[Any, Callable[..., Any] | None]] = [
-        (flatten_module.flatdim, flatdim),
-        (flatten_module.flatten, flatten),
-        (flatten_module.unflatten, unflatten),
-        (flatten_module.flatten_space, flatten_space),
+        (flattening.flatdim, flatdim),
+        (flattening.flatten, flatten),
+        (flattening.unflatten, unflatten),
+        (flattening.flatten_space, flatten_space),
         (batching._batch_space, batch_space),
         (batching.concatenate, concatenate),
         (batching.iterate, iterate),
