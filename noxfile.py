@@ -78,6 +78,7 @@ def typecheck(session: nox.Session) -> None:
     """Run mypy --strict over every package (namespace-aware, file by file)."""
     _sync(session, "--all-packages", "--group", "typecheck")
     sources = [str(path.relative_to(ROOT)) for path in sorted(ROOT.glob("packages/*/src"))]
+    sources.append(str((EXAMPLE_PLUGIN / "src").relative_to(ROOT)))
     session.run("mypy", *sources, "tools", "noxfile.py")
 
 
@@ -143,7 +144,9 @@ def _wheel_env(
         session.run("uv", "pip", "install", "--quiet", "--python", str(venv), "-r", str(pins),
                     external=True)  # fmt: skip
     session.run(
-        "uv", "pip", "install", "--quiet", "--python", str(venv), "--no-index",
+        # --no-cache: every build has the same version number, and a cached
+        # wheel from an earlier build must never stand in for the new one.
+        "uv", "pip", "install", "--quiet", "--python", str(venv), "--no-index", "--no-cache",
         "--find-links", str(dist), *requirements,
         external=True,
     )  # fmt: skip

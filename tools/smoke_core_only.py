@@ -8,6 +8,7 @@ point.
 from __future__ import annotations
 
 import importlib
+import sys
 from importlib import metadata
 
 
@@ -27,7 +28,29 @@ def main() -> None:
 
     names = {ep.name for ep in metadata.entry_points(group="sekai.envs")}
     assert "example" in names, f"example plugin entry point missing: {sorted(names)}"
-    print("core-only smoke test passed")
+
+    # The plugin was never imported by hand: the registry finds it by its namespace.
+    from sekai.registry import make, spec
+
+    assert "sekai_example_plugin" not in sys.modules
+    env = make("example/RandomWalk-v0", lookback=4)
+    assert spec("example/RandomWalk-v0").max_episode_steps == 200
+    assert env.spec is not None
+    assert env.spec.id == "example/RandomWalk-v0"
+    first = env.reset(seed=7)
+    assert first.observation.shape == (4,)
+    assert first.observation in env.observation_space
+    steps = 0
+    result = first
+    while not result.done:
+        result = env.step(env.action_space.sample())
+        steps += 1
+    assert steps == 200
+    assert result.truncated
+    assert result.info["elapsed_steps"] == 200
+    again = env.reset(seed=7)
+    assert (again.observation == first.observation).all()
+    print("core-only smoke test passed (example/RandomWalk-v0 made through its entry point)")
 
 
 if __name__ == "__main__":

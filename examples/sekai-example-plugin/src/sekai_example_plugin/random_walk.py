@@ -7,13 +7,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.core import Env, ResetResult, StepResult
+from sekai.core import Env, ResetResult, SeedType, StepResult
 from sekai.spaces import Box, Discrete
 
 __all__ = ["RandomWalkEnv"]
 
 
-class RandomWalkEnv(Env[NDArray[np.float32], int]):
+class RandomWalkEnv(Env[NDArray[np.float32], np.int64]):
     """Hold a short, flat or long position in an asset whose log-price is a random walk.
 
     Observation: the last ``lookback`` log-returns. Action: 0 short, 1 flat, 2 long.
@@ -33,7 +33,7 @@ class RandomWalkEnv(Env[NDArray[np.float32], int]):
     def reset(
         self,
         *,
-        seed: int | np.random.Generator | None = None,
+        seed: SeedType = None,
         options: dict[str, Any] | None = None,
     ) -> ResetResult[NDArray[np.float32]]:
         self._set_rng(seed)
@@ -42,7 +42,7 @@ class RandomWalkEnv(Env[NDArray[np.float32], int]):
         )
         return ResetResult(self._returns.copy(), {})
 
-    def step(self, action: int) -> StepResult[NDArray[np.float32]]:
+    def step(self, action: np.int64) -> StepResult[NDArray[np.float32]]:
         if not self.action_space.contains(action):
             raise ValueError(f"action must be 0, 1 or 2, got {action!r}")
         next_return = float(self.volatility * self.rng.standard_normal())
