@@ -112,3 +112,7 @@ def test_metadata_is_not_shared_between_classes(counter_env_cls: Any) -> None:
     # An inherited dict is copied, not shared.
     assert C.metadata == {"render_modes": []}
     assert C.metadata is not counter_env_cls.metadata
+
+
+def test_render_is_not_part_of_the_interface() -> None:
+    assert not hasattr(Env, "render")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import pickle
+import textwrap
 
 import pytest
 from hypothesis import given, strategies as st
@@ -114,3 +115,23 @@ def test_ma_done_matches_reference(terminated: dict[str, bool], truncated: dict[
     r = _ma(terminated, truncated)
     assert r.all_done is (bool(agents) and all(done.values()))
     assert r.any_done is any(done.values())
+
+
+def test_reset_result_docstring_example_runs() -> None:
+    doc = ResetResult.__doc__ or ""
+    code = doc.split("```python")[1].split("```")[0]
+
+    class Env:
+        def __init__(self) -> None:
+            self.t = 0
+
+        def reset(self, seed: int) -> ResetResult[int]:
+            return ResetResult(0, {})
+
+        def step(self, action: int) -> StepResult[int]:
+            self.t += 1
+            return StepResult(self.t, 0.0, self.t == 4, False, {})
+
+    namespace: dict[str, object] = {"env": Env(), "policy": lambda obs: 0}
+    exec(textwrap.dedent(code), namespace)
+    assert namespace["result"] == StepResult(4, 0.0, True, False, {})

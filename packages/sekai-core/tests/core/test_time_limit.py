@@ -112,3 +112,13 @@ def test_timelimit_is_part_of_the_stack(env: Any) -> None:
     assert list(limited) == [limited, env]
     assert str(limited) == "<TimeLimit<CounterEnv>>"
     assert Wrapper(limited).get_attr("max_episode_steps") == 4
+
+
+def test_get_attr_reaches_private_state(env: Any) -> None:
+    limited = TimeLimit(env, 4)
+    limited.reset()
+    limited.step(0)
+    outer = Wrapper(limited)
+    assert outer.get_attr("_elapsed_steps") == 1
+    with pytest.raises(AttributeError, match="private"):
+        _ = outer._elapsed_steps
