@@ -3,16 +3,20 @@
 Everything an environment author needs with only ``sekai-core`` installed::
 
     from sekai.core import Env, ResetResult, StepResult
+
+The type variables (``ObsType``, ``ActType``, ``AgentID``, ``WObsType``,
+``WActType``) and the ``InfoDict`` alias are importable from here too, for
+annotations, but are not part of ``__all__``.
 """
 
-from sekai.core.env import ActType, Env
+from sekai.core.env import ActType as ActType, Env
 from sekai.core.multi_agent import MultiAgentEnv
 from sekai.core.results import (
-    AgentID,
-    InfoDict,
+    AgentID as AgentID,
+    InfoDict as InfoDict,
     MAResetResult,
     MAStepResult,
-    ObsType,
+    ObsType as ObsType,
     ResetResult,
     StepResult,
 )
@@ -21,30 +25,28 @@ from sekai.core.wrapper import (
     ActionWrapper,
     ObservationWrapper,
     RewardWrapper,
-    WActType,
-    WObsType,
+    WActType as WActType,
+    WObsType as WObsType,
     Wrapper,
 )
 from sekai.utils.seeding import SeededRNG, SeedType
 
-__all__ = [
-    "ActType",
-    "ActionWrapper",
-    "AgentID",
+__all__ = [  # noqa: RUF022 (grouped by topic)
+    # environments
     "Env",
-    "InfoDict",
+    "MultiAgentEnv",
+    # wrappers
+    "ActionWrapper",
+    "ObservationWrapper",
+    "RewardWrapper",
+    "TimeLimit",
+    "Wrapper",
+    # results
     "MAResetResult",
     "MAStepResult",
-    "MultiAgentEnv",
-    "ObsType",
-    "ObservationWrapper",
     "ResetResult",
-    "RewardWrapper",
+    "StepResult",
+    # seeding
     "SeedType",
     "SeededRNG",
-    "StepResult",
-    "TimeLimit",
-    "WActType",
-    "WObsType",
-    "Wrapper",
 ]
