@@ -40,6 +40,7 @@ def canonical_spaces() -> list[tuple[str, Space[Any]]]:
         ),
         ("box-float64", Box(-10.0, 10.0, (2,), dtype=np.float64)),
         ("box-int", Box(-3, 7, (2, 2), dtype=np.int32)),
+        ("box-int-array-bounds", Box(np.array([0, -5]), np.array([3, 5]), dtype=np.int64)),
         ("box-uint8-image", Box(0, 255, (4, 4, 3), dtype=np.uint8)),
         ("box-bounds-exclude-zero", Box(1.0, 2.0, (2,))),
         ("discrete", Discrete(5)),

@@ -97,6 +97,15 @@ def test_concatenate_box_is_one_stack_into_out() -> None:
     assert fresh.dtype == np.float32 and np.array_equal(fresh, out)
 
 
+def test_concatenate_accepts_array_likes() -> None:
+    box = Box(0.0, 1.0, (2,))
+    batch = concatenate(box, [[0.0, 1.0], (1.0, 0.0)])
+    assert batch.dtype == np.float32 and batch.tolist() == [[0.0, 1.0], [1.0, 0.0]]
+    out = np.empty(2, np.int64)
+    assert concatenate(Discrete(3), [np.int64(2), 1], out) is out
+    assert out.tolist() == [2, 1]
+
+
 def test_concatenate_casts_into_the_space_dtype() -> None:
     space = Discrete(5)
     batch = concatenate(space, [1, 2, np.int64(3)])

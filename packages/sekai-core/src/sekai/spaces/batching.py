@@ -125,13 +125,24 @@ def concatenate(space: Space[Any], items: SequenceABC[Any], out: Any = None) -> 
 
 
 @concatenate.register(Box)
-@concatenate.register(Discrete)
 @concatenate.register(MultiDiscrete)
 @concatenate.register(MultiBinary)
 def _concatenate_array(space: Space[Any], items: SequenceABC[Any], out: Any = None) -> Any:
     if out is None:
         out = np.empty((len(items), *(space.shape or ())), dtype=space.dtype)
-    return np.stack(items, axis=0, out=out)
+    try:
+        # One concatenate of leading-axis views: what np.stack does, minus its checks.
+        return np.concatenate([item[None] for item in items], axis=0, out=out)
+    except (TypeError, IndexError):  # items that are not arrays (e.g. nested lists)
+        return np.stack(items, axis=0, out=out)
+
+
+@concatenate.register(Discrete)
+def _concatenate_discrete(space: Discrete, items: SequenceABC[Any], out: Any = None) -> Any:
+    if out is None:
+        return np.array(items, dtype=np.int64)
+    out[...] = items
+    return out
 
 
 @concatenate.register(Dict)

@@ -141,9 +141,30 @@ class Box(Space[NDArray[Any]]):
         self._zero: NDArray[Any] = readonly(
             np.clip(np.zeros(shape, dtype), self.low, self.high).astype(dtype)
         )
+        # Fast sampling paths, decided once: scalar bounds, then array bounds whose width
+        # fits in float64. Casting float64 draws to a narrower dtype never leaves [low, high]
+        # (both bounds are representable in it); float64 results get clipped to ``high``.
+        self._uniform_bounds: tuple[Any, Any] | None = None
+        self._range64: NDArray[np.float64] | None = None
+        self._clip_after_cast = dtype.itemsize >= 8
+        if (
+            self.low.size
+            and bool(np.all(self.low == self.low.flat[0]))
+            and bool(np.all(self.high == self.high.flat[0]))
+        ):
+            low0, high0 = self.low.flat[0].item(), self.high.flat[0].item()
+            if self._is_float and self._all_bounded and np.isfinite(float(high0) - float(low0)):
+                self._uniform_bounds = (float(low0), float(high0))
+            elif not self._is_float:
+                self._uniform_bounds = (low0, high0)
         if self._is_float:
             self._low64 = np.where(below, self.low, 0.0).astype(np.float64)
             self._high64 = np.where(above, self.high, 0.0).astype(np.float64)
+            if self._all_bounded and self._uniform_bounds is None:
+                with np.errstate(over="ignore"):
+                    width = self._high64 - self._low64
+                if bool(np.all(np.isfinite(width))):
+                    self._range64 = width
             kinds = {
                 "both": below & above,
                 "below": below & ~above,
@@ -196,17 +217,34 @@ class Box(Space[NDArray[Any]]):
         if self._is_float:
             result = self._sample_float()
         else:
-            result = self.rng.integers(self.low, self.high, endpoint=True, dtype=self.dtype)
-            result = np.asarray(result, dtype=self.dtype).reshape(self.shape)
+            if self._uniform_bounds is not None:
+                low, high = self._uniform_bounds
+                drawn = self.rng.integers(low, high, self.shape, dtype=self.dtype, endpoint=True)
+            else:
+                drawn = self.rng.integers(self.low, self.high, endpoint=True, dtype=self.dtype)
+            result = np.asarray(drawn, dtype=self.dtype).reshape(self.shape)
         if mask is not None:
             result = np.where(as_bool_mask(mask, self.shape, self), result, self._zero)
         return result
 
     def _sample_float(self) -> NDArray[Any]:
         rng = self.rng
+        result: NDArray[Any]
+        if self._uniform_bounds is not None:
+            low, high = self._uniform_bounds
+            result = np.asarray(rng.uniform(low, high, self.shape), dtype=self.dtype)
+            if self._clip_after_cast:
+                np.minimum(result, self.high, out=result)
+            return result
+        if self._range64 is not None:
+            values = self._low64 + self._range64 * rng.random(self.shape)
+            result = np.asarray(values, dtype=self.dtype)
+            if self._clip_after_cast:
+                np.minimum(result, self.high, out=result)
+            return result
         if self._all_bounded:
             u = rng.random(self.shape)
-            # Written as a convex combination so that huge finite ranges do not overflow.
+            # A convex combination, so that ranges wider than the float64 range do not overflow.
             values = self._low64 * (1.0 - u) + self._high64 * u
         else:
             values = np.empty(self.shape, np.float64)
@@ -221,7 +259,7 @@ class Box(Space[NDArray[Any]]):
                     values[where] = self._high64[where] - rng.exponential(size=n)
                 else:
                     values[where] = rng.normal(size=n)
-        result: NDArray[Any] = np.array(values, dtype=self.dtype)
+        result = np.array(values, dtype=self.dtype)
         np.clip(result, self.low, self.high, out=result)
         return result
 
@@ -242,8 +280,8 @@ class Box(Space[NDArray[Any]]):
         return bool(
             x.shape == self._shape
             and x.dtype.kind in self._allowed_kinds
-            and np.all(x >= self.low)
-            and np.all(x <= self.high)
+            and (x >= self.low).all()
+            and (x <= self.high).all()
         )
 
     def zero(self) -> NDArray[Any]:
