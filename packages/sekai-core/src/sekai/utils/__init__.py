@@ -26,7 +26,20 @@ _LAZY: dict[str, str] = {
 
 __all__ = ["SeedType", "SeededRNG", "make_seed_sequence", "np_random", *_LAZY]
 
-if not TYPE_CHECKING:
+if TYPE_CHECKING:
+    # What the lazy loader below returns, spelled out for type checkers.
+    from sekai.utils.checker import check_env as check_env
+    from sekai.utils.masking import (
+        action_mask_space as action_mask_space,
+        flatten_action_mask as flatten_action_mask,
+        get_action_mask as get_action_mask,
+        supports_action_mask as supports_action_mask,
+    )
+    from sekai.utils.running_stats import (
+        ExponentialMovingStats as ExponentialMovingStats,
+        RunningMeanStd as RunningMeanStd,
+    )
+else:
 
     def __getattr__(name: str) -> Any:
         module_name = _LAZY.get(name)
