@@ -16,6 +16,7 @@ from sekai.utils.seeding import SeedType
 __all__ = ["Box"]
 
 BoundType = SupportsFloat | NDArray[Any] | Sequence[Any]
+"""What ``low`` and ``high`` accept: a scalar, an array or nested sequences."""
 
 
 class Box(Space[NDArray[Any]]):

@@ -126,7 +126,7 @@ class MultiDiscrete(Space[NDArray[Any]]):
         if isinstance(mask, np.ndarray) and mask.dtype != object and len(shape) == 1:
             # A single 2-D array can only describe an nvec with equal entries.
             mask = list(mask)
-        if not isinstance(mask, Sequence | np.ndarray) or isinstance(mask, (str, Mapping)):
+        if not isinstance(mask, (Sequence, np.ndarray)) or isinstance(mask, (str, Mapping)):
             raise TypeError(
                 f"{where} for {self!r} must be a sequence of {shape[0]} per-entry masks, "
                 f"got {mask!r}"

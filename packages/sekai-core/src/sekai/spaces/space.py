@@ -36,6 +36,10 @@ class Space(SeededRNG, Generic[T_cov]):
         seed: Optional seed applied right away (see :meth:`seed`).
     """
 
+    # Class-level defaults keep subclasses that skip ``super().__init__()`` working.
+    _shape: tuple[int, ...] | None = None
+    _dtype: np.dtype[Any] | None = None
+
     def __init__(
         self,
         shape: tuple[int, ...] | None = None,
