@@ -1,3 +1,43 @@
-"""Reference environments: classic control and financial-market tasks."""
+"""Reference environments: classic control and financial-market tasks.
 
-__all__: list[str] = []
+Installing the ``sekai-envs`` distribution registers them with
+``sekai.registry`` through the ``sekai.envs`` entry point, so
+``sekai.make("CartPole-v1")`` works without importing this package first.
+Importing ``sekai.envs`` is cheap: each environment class is imported on first
+access.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sekai.envs._registration import register_envs as register_envs
+    from sekai.envs.cartpole import CartPoleEnv as CartPoleEnv
+
+__all__ = [
+    # classic control
+    "CartPoleEnv",
+    # registration
+    "register_envs",
+]
+
+_LAZY: dict[str, str] = {
+    "CartPoleEnv": "sekai.envs.cartpole",
+    "register_envs": "sekai.envs._registration",
+}
+
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        module_name = _LAZY.get(name)
+        if module_name is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module_name), name)
+        globals()[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(globals()) | set(__all__))
