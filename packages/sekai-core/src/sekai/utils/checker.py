@@ -163,8 +163,8 @@ def _get_space(env: Env[Any, Any], name: str, report: _Report) -> Space[Any] | N
 
 
 def _check_space(space: Space[Any], name: str, report: _Report) -> None:
+    probe = _private_copy(space)
     try:
-        probe = copy.deepcopy(space)
         probe.seed(0)
         for _ in range(5):
             sample = probe.sample()
@@ -176,6 +176,14 @@ def _check_space(space: Space[Any], name: str, report: _Report) -> None:
                 return
     except Exception as error:
         report.error(f"{name}-sample", f"{name}.sample() raised {_describe(error)}")
+
+
+def _private_copy(space: Space[Any]) -> Space[Any]:
+    """A copy of ``space``, so the checks never draw from the env's own space's stream."""
+    try:
+        return copy.deepcopy(space)
+    except Exception:  # an exotic space that cannot be copied: use it as is
+        return space
 
 
 def _is_unbounded_box(space: Space[Any]) -> bool:
@@ -200,11 +208,11 @@ class _ActionSampler:
     def __init__(self, env: Env[Any, Any], space: Space[Any], report: _Report) -> None:
         self.env = env
         self.report = report
+        self.space = _private_copy(space)
         try:
-            self.space = copy.deepcopy(space)
-        except Exception:
-            self.space = space
-        self.space.seed(0)
+            self.space.seed(0)
+        except Exception as error:
+            report.error("action-seed", f"action_space.seed(0) raised {_describe(error)}")
         self.masked = supports_action_mask(env)
         self.original = space
 
