@@ -135,3 +135,13 @@ def test_reset_result_docstring_example_runs() -> None:
     namespace: dict[str, object] = {"env": Env(), "policy": lambda obs: 0}
     exec(textwrap.dedent(code), namespace)
     assert namespace["result"] == StepResult(4, 0.0, True, False, {})
+
+
+def test_results_are_not_tuples() -> None:
+    # Replacing the 5-tuple means no positional unpacking that could silently swap fields.
+    result = StepResult(0, 1.0, False, True, {})
+    assert not isinstance(result, tuple)
+    with pytest.raises(TypeError):
+        _obs, _reward, _terminated, _truncated, _info = result  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        _obs, _info = ResetResult(0, {})  # type: ignore[misc]
