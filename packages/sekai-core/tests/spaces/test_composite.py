@@ -19,6 +19,9 @@ def test_dict_keeps_insertion_order_and_accepts_keywords() -> None:
     assert space["m"] == MultiBinary(2)
     assert list(space.sample()) == ["z", "a", "m"]
     assert Dict([("x", Discrete(2))]) == Dict(x=Discrete(2))
+    assert Dict(space, extra=Discrete(2)) == Dict(
+        z=Discrete(2), a=Box(0.0, 1.0, (1,)), m=MultiBinary(2), extra=Discrete(2)
+    )
     assert [key for key, _ in space.items()] == ["z", "a", "m"]
     assert list(space.values()) == [Discrete(2), Box(0.0, 1.0, (1,)), MultiBinary(2)]
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import doctest
 import importlib
 import pkgutil
+import subprocess
+import sys
 
 import pytest
 
@@ -36,3 +39,16 @@ def test_every_public_name_is_exported_and_documented() -> None:
     }  # fmt: skip
     for name in sekai.spaces.__all__:
         assert getattr(sekai.spaces, name).__doc__, name
+
+
+def test_importing_spaces_loads_no_module_that_depends_on_it() -> None:
+    code = (
+        "import sys, sekai.spaces; print(sorted(m for m in sys.modules if m.startswith('sekai.')))"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    loaded = set(ast.literal_eval(output))
+    forbidden = {"sekai.core", "sekai.registry", "sekai.utils.masking", "sekai.utils.checker"}
+    assert not loaded & forbidden
+    assert "sekai.spaces.box" in loaded

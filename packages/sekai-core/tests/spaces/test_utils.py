@@ -44,6 +44,24 @@ def test_flatten_encodings() -> None:
     assert restored[0] == 0 and restored[1].dtype == np.int64 and restored[1].tolist() == [3]
 
 
+@pytest.mark.parametrize(
+    ("space", "value"),
+    [
+        (Discrete(3, start=1), 0),
+        (Discrete(3), 3),
+        (Discrete(3), -1),
+        (MultiDiscrete([2, 3]), np.array([0, 3])),
+        (MultiDiscrete([2, 3]), np.array([-1, 0])),
+        (MultiDiscrete([2, 3]), np.array([0, 0, 0])),
+        (Box(0.0, 1.0, (2,)), np.zeros(3)),
+        (MultiBinary(2), np.zeros((2, 2))),
+    ],
+)
+def test_flatten_rejects_values_outside_the_space(space: Any, value: Any) -> None:
+    with pytest.raises(ValueError, match="flatten: "):
+        flatten(space, value)
+
+
 def test_flatten_space_is_float32_with_the_right_bounds() -> None:
     space = Tuple([Box(-2.0, 3.0, (2,), dtype=np.float64), Discrete(3)])
     flat = flatten_space(space)

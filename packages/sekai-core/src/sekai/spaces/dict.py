@@ -21,8 +21,8 @@ class Dict(Space[dict[str, Any]]):
     sub-space's zero.
 
     Args:
-        spaces: A mapping from keys to spaces (or a sequence of ``(key,
-            space)`` pairs). Keyword arguments add more entries.
+        spaces: A mapping from keys to spaces, another ``Dict``, or a sequence
+            of ``(key, space)`` pairs. Keyword arguments add more entries.
         seed: Optional seed: an int or Generator (see :meth:`seed`), or a mapping
             from keys to per-key seeds.
         **spaces_kwargs: Further ``key=space`` entries.
@@ -42,13 +42,13 @@ class Dict(Space[dict[str, Any]]):
 
     def __init__(
         self,
-        spaces: Mapping[str, Space[Any]] | Sequence[tuple[str, Space[Any]]] | None = None,
+        spaces: Mapping[str, Space[Any]] | Dict | Sequence[tuple[str, Space[Any]]] | None = None,
         seed: SeedType | Mapping[str, SeedType] = None,
         **spaces_kwargs: Space[Any],
     ) -> None:
         items: list[tuple[Any, Any]] = []
         if spaces is not None:
-            if isinstance(spaces, Mapping):
+            if isinstance(spaces, (Mapping, Dict)):
                 items.extend(spaces.items())
             elif isinstance(spaces, (list, tuple)):
                 items.extend(spaces)

@@ -96,13 +96,21 @@ def flatten(space: Space[Any], x: Any) -> NDArray[np.float32]:
 @flatten.register(Box)
 @flatten.register(MultiBinary)
 def _flatten_array(space: Box | MultiBinary, x: Any) -> NDArray[np.float32]:
-    return np.asarray(x, dtype=_F32).reshape(-1)
+    flat = np.asarray(x, dtype=_F32).reshape(-1)
+    if flat.size != _flatdim_array(space):
+        raise ValueError(
+            f"flatten: expected a sample of shape {space.shape} for {space!r}, got {x!r}"
+        )
+    return flat
 
 
 @flatten.register(Discrete)
 def _flatten_discrete(space: Discrete, x: Any) -> NDArray[np.float32]:
+    index = int(x) - space.start
+    if not 0 <= index < space.n:
+        raise ValueError(f"flatten: {x!r} is not an element of {space!r}")
     out = np.zeros(space.n, dtype=_F32)
-    out[int(x) - space.start] = 1.0
+    out[index] = 1.0
     return out
 
 
@@ -110,8 +118,12 @@ def _flatten_discrete(space: Discrete, x: Any) -> NDArray[np.float32]:
 def _flatten_multi_discrete(space: MultiDiscrete, x: Any) -> NDArray[np.float32]:
     nvec = space.nvec.ravel()
     offsets = np.concatenate(([0], np.cumsum(nvec)[:-1]))
+    values = np.asarray(x)
+    index = values.ravel() - space.start.ravel() if values.shape == space.shape else None
+    if index is None or bool(np.any(index < 0)) or bool(np.any(index >= nvec)):
+        raise ValueError(f"flatten: {x!r} is not an element of {space!r}")
     out = np.zeros(int(nvec.sum()), dtype=_F32)
-    out[offsets + (np.asarray(x).ravel() - space.start.ravel())] = 1.0
+    out[offsets + index] = 1.0
     return out
 
 
