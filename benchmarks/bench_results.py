@@ -14,8 +14,9 @@ construction cost matters. Three constructions are timed next to the tuple:
 Run: ``python benchmarks/bench_results.py`` (or ``nox -s bench -- results``).
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: benchmarks/run.py executes this file
+# without registering it in sys.modules, where dataclasses would look up string
+# annotations.
 import sys
 import timeit
 from dataclasses import dataclass
