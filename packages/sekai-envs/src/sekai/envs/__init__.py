@@ -15,16 +15,33 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from sekai.envs._registration import register_envs as register_envs
     from sekai.envs.cartpole import CartPoleEnv as CartPoleEnv
+    from sekai.envs.portfolio import PortfolioEnv as PortfolioEnv
+    from sekai.envs.samplers import Episode as Episode
+    from sekai.envs.samplers import EpisodeSampler as EpisodeSampler
+    from sekai.envs.samplers import HistoricalSampler as HistoricalSampler
+    from sekai.envs.samplers import RegimeSwitchingSampler as RegimeSwitchingSampler
 
 __all__ = [
     # classic control
     "CartPoleEnv",
+    # financial markets
+    "PortfolioEnv",
+    # episode samplers
+    "Episode",
+    "EpisodeSampler",
+    "HistoricalSampler",
+    "RegimeSwitchingSampler",
     # registration
     "register_envs",
 ]
 
 _LAZY: dict[str, str] = {
     "CartPoleEnv": "sekai.envs.cartpole",
+    "PortfolioEnv": "sekai.envs.portfolio",
+    "Episode": "sekai.envs.samplers",
+    "EpisodeSampler": "sekai.envs.samplers",
+    "HistoricalSampler": "sekai.envs.samplers",
+    "RegimeSwitchingSampler": "sekai.envs.samplers",
     "register_envs": "sekai.envs._registration",
 }
 

@@ -23,3 +23,4 @@ def register_envs() -> None:
         max_episode_steps=500,
         reward_threshold=475.0,
     )
+    register("Portfolio-v0", entry_point="sekai.envs.portfolio:PortfolioEnv")
