@@ -16,22 +16,20 @@ if TYPE_CHECKING:
     from sekai.envs._registration import register_envs as register_envs
     from sekai.envs.cartpole import CartPoleEnv as CartPoleEnv
     from sekai.envs.portfolio import PortfolioEnv as PortfolioEnv
-    from sekai.envs.samplers import Episode as Episode
-    from sekai.envs.samplers import EpisodeSampler as EpisodeSampler
-    from sekai.envs.samplers import HistoricalSampler as HistoricalSampler
-    from sekai.envs.samplers import RegimeSwitchingSampler as RegimeSwitchingSampler
+    from sekai.envs.samplers import (
+        Episode as Episode,
+        EpisodeSampler as EpisodeSampler,
+        HistoricalSampler as HistoricalSampler,
+        RegimeSwitchingSampler as RegimeSwitchingSampler,
+    )
 
 __all__ = [
-    # classic control
     "CartPoleEnv",
-    # financial markets
-    "PortfolioEnv",
-    # episode samplers
     "Episode",
     "EpisodeSampler",
     "HistoricalSampler",
+    "PortfolioEnv",
     "RegimeSwitchingSampler",
-    # registration
     "register_envs",
 ]
 
