@@ -1,0 +1,86 @@
+"""DelayAction: actions reach the env a fixed number of steps after they are chosen."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from sekai.core import ActionWrapper, ActType, Env, ObsType, ResetResult
+from sekai.spaces import Box
+from sekai.utils.seeding import SeedType
+from sekai.wrappers._checks import check_int, warn_if_around_autoreset
+
+__all__ = ["DelayAction"]
+
+
+class DelayAction(ActionWrapper[ObsType, ActType, ActType]):
+    """Executes each action ``delay`` steps after the agent chooses it.
+
+    Models order latency: a decision made on bar ``t`` reaches the market on
+    bar ``t + delay``, so a policy cannot trade on the very price it just
+    observed. During the first ``delay`` steps of an episode the env receives
+    ``noop``. ``delay=0`` changes nothing.
+
+    ``noop`` defaults to the zero action of a Box action space
+    (``action_space.zero()``: all-cash or no-trade, depending on the env). For
+    other spaces it must be given, because index 0 of a Discrete space (say)
+    is rarely "do nothing".
+
+    The queue of pending actions is per-episode state: put ``AutoReset``
+    outside this wrapper (it warns when built around one).
+
+    Args:
+        env: The environment to wrap.
+        delay: Steps between choosing and executing an action (>= 0).
+        noop: The action executed while the pipeline fills.
+
+    Raises:
+        TypeError: ``delay`` is not an int, or ``noop`` is missing for a
+            non-Box action space.
+        ValueError: ``delay`` < 0, or ``noop`` is not in the action space.
+    """
+
+    def __init__(self, env: Env[ObsType, ActType], delay: int, *, noop: Any = None) -> None:
+        owner = "DelayAction"
+        steps = check_int(delay, owner, "delay", minimum=0)
+        space = env.action_space
+        if noop is None:
+            if isinstance(space, Box):
+                noop = space.zero()
+            elif steps > 0:
+                raise TypeError(
+                    f"{owner}: noop is required for the action space {space!r} (only a Box "
+                    "has a default, its zero action); pass the action that does nothing, "
+                    "e.g. DelayAction(env, delay, noop=...)"
+                )
+        elif not space.contains(noop):
+            raise ValueError(f"{owner}: noop {noop!r} is not in the action space {space!r}")
+        super().__init__(env)
+        warn_if_around_autoreset(owner, env)
+        self.delay = steps
+        self.noop: Any = noop
+        self._queue: deque[Any] = deque([noop] * steps)
+
+    def reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[ObsType]:
+        """Reset the wrapped env and refill the pipeline with ``noop``."""
+        self._refill()
+        return self.env.reset(seed=seed, options=options)
+
+    async def async_reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[ObsType]:
+        """Async form of :meth:`reset`."""
+        self._refill()
+        return await self.env.async_reset(seed=seed, options=options)
+
+    def action(self, action: ActType) -> ActType:
+        """Queue ``action`` and return the one chosen ``delay`` steps ago (or ``noop``)."""
+        queue = self._queue
+        queue.append(action)
+        return queue.popleft()  # type: ignore[no-any-return]
+
+    def _refill(self) -> None:
+        self._queue.clear()
+        self._queue.extend([self.noop] * self.delay)

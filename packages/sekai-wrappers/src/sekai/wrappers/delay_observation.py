@@ -1,0 +1,79 @@
+"""DelayObservation: observations arrive a fixed number of steps late."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Literal
+
+from sekai.core import ActType, Env, ObservationWrapper, ResetResult
+from sekai.utils.seeding import SeedType
+from sekai.wrappers._checks import check_choice, check_int, warn_if_around_autoreset
+
+__all__ = ["DelayObservation"]
+
+
+class DelayObservation(ObservationWrapper[Any, ActType, Any]):
+    """Returns the observation from ``delay`` steps ago, modelling feed or decision latency.
+
+    Step ``t`` of an episode (the reset being step 0) returns the observation
+    of step ``t - delay``. Until ``delay`` observations have accumulated the
+    wrapper returns padding: ``"zeros"`` (the default; the space's zero,
+    i.e. 0 clipped into the bounds) or ``"reset"`` (the episode's first
+    observation, often more natural for price series). ``delay=0`` changes
+    nothing. The observation space is unchanged.
+
+    The queue of pending observations is per-episode state: put
+    ``AutoReset`` outside this wrapper (it warns when built around one).
+
+    Args:
+        env: The environment to wrap.
+        delay: Steps of delay (>= 0).
+        padding: ``"zeros"`` or ``"reset"``.
+
+    Raises:
+        TypeError: ``delay`` is not an int.
+        ValueError: ``delay`` < 0 or an unknown ``padding``.
+    """
+
+    def __init__(
+        self,
+        env: Env[Any, ActType],
+        delay: int,
+        *,
+        padding: Literal["zeros", "reset"] = "zeros",
+    ) -> None:
+        owner = "DelayObservation"
+        steps = check_int(delay, owner, "delay", minimum=0)
+        mode = check_choice(padding, owner, "padding", ("zeros", "reset"))
+        super().__init__(env)
+        warn_if_around_autoreset(owner, env)
+        self.delay = steps
+        self.padding: Literal["zeros", "reset"] = "zeros" if mode == "zeros" else "reset"
+        self._queue: deque[Any] = deque()
+        self._first: Any = None
+
+    def reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[Any]:
+        """Reset the wrapped env and empty the queue."""
+        self._queue.clear()
+        return super().reset(seed=seed, options=options)
+
+    async def async_reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[Any]:
+        """Async form of :meth:`reset`."""
+        self._queue.clear()
+        return await super().async_reset(seed=seed, options=options)
+
+    def observation(self, observation: Any) -> Any:
+        """Queue one observation and return the one from ``delay`` steps ago (or padding)."""
+        queue = self._queue
+        if not queue:
+            self._first = observation
+        queue.append(observation)
+        if len(queue) > self.delay:
+            return queue.popleft()
+        if self.padding == "zeros":
+            return self.observation_space.zero()
+        return self._first

@@ -1,0 +1,111 @@
+"""FrameStackObservation: the last N observations, stacked on a new leading axis."""
+
+from __future__ import annotations
+
+from collections import deque
+from functools import partial
+from typing import Any, Literal
+
+from sekai.core import ActType, Env, ResetResult, StepResult, Wrapper
+from sekai.spaces import batch_space, concatenate
+from sekai.utils.seeding import SeedType
+from sekai.wrappers._checks import check_choice, check_int, warn_if_around_autoreset
+
+__all__ = ["FrameStackObservation"]
+
+
+class FrameStackObservation(Wrapper[Any, ActType, Any, ActType]):
+    """Stacks the last ``num_stack`` observations along a new leading axis.
+
+    Gives a memoryless policy temporal context: recent prices, or motion in
+    pixel observations. Any observation space that can be batched works
+    (:func:`sekai.spaces.batch_space`), and nested spaces stack leaf by leaf:
+    a Dict observation ``{"returns": (L, n), "weights": (n + 1,)}`` becomes
+    ``{"returns": (N, L, n), "weights": (N, n + 1)}``, a MaskedBox keeps its
+    ``values``/``mask`` layout with the stack axis in front of both, and a
+    Discrete becomes an array of ``N`` actions' worth of indices. Input shape
+    ``(d,)`` or ``(h, w, c)`` gives ``(N, d)`` or ``(N, h, w, c)``; the
+    oldest observation comes first. Every returned stack is a new array.
+
+    ``padding`` fills the stack right after :meth:`reset`: ``"reset"`` (the
+    default) repeats the first observation, ``"zeros"`` uses the space's zero
+    (:func:`sekai.spaces.zero_sample`), which makes the start of an episode
+    visible to the agent.
+
+    The stack is per-episode state: put ``AutoReset`` outside this wrapper
+    (it warns when built around one).
+
+    Args:
+        env: The environment to wrap.
+        num_stack: Observations per stack (>= 1).
+        padding: ``"reset"`` or ``"zeros"``.
+
+    Raises:
+        TypeError: ``num_stack`` is not an int, or the observation space
+            cannot be batched (e.g. a ``Sequence``).
+        ValueError: ``num_stack`` < 1 or an unknown ``padding``.
+    """
+
+    def __init__(
+        self,
+        env: Env[Any, ActType],
+        num_stack: int,
+        *,
+        padding: Literal["reset", "zeros"] = "reset",
+    ) -> None:
+        owner = "FrameStackObservation"
+        size = check_int(num_stack, owner, "num_stack", minimum=1)
+        mode = check_choice(padding, owner, "padding", ("reset", "zeros"))
+        space = env.observation_space
+        try:
+            stacked = batch_space(space, size)
+        except TypeError as error:
+            raise TypeError(
+                f"{owner} needs an observation space that can be batched, got {space!r} ({error})"
+            ) from error
+        super().__init__(env)
+        warn_if_around_autoreset(owner, env)
+        self.num_stack = size
+        self.padding: Literal["reset", "zeros"] = "reset" if mode == "reset" else "zeros"
+        self.observation_space = stacked
+        self._single_space = space
+        self._stack = partial(concatenate.dispatch(type(space)), space)
+        self._frames: deque[Any] = deque(maxlen=size)
+
+    def reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[Any]:
+        """Reset the wrapped env and fill the stack with the padding."""
+        result = self.env.reset(seed=seed, options=options)
+        return ResetResult(self._start(result.observation), result.info)
+
+    def step(self, action: ActType) -> StepResult[Any]:
+        """Step the wrapped env and push the observation onto the stack."""
+        r = self.env.step(action)
+        return StepResult(self._push(r.observation), r.reward, r.terminated, r.truncated, r.info)
+
+    async def async_reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[Any]:
+        """Async form of :meth:`reset`."""
+        result = await self.env.async_reset(seed=seed, options=options)
+        return ResetResult(self._start(result.observation), result.info)
+
+    async def async_step(self, action: ActType) -> StepResult[Any]:
+        """Async form of :meth:`step`."""
+        r = await self.env.async_step(action)
+        return StepResult(self._push(r.observation), r.reward, r.terminated, r.truncated, r.info)
+
+    def _start(self, observation: Any) -> Any:
+        frames = self._frames
+        frames.clear()
+        if self.padding == "zeros":
+            zero = self._single_space.zero()
+            frames.extend(zero for _ in range(self.num_stack - 1))
+        else:
+            frames.extend(observation for _ in range(self.num_stack - 1))
+        return self._push(observation)
+
+    def _push(self, observation: Any) -> Any:
+        self._frames.append(observation)
+        return self._stack(list(self._frames))
