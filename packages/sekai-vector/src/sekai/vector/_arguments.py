@@ -1,0 +1,124 @@
+"""Normalisation of the per-sub-env arguments every vector backend accepts.
+
+``reset(seed=..., options=...)`` and ``set_attr(name, values)`` take either one
+value for every sub-env or a list with one entry per sub-env. These helpers
+turn both forms into a list of ``num_envs`` entries (or raise), so every
+backend (Sync, Async, Proc) applies the same rules.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from sekai.utils.seeding import SeedType, make_seed_sequence
+
+__all__ = ["check_num_envs", "per_env_options", "per_env_seeds", "per_env_values"]
+
+
+def check_num_envs(num_envs: object, owner: str) -> int:
+    """Return ``num_envs`` as an int >= 1, or raise."""
+    if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral):
+        raise TypeError(f"{owner}: num_envs must be an int >= 1, got {num_envs!r}")
+    if num_envs < 1:
+        raise ValueError(f"{owner}: num_envs must be an int >= 1, got {num_envs!r}")
+    return int(num_envs)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def per_env_seeds(seed: object, num_envs: int) -> list[SeedType]:
+    """One seed per sub-env, following the vector seeding rule.
+
+    An int derives ``num_envs`` independent seeds with
+    :func:`~sekai.utils.seeding.make_seed_sequence`; a list (or tuple) of
+    ``num_envs`` entries is used as is; ``None`` gives ``None`` to every
+    sub-env, which continues its stream.
+
+    Raises:
+        TypeError: ``seed`` is a single Generator (one stream cannot be handed
+            to several sub-envs) or of another unsupported type.
+        ValueError: The int is negative or the list has the wrong length.
+    """
+    if seed is None:
+        return [None] * num_envs
+    if _is_int(seed):
+        seeds: list[SeedType] = [*make_seed_sequence(seed, num_envs)]  # type: ignore[arg-type]
+        return seeds
+    if isinstance(seed, (list, tuple)):
+        if len(seed) != num_envs:
+            raise ValueError(
+                f"reset: a list of seeds must have one entry per sub-env ({num_envs}), "
+                f"got {len(seed)}: {seed!r}"
+            )
+        for entry in seed:
+            if (
+                entry is not None
+                and not _is_int(entry)
+                and not isinstance(entry, np.random.Generator)
+            ):
+                raise TypeError(
+                    "reset: each seed in the list must be an int, a numpy.random.Generator "
+                    f"or None, got {entry!r}"
+                )
+        return list(seed)
+    if isinstance(seed, np.random.Generator):
+        raise TypeError(
+            "reset: a vector env takes an int seed (one independent seed is derived per "
+            "sub-env), a list of per-env seeds or None; a single numpy.random.Generator "
+            f"cannot be shared by {num_envs} sub-envs, got {seed!r}"
+        )
+    raise TypeError(f"reset: seed must be an int, a list of {num_envs} seeds or None, got {seed!r}")
+
+
+def per_env_options(options: object, num_envs: int) -> list[dict[str, Any] | None]:
+    """One options dict (or ``None``) per sub-env.
+
+    A single mapping is given to every sub-env; a list must have one entry
+    (a mapping or ``None``) per sub-env.
+
+    Raises:
+        TypeError: ``options`` or an entry is neither a mapping nor ``None``.
+        ValueError: The list has the wrong length.
+    """
+    if options is None:
+        return [None] * num_envs
+    if isinstance(options, Mapping):
+        return [options] * num_envs  # type: ignore[list-item]
+    if isinstance(options, (list, tuple)):
+        if len(options) != num_envs:
+            raise ValueError(
+                f"reset: a list of options must have one entry per sub-env ({num_envs}), "
+                f"got {len(options)}: {options!r}"
+            )
+        for entry in options:
+            if entry is not None and not isinstance(entry, Mapping):
+                raise TypeError(
+                    f"reset: each entry of the options list must be a dict or None, got {entry!r}"
+                )
+        return list(options)
+    raise TypeError(
+        f"reset: options must be a dict, a list of {num_envs} dicts (or None) or None, "
+        f"got {options!r}"
+    )
+
+
+def per_env_values(values: object, num_envs: int, name: str) -> list[Any]:
+    """The values ``set_attr`` gives each sub-env: a list is per env, anything else is shared.
+
+    Raises:
+        ValueError: ``values`` is a list whose length is not ``num_envs``.
+    """
+    if isinstance(values, list):
+        if len(values) != num_envs:
+            raise ValueError(
+                f"set_attr({name!r}): a list of values must have one entry per sub-env "
+                f"({num_envs}), got {len(values)}: {values!r}"
+            )
+        return values
+    return [values] * num_envs

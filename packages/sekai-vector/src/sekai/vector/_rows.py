@@ -1,0 +1,47 @@
+"""Row operations on batches returned by native vector envs (arrays, dicts, tuples of them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["copy_batch", "get_row", "put_rows", "take_rows"]
+
+
+def get_row(batch: Any, i: int) -> Any:
+    """Sub-env ``i``'s entry of a batch (a view for arrays)."""
+    if isinstance(batch, dict):
+        return {key: get_row(value, i) for key, value in batch.items()}
+    if isinstance(batch, tuple):
+        return tuple(get_row(value, i) for value in batch)
+    return batch[i]
+
+
+def copy_batch(batch: Any) -> Any:
+    """A copy of a batch whose arrays share no memory with the original."""
+    if isinstance(batch, dict):
+        return {key: copy_batch(value) for key, value in batch.items()}
+    if isinstance(batch, tuple):
+        return tuple(copy_batch(value) for value in batch)
+    return np.array(batch, copy=True)
+
+
+def put_rows(target: Any, source: Any, mask: NDArray[np.bool_]) -> None:
+    """``target[mask] = source[mask]``, leaf by leaf."""
+    if isinstance(target, dict):
+        for key, value in target.items():
+            put_rows(value, source[key], mask)
+    elif isinstance(target, tuple):
+        for value, other in zip(target, source, strict=True):
+            put_rows(value, other, mask)
+    else:
+        target[mask] = source[mask]
+
+
+def take_rows(batch: Any, stored: Any, mask: NDArray[np.bool_]) -> Any:
+    """A copy of ``batch`` whose rows under ``mask`` come from ``stored``."""
+    result = copy_batch(batch)
+    put_rows(result, stored, mask)
+    return result

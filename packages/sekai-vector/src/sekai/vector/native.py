@@ -1,0 +1,468 @@
+"""NativeVecEnv: the base of vector envs that simulate every sub-env at once."""
+
+from __future__ import annotations
+
+import numbers
+from abc import abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.core import ActType, InfoDict, ObsType
+from sekai.error import ResetRequired, VecEnvClosed
+from sekai.spaces import Box, Discrete, MultiBinary, MultiDiscrete, Space
+from sekai.utils.seeding import SeededRNG, np_random
+from sekai.vector._actions import make_action_checker
+from sekai.vector._arguments import check_num_envs, per_env_options
+from sekai.vector._autoreset import autoreset_info
+from sekai.vector._rows import copy_batch, get_row, put_rows, take_rows
+from sekai.vector.results import VecResetResult, VecStepResult
+from sekai.vector.vec_env import VecEnv
+
+if TYPE_CHECKING:
+    from sekai.utils.seeding import SeedType
+
+__all__ = ["InfoArrays", "NativeVecEnv", "shared"]
+
+InfoArrays = Mapping[str, Any]
+"""Infos of a native vector env: each key maps to an array with a leading ``num_envs`` axis."""
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+_SHARED_MARK = "__sekai_shared__"
+
+
+class _SharedProperty(property):
+    """A property whose value is the same for every sub-env (see :func:`shared`)."""
+
+    __sekai_shared__ = True
+
+
+def shared(member: _F) -> _F:
+    """Mark a method or property of a :class:`NativeVecEnv` as shared by every sub-env.
+
+    :meth:`NativeVecEnv.get_attr` and :meth:`NativeVecEnv.call` split an
+    array result whose leading axis has ``num_envs`` entries into one entry
+    per sub-env. A value marked ``shared`` is instead given whole to every
+    sub-env, which matters when its leading axis only happens to have
+    ``num_envs`` entries (a schedule of ``n_steps`` rows with
+    ``n_steps == num_envs``, ...).
+
+    Works on methods and on property getters, either below ``@property``
+    (``@property`` then ``@shared``) or above it.
+
+    Example:
+        >>> class Market(NativeVecEnv):  # doctest: +SKIP
+        ...     @shared
+        ...     def schedule(self) -> np.ndarray: ...
+        ...
+        ...     @property
+        ...     @shared
+        ...     def tick_sizes(self) -> np.ndarray: ...
+    """
+    candidate: object = member
+    if isinstance(candidate, property):
+        marked: Any = _SharedProperty(
+            candidate.fget, candidate.fset, candidate.fdel, candidate.__doc__
+        )
+        return marked  # type: ignore[no-any-return]
+    target = member.__func__ if isinstance(member, (staticmethod, classmethod)) else member
+    setattr(target, _SHARED_MARK, True)
+    return member
+
+
+_NUMERIC_ACTION_SPACES = (Box, Discrete, MultiDiscrete, MultiBinary)
+
+
+class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
+    """Base class of vector envs that keep every sub-env's state in arrays.
+
+    Where :class:`~sekai.vector.SyncVecEnv` steps ``num_envs`` Python objects
+    one by one, a native vector env holds the state of all of them in arrays
+    with a leading ``num_envs`` axis and advances them with one set of array
+    operations, often 10-100x faster for simulators that vectorise (most
+    market models do). Register one with ``sekai.register(...,
+    vector_entry_point=...)`` and :func:`sekai.registry.make_vec` uses it.
+
+    A subclass implements four hooks; the public methods own the ordering,
+    autoreset, time limit, frozen sub-envs and errors:
+
+    * :meth:`_reset_envs` ``(indices, options)``: (re)initialise the sub-envs
+      in ``indices`` (an int array), with one options dict (or ``None``) each.
+    * :meth:`_observe` ``()``: the batch of observations of every sub-env, in
+      a new array (or dict / tuple of new arrays) that the env does not
+      modify later.
+    * :meth:`_step` ``(actions)``: advance every sub-env and return
+      ``(rewards, terminated, truncated, infos)``: three arrays of shape
+      ``(num_envs,)`` and a mapping from info keys to arrays with a leading
+      ``num_envs`` axis.
+    * :meth:`_reset_infos` ``(indices)`` (optional): info arrays for the
+      sub-envs just reset, one row per entry of ``indices``.
+
+    Seeding: every sub-env draws from one generator, :attr:`rng`. A native
+    env therefore matches the same env under ``SyncVecEnv`` in distribution,
+    not draw for draw (exactly only when the dynamics are deterministic given
+    the options). ``reset(seed=int)`` re-seeds the generator; a list of
+    ``num_envs`` seeds is combined into one seed, each ``None`` entry
+    replaced by a draw from the current stream (so an all-``None`` list just
+    continues the stream, like ``seed=None``); a Generator raises
+    :class:`TypeError`. Options follow the usual rule: one dict for all, or a
+    list with one per sub-env.
+
+    Autoreset is same-step, as for every :class:`~sekai.vector.VecEnv`:
+    finished sub-envs are passed to :meth:`_reset_envs` (with ``None``
+    options) within the step, and their infos carry ``"final_observation"``,
+    ``"final_info"`` and ``"reset_info"``. With ``autoreset=False`` a
+    finished sub-env is frozen until :meth:`reset`: the step reports its final
+    observation, reward 0, its final flags and an empty info whatever
+    :meth:`_step` computes for it. :meth:`_step` still advances every
+    sub-env; when actions are numeric arrays, a frozen sub-env's row holds its
+    last action again, and :attr:`frozen` says which sub-envs are frozen, so
+    a simulation that must not run past its data (or that should keep a
+    finished sub-env's state for :meth:`get_attr`) leaves them alone.
+
+    With ``max_episode_steps=n``, a sub-env is truncated on its ``n``-th step
+    (unless it terminates on it) and every step's infos carry
+    ``"elapsed_steps"``, as ``TimeLimit`` does for each sub-env of a
+    ``SyncVecEnv``. :attr:`elapsed_steps` counts steps with or without a
+    limit.
+
+    :meth:`get_attr` / :meth:`call` read this object: an array result with a
+    leading ``num_envs`` axis is split per sub-env, anything else (and
+    anything from a member marked :func:`shared`) is repeated for every
+    sub-env. :meth:`set_attr` only changes attributes that exist.
+
+    Args:
+        num_envs: Number of sub-envs (>= 1).
+        observation_space: The space of one sub-env's observation.
+        action_space: The space of one sub-env's action.
+        autoreset: Reset finished sub-envs within the step (else freeze them).
+        max_episode_steps: Optional time limit per episode (>= 1).
+
+    Raises:
+        TypeError: An argument has the wrong type.
+        ValueError: ``num_envs`` or ``max_episode_steps`` is below 1.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        observation_space: Space[ObsType],
+        action_space: Space[ActType],
+        *,
+        autoreset: bool = True,
+        max_episode_steps: int | None = None,
+    ) -> None:
+        owner = type(self).__name__
+        self.num_envs = check_num_envs(num_envs, owner)
+        for name, space in (
+            ("observation_space", observation_space),
+            ("action_space", action_space),
+        ):
+            if not isinstance(space, Space):
+                raise TypeError(f"{owner}: {name} must be a sekai.spaces.Space, got {space!r}")
+        if not isinstance(autoreset, bool):
+            raise TypeError(f"{owner}: autoreset must be a bool, got {autoreset!r}")
+        limit: object = max_episode_steps
+        if limit is not None:
+            if isinstance(limit, bool) or not isinstance(limit, numbers.Integral):
+                raise TypeError(
+                    f"{owner}: max_episode_steps must be an int >= 1 or None, "
+                    f"got {max_episode_steps!r}"
+                )
+            if limit < 1:
+                raise ValueError(
+                    f"{owner}: max_episode_steps must be an int >= 1 or None, "
+                    f"got {max_episode_steps!r}"
+                )
+            limit = int(limit)
+        self.observation_space = observation_space
+        self.action_space = action_space
+        self.autoreset = autoreset
+        self.max_episode_steps: int | None = limit
+        self._check_actions = make_action_checker(action_space, self.num_envs)
+        self._numeric_actions = isinstance(action_space, _NUMERIC_ACTION_SPACES)
+        self._elapsed: NDArray[np.int64] = np.zeros(self.num_envs, dtype=np.int64)
+        self._frozen: NDArray[np.bool_] = np.zeros(self.num_envs, dtype=bool)
+        self._frozen_view: NDArray[np.bool_] = self._frozen.view()
+        self._frozen_view.flags.writeable = False
+        self._any_frozen = False
+        self._final_obs: Any = None
+        self._final_terminated: NDArray[np.bool_] = np.zeros(self.num_envs, dtype=bool)
+        self._final_truncated: NDArray[np.bool_] = np.zeros(self.num_envs, dtype=bool)
+        self._last_actions: Any = None
+        self._no_options: list[dict[str, Any] | None] = [None] * self.num_envs
+        self._needs_reset = True
+        self._closed = False
+
+    # -- hooks ------------------------------------------------------------------------------
+
+    @abstractmethod
+    def _reset_envs(
+        self, indices: NDArray[np.intp], options: Sequence[dict[str, Any] | None]
+    ) -> None:
+        """(Re)initialise the sub-envs in ``indices``.
+
+        Args:
+            indices: Sorted indices of the sub-envs to reset.
+            options: One options dict (or ``None``) per entry of ``indices``.
+        """
+
+    @abstractmethod
+    def _observe(self) -> Any:
+        """The batch of observations of every sub-env, in newly allocated arrays."""
+
+    @abstractmethod
+    def _step(self, actions: Any) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any], InfoArrays]:
+        """Advance every sub-env by one step.
+
+        Args:
+            actions: The checked batch of actions (numpy arrays for array
+                spaces); frozen sub-envs get their last action again.
+
+        Returns:
+            ``(rewards, terminated, truncated, infos)``: arrays of shape
+            ``(num_envs,)`` and a mapping of info arrays with a leading
+            ``num_envs`` axis (may be empty).
+        """
+
+    def _reset_infos(self, indices: NDArray[np.intp]) -> InfoArrays:
+        """Info arrays for the sub-envs just reset, one row per entry of ``indices``.
+
+        The default has no infos.
+        """
+        return {}
+
+    # -- state ------------------------------------------------------------------------------
+
+    @property
+    def frozen(self) -> NDArray[np.bool_]:
+        """Read-only bool array: which sub-envs are frozen (only with ``autoreset=False``)."""
+        return self._frozen_view
+
+    @property
+    def elapsed_steps(self) -> NDArray[np.int64]:
+        """Steps each sub-env has taken in its current episode (a copy)."""
+        copy: NDArray[np.int64] = self._elapsed.copy()
+        return copy
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
+
+    # -- seeding ----------------------------------------------------------------------------
+
+    def _seed(self, seed: object) -> None:
+        if seed is None:
+            return
+        if isinstance(seed, np.random.Generator):
+            raise TypeError(
+                f"{type(self).__name__}.reset: seed must be an int, a list of {self.num_envs} "
+                f"seeds or None; a numpy.random.Generator is not accepted, got {seed!r}"
+            )
+        if isinstance(seed, (list, tuple)):
+            if len(seed) != self.num_envs:
+                raise ValueError(
+                    f"reset: a list of seeds must have one entry per sub-env ({self.num_envs}), "
+                    f"got {len(seed)}: {seed!r}"
+                )
+            for entry in seed:
+                if entry is not None and (
+                    isinstance(entry, bool) or not isinstance(entry, numbers.Integral) or entry < 0
+                ):
+                    raise TypeError(
+                        f"{type(self).__name__}.reset: each seed in the list must be a "
+                        f"non-negative int or None, got {entry!r}"
+                    )
+            if all(entry is None for entry in seed):
+                return
+            entropy = [
+                int(entry) if entry is not None else int(self.rng.integers(2**63)) for entry in seed
+            ]
+            self._rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
+            return
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+            raise TypeError(
+                f"{type(self).__name__}.reset: seed must be an int, a list of {self.num_envs} "
+                f"seeds or None, got {seed!r}"
+            )
+        self._rng, _ = np_random(int(seed))
+
+    # -- the env API --------------------------------------------------------------------------
+
+    def _infos(self, arrays: InfoArrays, count: int) -> list[InfoDict]:
+        if not arrays:
+            return [{} for _ in range(count)]
+        keys = list(arrays)
+        columns = []
+        for key in keys:
+            value = arrays[key]
+            if isinstance(value, np.ndarray) and value.ndim == 1:
+                columns.append(value.tolist())
+            else:
+                columns.append(list(value))
+        return [dict(zip(keys, row, strict=True)) for row in zip(*columns, strict=True)]
+
+    def reset(
+        self,
+        *,
+        seed: list[SeedType] | SeedType = None,
+        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
+    ) -> VecResetResult[Any]:
+        """Reset every sub-env (see the seeding rules in the class docstring)."""
+        if self._closed:
+            raise VecEnvClosed(f"{self!r} is closed")
+        opts = per_env_options(options, self.num_envs)
+        self._seed(seed)
+        indices = np.arange(self.num_envs, dtype=np.intp)
+        self._reset_envs(indices, opts)
+        self._elapsed[:] = 0
+        self._frozen[:] = False
+        self._any_frozen = False
+        self._final_obs = None
+        self._last_actions = None
+        self._needs_reset = False
+        observations = self._observe()
+        return VecResetResult(observations, self._infos(self._reset_infos(indices), self.num_envs))
+
+    def step(self, actions: Any) -> VecStepResult[Any]:
+        """Step every sub-env: checks, :meth:`_step`, time limit, then autoreset or freezing."""
+        if self._needs_reset or self._closed:
+            if self._closed:
+                raise VecEnvClosed(f"{self!r} is closed")
+            raise ResetRequired(f"{self!r}: call reset() before step()")
+        actions = self._check_actions(actions)
+        n = self.num_envs
+        frozen = self._frozen
+        any_frozen = self._any_frozen
+        if not self.autoreset and self._numeric_actions:
+            if any_frozen:
+                actions = np.array(actions, copy=True)
+                actions[frozen] = self._last_actions[frozen]
+            else:
+                actions = np.array(actions, copy=True)
+            self._last_actions = actions
+
+        raw_rewards, raw_terminated, raw_truncated, info_arrays = self._step(actions)
+        rewards = np.array(raw_rewards, dtype=np.float64)
+        terminated = np.array(raw_terminated, dtype=np.bool_)
+        truncated = np.array(raw_truncated, dtype=np.bool_)
+        if rewards.shape != (n,) or terminated.shape != (n,) or truncated.shape != (n,):
+            raise ValueError(
+                f"{type(self).__name__}._step must return rewards, terminated and truncated of "
+                f"shape ({n},), got shapes {rewards.shape}, {terminated.shape}, {truncated.shape}"
+            )
+        elapsed = self._elapsed
+        if any_frozen:
+            elapsed[~frozen] += 1
+        else:
+            elapsed += 1
+        limit = self.max_episode_steps
+        if limit is not None:
+            truncated |= (elapsed >= limit) & ~terminated
+        observations = self._observe()
+        infos = self._infos(info_arrays, n)
+        if limit is not None:
+            for info, steps in zip(infos, elapsed.tolist(), strict=True):
+                info["elapsed_steps"] = steps
+        dones = terminated | truncated
+
+        if not self.autoreset:
+            if any_frozen:
+                observations = take_rows(observations, self._final_obs, frozen)
+                rewards[frozen] = 0.0
+                terminated[frozen] = self._final_terminated[frozen]
+                truncated[frozen] = self._final_truncated[frozen]
+                for i in np.flatnonzero(frozen).tolist():
+                    infos[i] = {}
+                dones = dones & ~frozen
+            if dones.any():
+                if self._final_obs is None:
+                    self._final_obs = copy_batch(observations)
+                else:
+                    put_rows(self._final_obs, observations, dones)
+                self._final_terminated[dones] = terminated[dones]
+                self._final_truncated[dones] = truncated[dones]
+                frozen |= dones
+                self._any_frozen = True
+            return VecStepResult(observations, rewards, terminated, truncated, infos)
+
+        if dones.any():
+            indices = np.flatnonzero(dones).astype(np.intp)
+            finals = [get_row(observations, i) for i in indices.tolist()]
+            self._reset_envs(indices, self._no_options[: len(indices)])
+            elapsed[indices] = 0
+            observations = self._observe()
+            reset_infos = self._infos(self._reset_infos(indices), len(indices))
+            for i, final, reset_info in zip(indices.tolist(), finals, reset_infos, strict=True):
+                infos[i] = autoreset_info(infos[i], final, reset_info)
+        return VecStepResult(observations, rewards, terminated, truncated, infos)
+
+    def close(self) -> None:
+        """Mark the env closed; subclasses that hold resources extend it."""
+        self._closed = True
+
+    # -- attributes ---------------------------------------------------------------------------
+
+    def _is_shared(self, name: str) -> bool:
+        for klass in type(self).__mro__:
+            if name in klass.__dict__:
+                member = klass.__dict__[name]
+                if isinstance(member, property) and not isinstance(member, _SharedProperty):
+                    member = member.fget
+                elif isinstance(member, (staticmethod, classmethod)):
+                    member = member.__func__
+                return getattr(member, _SHARED_MARK, False) is True
+        return False
+
+    def _per_env(self, value: Any, is_shared: bool) -> list[Any]:
+        n = self.num_envs
+        if (
+            not is_shared
+            and isinstance(value, np.ndarray)
+            and value.ndim >= 1
+            and value.shape[0] == n
+        ):
+            return list(value.copy())
+        return [value] * n
+
+    def get_attr(self, name: str) -> list[Any]:
+        """Read ``name`` on this env, split per sub-env (see the class docstring).
+
+        Raises:
+            AttributeError: The env has no such attribute.
+        """
+        value = getattr(self, name)
+        return self._per_env(value, self._is_shared(name))
+
+    def call(self, method: str, *args: Any, **kwargs: Any) -> list[Any]:
+        """Call ``method`` (or read it, if not callable) and split the result per sub-env."""
+        value = getattr(self, method)
+        if callable(value):
+            value = value(*args, **kwargs)
+        return self._per_env(value, self._is_shared(method))
+
+    def set_attr(self, name: str, values: list[Any] | Any) -> None:
+        """Change an existing attribute; a list of ``num_envs`` values is stored as one array.
+
+        Raises:
+            AttributeError: The env has no attribute ``name`` (a new attribute
+                would have no effect on the simulation).
+            ValueError: ``values`` is a list whose length is not ``num_envs``.
+        """
+        if not hasattr(self, name):
+            raise AttributeError(
+                f"{type(self).__name__} has no attribute {name!r}; set_attr only changes "
+                "existing attributes, since a new one would not affect the simulation"
+            )
+        if isinstance(values, list):
+            if len(values) != self.num_envs:
+                raise ValueError(
+                    f"set_attr({name!r}): a list of values must have one entry per sub-env "
+                    f"({self.num_envs}), got {len(values)}: {values!r}"
+                )
+            values = np.array(values)
+        setattr(self, name, values)
