@@ -90,3 +90,26 @@ def test_registered_specs_agree() -> None:
     np.testing.assert_array_equal(space.low, gym_space.low)
     np.testing.assert_array_equal(space.high, gym_space.high)
     assert space.dtype == gym_space.dtype
+
+
+def test_native_vector_env_matches_gymnasium() -> None:
+    from sekai.envs.cartpole_vector import CartPoleVecEnv
+
+    n, rng = 8, np.random.default_rng(7)
+    vec = CartPoleVecEnv(n, autoreset=False)
+    vec.reset(seed=0)
+    start = rng.uniform(-0.1, 0.1, size=(n, 4))
+    vec.state = start
+    theirs = [_gym_env() for _ in range(n)]
+    for i, env in enumerate(theirs):
+        env.reset(seed=0)
+        env.state = start[i].copy()
+    alive = np.ones(n, dtype=bool)
+    while alive.any():
+        actions = rng.integers(0, 2, size=n)
+        result = vec.step(actions)
+        for i in np.flatnonzero(alive):
+            obs, reward, terminated, _, _ = theirs[i].step(int(actions[i]))
+            np.testing.assert_array_equal(result.observations[i], obs)
+            assert result.rewards[i] == reward and result.terminated[i] == terminated
+        alive &= ~result.terminated

@@ -20,6 +20,7 @@ def register_envs() -> None:
     register(
         "CartPole-v1",
         entry_point="sekai.envs.cartpole:CartPoleEnv",
+        vector_entry_point="sekai.envs.cartpole_vector:CartPoleVecEnv",
         max_episode_steps=500,
         reward_threshold=475.0,
     )
