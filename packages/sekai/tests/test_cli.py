@@ -1,13 +1,45 @@
-"""The ``sekai`` command."""
+"""The ``sekai`` command: list, check, bench, and its error handling."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
+from sekai._bench import BenchResult, format_table
 from sekai._cli import main
+from sekai.core import Env, ResetResult, StepResult
+from sekai.registry import default_registry
+from sekai.spaces import Box, Discrete
+
+
+class _Broken(Env[Any, Any]):
+    """Observations outside the declared space: check_env must report it."""
+
+    def __init__(self) -> None:
+        self.observation_space = Box(0.0, 1.0, shape=(2,))
+        self.action_space = Discrete(2)
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> ResetResult[Any]:
+        self._set_rng(seed)
+        return ResetResult(np.full(2, 5.0, dtype=np.float32), {})
+
+    def step(self, action: Any) -> StepResult[Any]:
+        return StepResult(np.full(2, 5.0, dtype=np.float32), 0.0, False, False, {})
+
+
+@pytest.fixture
+def broken_env_id() -> Iterator[str]:
+    env_id = "clitest/Broken-v0"
+    default_registry.register(env_id, entry_point=_Broken, max_episode_steps=10)
+    yield env_id
+    default_registry.deregister(env_id)
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
@@ -21,7 +53,8 @@ def test_help_without_arguments(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: sekai")
-    assert "--version" in out
+    for command in ("list", "check", "bench"):
+        assert command in out
 
 
 def test_unknown_command_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -36,3 +69,101 @@ def test_python_dash_m() -> None:
         [sys.executable, "-m", "sekai", "--help"], capture_output=True, text=True, check=True
     )
     assert "usage: sekai" in result.stdout
+
+
+def test_list_shows_reference_envs_grouped_by_namespace(
+    capsys: pytest.CaptureFixture[str], broken_env_id: str
+) -> None:
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "CartPole-v1" in out
+    assert "Portfolio-v0" in out
+    assert "clitest" in out
+    assert "Broken-v0" in out
+
+
+def test_check_clean_env(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "CartPole-v1", "--steps", "20"]) == 0
+    assert "no problems" in capsys.readouterr().out
+
+
+def test_check_reports_problems_and_fails(
+    capsys: pytest.CaptureFixture[str], broken_env_id: str
+) -> None:
+    assert main(["check", broken_env_id, "--steps", "5"]) == 1
+    out = capsys.readouterr().out
+    assert "ERROR:" in out
+    assert "observation" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "NoSuchEnv-v0"],
+        ["bench", "NoSuchEnv-v0", "--seconds", "0.1"],
+    ],
+)
+def test_unknown_id_is_one_line_without_traceback(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("sekai: error:")
+    assert "NoSuchEnv-v0" in err
+    assert "Traceback" not in err
+    assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["check", "CartPole-v1", "--steps", "0"], "positive integer"),
+        (["bench", "--num-envs", "x"], "positive integer"),
+        (["bench", "--seconds", "-1"], "positive number"),
+        (["bench", "--modes", "sync,warp"], "comma-separated list"),
+    ],
+)
+def test_bad_flag_values(
+    capsys: pytest.CaptureFixture[str], argv: list[str], fragment: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert fragment in capsys.readouterr().err
+
+
+def test_bench_prints_a_table_and_writes_json(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out_file = tmp_path / "bench.json"
+    argv = ["bench", "CartPole-v1", "--num-envs", "2", "--modes", "sync,native"]
+    assert main([*argv, "--seconds", "0.05", "--json", str(out_file)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split() == ["mode", "num_envs", "workers", "steps/s", "vs", "sync"]
+    rows = json.loads(out_file.read_text())
+    assert [row["mode"] for row in rows] == ["sync", "native"]
+    for row in rows:
+        assert row["env_id"] == "CartPole-v1"
+        assert row["num_envs"] == 2
+        assert row["steps"] > 0
+        assert row["steps"] % 2 == 0  # whole vector steps of 2 sub-envs
+        assert row["steps_per_second"] == pytest.approx(row["steps"] / row["seconds"])
+
+
+def test_bench_skips_native_for_envs_without_one(
+    capsys: pytest.CaptureFixture[str], broken_env_id: str
+) -> None:
+    assert main(["bench", broken_env_id, "--modes", "native", "--seconds", "0.05"]) == 0
+    captured = capsys.readouterr()
+    assert "no native vector implementation" in captured.err
+
+
+def test_format_table_ratios_are_relative_to_sync() -> None:
+    results = [
+        BenchResult("X-v0", "sync", 4, None, steps=1000, seconds=1.0),
+        BenchResult("X-v0", "proc", 4, 2, steps=3000, seconds=1.0),
+    ]
+    lines = format_table(results).splitlines()
+    assert lines[2].split()[-1] == "1.00x"
+    assert lines[3].split()[-1] == "3.00x"
+    assert lines[3].split()[2] == "2"

@@ -1,13 +1,22 @@
-"""The ``sekai`` command-line interface."""
+"""The ``sekai`` command-line interface.
+
+``sekai list`` prints the registry, ``sekai check ID`` runs the env checker,
+``sekai bench [ID]`` measures steps per second on every vector backend.
+Errors print one line (``sekai: error: ...``) and exit with status 2.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from importlib import metadata
+from pathlib import Path
 
 __all__ = ["build_parser", "main"]
+
+DEFAULT_BENCH_ENV = "Portfolio-v0"
 
 
 def _version() -> str:
@@ -19,6 +28,91 @@ def _version() -> str:
         return __version__
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def _modes(text: str) -> list[str]:
+    from sekai._bench import MODES
+
+    modes = [mode.strip() for mode in text.split(",") if mode.strip()]
+    unknown = [mode for mode in modes if mode not in MODES]
+    if unknown or not modes:
+        raise argparse.ArgumentTypeError(
+            f"expected a comma-separated list of {', '.join(MODES)}; got {text!r}"
+        )
+    return modes
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from sekai.registry import pprint_registry
+
+    pprint_registry()
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from sekai.registry import make
+    from sekai.utils import check_env
+
+    env = make(args.env_id)
+    try:
+        problems = check_env(env, n_steps=args.steps)
+    finally:
+        env.close()
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"{args.env_id}: {len(problems)} problem(s) found", file=sys.stderr)
+        return 1
+    print(f"{args.env_id}: no problems found in {args.steps} steps")
+    return 0
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from sekai._bench import format_table, run_bench, write_json
+    from sekai.registry import spec
+
+    spec(args.env_id)  # an unknown id fails here, before anything is printed
+    num_workers = args.num_workers
+    if num_workers is None and "proc" in args.modes:
+        # One worker per core: more processes than cores only adds contention.
+        num_workers = max(1, min(args.num_envs, os.cpu_count() or 1))
+    print(
+        f"Benchmarking {args.env_id} with {args.num_envs} envs, "
+        f"{args.seconds:g} s per mode: {', '.join(args.modes)}",
+        file=sys.stderr,
+    )
+    results = run_bench(
+        args.env_id,
+        args.modes,
+        num_envs=args.num_envs,
+        seconds=args.seconds,
+        num_workers=num_workers,
+    )
+    print(format_table(results))
+    if args.json is not None:
+        write_json(results, args.json)
+        print(f"wrote {args.json}", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser of the ``sekai`` command."""
     parser = argparse.ArgumentParser(
@@ -28,7 +122,48 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"sekai {_version()}")
-    parser.add_subparsers(dest="command", title="commands", metavar="<command>")
+    commands = parser.add_subparsers(dest="command", title="commands", metavar="<command>")
+
+    listing = commands.add_parser(
+        "list", help="list the registered environments, grouped by namespace"
+    )
+    listing.set_defaults(handler=_cmd_list)
+
+    check = commands.add_parser("check", help="run check_env on an environment")
+    check.add_argument("env_id", metavar="ID", help="a registered environment id")
+    check.add_argument(
+        "--steps", type=_positive_int, default=100, help="steps to run (default: 100)"
+    )
+    check.set_defaults(handler=_cmd_check)
+
+    bench = commands.add_parser("bench", help="measure steps per second on each backend")
+    bench.add_argument(
+        "env_id",
+        metavar="ID",
+        nargs="?",
+        default=DEFAULT_BENCH_ENV,
+        help=f"a registered environment id (default: {DEFAULT_BENCH_ENV})",
+    )
+    bench.add_argument(
+        "--num-envs", type=_positive_int, default=8, help="sub-environments (default: 8)"
+    )
+    bench.add_argument(
+        "--modes",
+        type=_modes,
+        default=["sync", "async", "proc", "native"],
+        help="comma-separated vectorisation modes (default: sync,async,proc,native)",
+    )
+    bench.add_argument(
+        "--num-workers",
+        type=_positive_int,
+        default=None,
+        help="worker processes for proc (default: one per CPU core, at most num-envs)",
+    )
+    bench.add_argument(
+        "--seconds", type=_positive_float, default=2.0, help="seconds per mode (default: 2)"
+    )
+    bench.add_argument("--json", type=Path, default=None, help="also write the results here")
+    bench.set_defaults(handler=_cmd_bench)
     return parser
 
 
@@ -41,7 +176,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help()
         return 0
-    return int(handler(args))
+    from sekai.error import SekaiError
+
+    try:
+        return int(handler(args))
+    except (SekaiError, ValueError, TypeError, ImportError, OSError) as error:
+        # Bad ids, bad kwargs, missing optional distributions: one clear line.
+        message = str(error).splitlines()[0] if str(error) else type(error).__name__
+        print(f"sekai: error: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("sekai: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover
