@@ -122,19 +122,19 @@ def _spaces() -> dict[str, Space[Any]]:
 SPACES = _spaces()
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def space_env() -> type[SpaceEnv]:
     """The SpaceEnv class."""
     return SpaceEnv
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def counter_env() -> type[CounterEnv]:
     """The CounterEnv class."""
     return CounterEnv
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def masked_env() -> type[MaskedEnv]:
     """The MaskedEnv class."""
     return MaskedEnv
@@ -146,7 +146,7 @@ def any_space(request: pytest.FixtureRequest) -> Space[Any]:
     return _spaces()[request.param]
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def assert_conforms() -> Callable[..., None]:
     """Assert that check_env finds no error (warnings are ignored)."""
 
@@ -158,7 +158,7 @@ def assert_conforms() -> Callable[..., None]:
     return check
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def rollout() -> Callable[..., list[Any]]:
     """Reset with ``seed`` and play ``actions``; return every (obs, reward, flags) seen."""
 
@@ -175,7 +175,7 @@ def rollout() -> Callable[..., list[Any]]:
     return play
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def same() -> Callable[[Any, Any], bool]:
     """Deep equality for nested observations (arrays compared exactly)."""
 
