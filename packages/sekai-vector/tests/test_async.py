@@ -1,0 +1,140 @@
+"""AsyncVecEnv specifics: concurrency, the private loop, async routing."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import numpy as np
+import pytest
+
+from sekai.error import AsyncCallPending
+from sekai.vector import AsyncVecEnv, SyncVecEnv, VecEnv, VecStepResult
+
+
+def test_sub_envs_step_concurrently(kit: Any) -> None:
+    barrier: dict[str, Any] = {}
+    n = 4
+    with AsyncVecEnv([lambda: kit.BarrierEnv(barrier, n)] * n) as vec:
+        vec.reset()
+        # Every sub-env waits inside async_step until all n are there: this only
+        # completes if they run concurrently.
+        result = vec.step(np.ones(n, dtype=np.int64))
+        np.testing.assert_array_equal(result.observations[:, 1], [1] * n)
+        result = vec.step(np.ones(n, dtype=np.int64))
+        np.testing.assert_array_equal(result.observations[:, 1], [2] * n)
+
+
+def test_async_api_runs_on_the_callers_loop(kit: Any) -> None:
+    barrier: dict[str, Any] = {}
+    vec = AsyncVecEnv([lambda: kit.BarrierEnv(barrier, 3)] * 3)
+
+    async def run() -> VecStepResult[Any]:
+        await vec.async_reset(seed=0)
+        return await vec.async_step([1, 2, 0])
+
+    result = asyncio.run(run())
+    np.testing.assert_array_equal(result.observations[:, 2], [1, 2, 0])
+    vec.close()
+
+
+def test_sync_api_inside_a_running_loop_raises(kit: Any) -> None:
+    vec = AsyncVecEnv(kit.counting_fns((3, 3)))
+
+    async def run() -> None:
+        with pytest.raises(RuntimeError, match=r"running event loop.*async_reset"):
+            vec.reset()
+        await vec.async_reset()
+        with pytest.raises(RuntimeError, match="async_step"):
+            vec.step([0, 0])
+
+    asyncio.run(run())
+    vec.close()
+
+
+def test_overlapping_async_calls_raise(kit: Any) -> None:
+    barrier: dict[str, Any] = {}
+    vec = AsyncVecEnv([lambda: kit.BarrierEnv(barrier, 2)] * 2)
+
+    async def run() -> None:
+        await vec.async_reset()
+        first = asyncio.ensure_future(vec.async_step([0, 0]))
+        await asyncio.sleep(0)  # let the first call start and wait at the barrier
+        with pytest.raises(AsyncCallPending):
+            await vec.async_step([0, 0])
+        await first
+
+    asyncio.run(run())
+    vec.close()
+
+
+def test_close_closes_the_private_loop(kit: Any) -> None:
+    vec = AsyncVecEnv(kit.counting_fns((3,)))
+    vec.reset()
+    loop = vec._loop
+    assert loop is not None and not loop.is_closed()
+    vec.close()
+    assert loop.is_closed()
+
+
+def test_subclass_overriding_only_step_gets_routed_async_step(kit: Any) -> None:
+    class Doubling(SyncVecEnv[Any, Any]):
+        def step(self, actions: Any) -> VecStepResult[Any]:
+            result = super().step(actions)
+            return VecStepResult(
+                result.observations,
+                result.rewards * 2,
+                result.terminated,
+                result.truncated,
+                result.infos,
+            )
+
+    class AsyncDoubling(AsyncVecEnv[Any, Any]):
+        def step(self, actions: Any) -> VecStepResult[Any]:
+            result = super().step(actions)
+            return VecStepResult(
+                result.observations,
+                result.rewards * 2,
+                result.terminated,
+                result.truncated,
+                result.infos,
+            )
+
+    with Doubling(kit.counting_fns((3,))) as vec:
+        vec.reset()
+        result = asyncio.run(vec.async_step([1]))
+        assert result.rewards[0] == 3.0
+
+    # The async override of AsyncVecEnv is replaced: awaiting it must not skip step().
+    assert AsyncDoubling.async_step is not AsyncVecEnv.async_step
+    assert AsyncDoubling.async_reset is AsyncVecEnv.async_reset
+    with AsyncDoubling(kit.counting_fns((3,))) as vec:
+        vec.reset()
+        assert vec.step([1]).rewards[0] == 3.0
+
+
+def test_default_async_methods_run_the_sync_ones(kit: Any) -> None:
+    calls: list[str] = []
+
+    class Minimal(VecEnv[Any, Any]):
+        num_envs = 1
+        observation_space = kit.CountingEnv().observation_space
+        action_space = kit.CountingEnv().action_space
+
+        def step(self, actions: Any) -> Any:
+            calls.append("step")
+            return "stepped"
+
+        def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+            calls.append(f"reset {seed}")
+            return "reset"
+
+        def close(self) -> None:
+            pass
+
+    vec = Minimal()
+    assert asyncio.run(vec.async_reset(seed=3)) == "reset"
+    assert asyncio.run(vec.async_step([0])) == "stepped"
+    assert calls == ["reset 3", "step"]
+    with pytest.raises(NotImplementedError):
+        vec.get_attr("x")

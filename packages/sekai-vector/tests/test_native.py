@@ -1,0 +1,232 @@
+"""NativeVecEnv specifics: seeding, time limit, frozen sub-envs, attributes, hooks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from sekai.error import ResetRequired
+
+
+@pytest.fixture
+def native(kit: Any) -> Any:
+    def make(*args: Any, **kwargs: Any) -> Any:
+        return kit.CountingNativeVecEnv(*args, **kwargs)
+
+    return make
+
+
+def test_rng_is_lazy_and_int_seed_reseeds(native: Any) -> None:
+    vec = native(4, random_start=True)
+    assert isinstance(vec.rng, np.random.Generator)
+    a = vec.reset(seed=3).observations
+    b = vec.reset(seed=3).observations
+    np.testing.assert_array_equal(a, b)
+    expected = np.random.default_rng(np.random.SeedSequence(3)).random(4)
+    np.testing.assert_allclose(a[:, 0], expected.astype(np.float32))
+
+
+def test_list_of_seeds_is_combined_into_one(native: Any) -> None:
+    vec = native(3, random_start=True)
+    a = vec.reset(seed=[1, 2, 3]).observations
+    b = vec.reset(seed=[1, 2, 3]).observations
+    c = vec.reset(seed=[1, 2, 4]).observations
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([1, 2, 3])))
+    np.testing.assert_allclose(a[:, 0], rng.random(3).astype(np.float32))
+
+
+def test_none_entries_draw_from_the_current_stream(native: Any) -> None:
+    vec = native(2, random_start=True)
+    vec.reset(seed=10)
+    a = vec.reset(seed=[5, None]).observations
+    vec.reset(seed=10)
+    b = vec.reset(seed=[5, None]).observations
+    vec.reset(seed=11)
+    c = vec.reset(seed=[5, None]).observations
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def test_all_none_list_continues_like_seed_none(native: Any) -> None:
+    vec = native(2, random_start=True)
+    vec.reset(seed=1)
+    a = vec.reset(seed=[None, None]).observations
+    vec.reset(seed=1)
+    b = vec.reset().observations
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    ("seed", "error"),
+    [
+        (np.random.default_rng(0), TypeError),
+        ([np.random.default_rng(0), 1], TypeError),
+        ([1], ValueError),
+        ("1", TypeError),
+    ],
+)
+def test_bad_native_seeds(native: Any, seed: Any, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        native(2).reset(seed=seed)
+
+
+def test_options_reach_reset_envs_per_index(native: Any) -> None:
+    vec = native(3)
+    result = vec.reset(options=[{"start": 1.0}, None, {"start": 2.0}])
+    np.testing.assert_array_equal(result.observations[:, 0], [1.0, 0.0, 2.0])
+    assert [info["start"] for info in result.infos] == [1.0, 0.0, 2.0]
+
+
+def test_autoreset_resets_only_finished_indices_without_options(native: Any) -> None:
+    vec = native(3, [1, 2, 1])
+    vec.reset(options={"start": 4.0})
+    result = vec.step([1, 1, 1])
+    assert vec.reset_indices[-1] == [0, 2]
+    np.testing.assert_array_equal(result.observations[:, 0], [0.0, 4.0, 0.0])
+    np.testing.assert_array_equal(result.infos[0]["final_observation"], [4.0, 1, 1])
+    assert result.infos[0]["reset_info"] == {"start": 0.0}
+    assert result.infos[0]["final_info"] == {"t": 1}
+    np.testing.assert_array_equal(vec.elapsed_steps, [0, 1, 0])
+
+
+def test_max_episode_steps_truncates_and_reports_elapsed_steps(native: Any) -> None:
+    vec = native(2, [2, 10], max_episode_steps=3)
+    vec.reset()
+    steps = [vec.step([0, 0]) for _ in range(3)]
+    assert [r.infos[1]["elapsed_steps"] for r in steps] == [1, 2, 3]
+    np.testing.assert_array_equal(steps[1].terminated, [True, False])
+    assert not steps[1].truncated[0]  # terminated on its own: not truncated
+    np.testing.assert_array_equal(steps[2].truncated, [False, True])
+    assert steps[2].infos[1]["final_info"]["elapsed_steps"] == 3
+    assert steps[2].infos[0]["elapsed_steps"] == 1  # sub-env 0 restarted at step 2
+    np.testing.assert_array_equal(vec.elapsed_steps, [1, 0])
+
+
+def test_terminating_on_the_limit_step_is_not_truncated(native: Any) -> None:
+    vec = native(1, [2], max_episode_steps=2)
+    vec.reset()
+    vec.step([0])
+    result = vec.step([0])
+    assert result.terminated[0] and not result.truncated[0]
+
+
+def test_elapsed_steps_counts_without_a_limit(native: Any) -> None:
+    vec = native(2, [5, 5])
+    vec.reset()
+    result = vec.step([0, 0])
+    vec.step([0, 0])
+    np.testing.assert_array_equal(vec.elapsed_steps, [2, 2])
+    assert "elapsed_steps" not in result.infos[0]
+
+
+def test_frozen_rows_get_their_last_action_and_are_flagged(native: Any) -> None:
+    vec = native(2, [1, 5], autoreset=False)
+    vec.reset()
+    assert not vec.frozen.any()
+    vec.step([2, 0])
+    np.testing.assert_array_equal(vec.frozen, [True, False])
+    with pytest.raises(ValueError, match="read-only"):
+        vec.frozen[0] = False
+    result = vec.step([1, 1])
+    np.testing.assert_array_equal(vec.step_actions[-1], [2, 1])
+    np.testing.assert_array_equal(result.observations[0], [0, 1, 2])  # the final observation
+    assert result.infos[0] == {}
+    np.testing.assert_array_equal(vec.elapsed_steps, [1, 2])  # frozen sub-envs do not count
+    vec.reset()
+    assert not vec.frozen.any()
+
+
+def test_step_before_reset(native: Any) -> None:
+    with pytest.raises(ResetRequired):
+        native(2).step([0, 0])
+
+
+def test_get_attr_splits_arrays_with_a_leading_num_envs_axis(native: Any) -> None:
+    vec = native(3, [3, 4, 5])
+    vec.reset()
+    vec.step([1, 2, 0])
+    assert vec.get_attr("lengths") == [3, 4, 5]
+    assert vec.get_attr("name") == ["native"] * 3
+    assert vec.call("totals", scale=10) == [10, 20, 0]
+    assert vec.call("name") == ["native"] * 3
+    # Shared members are given whole to every sub-env, even with a num_envs-long axis.
+    schedules = vec.call("schedule")
+    assert len(schedules) == 3
+    for schedule in schedules:
+        np.testing.assert_array_equal(schedule, [0.0, 1.0, 2.0])
+    levels = vec.get_attr("levels")
+    assert all(level.shape == (3,) for level in levels)
+    # Split results are copies: changing one does not touch the simulation.
+    vec.grid = np.zeros((3, 2))
+    rows = vec.get_attr("grid")
+    assert [row.shape for row in rows] == [(2,)] * 3
+    rows[0][...] = 99
+    assert not vec.grid.any()
+    with pytest.raises(AttributeError):
+        vec.get_attr("missing")
+
+
+def test_set_attr(native: Any) -> None:
+    vec = native(3)
+    vec.set_attr("lengths", [1, 2, 3])
+    assert isinstance(vec.lengths, np.ndarray)
+    np.testing.assert_array_equal(vec.lengths, [1, 2, 3])
+    vec.set_attr("truncate_after", 4)
+    assert vec.truncate_after == 4
+    with pytest.raises(AttributeError, match="no attribute 'gravity'"):
+        vec.set_attr("gravity", 9.8)
+    with pytest.raises(ValueError, match="one entry per sub-env"):
+        vec.set_attr("lengths", [1, 2])
+
+
+def test_shared_works_above_property(kit: Any) -> None:
+    from sekai.vector import shared
+
+    class Above(kit.CountingNativeVecEnv):  # type: ignore[misc]
+        @shared  # type: ignore[prop-decorator]
+        @property
+        def table(self) -> Any:
+            return np.zeros((self.num_envs, 2))
+
+        @property
+        def per_env(self) -> Any:
+            return np.zeros((self.num_envs, 2))
+
+    vec = Above(2)
+    assert [t.shape for t in vec.get_attr("table")] == [(2, 2), (2, 2)]
+    assert [t.shape for t in vec.get_attr("per_env")] == [(2,), (2,)]
+
+
+def test_bad_step_output_shape_is_reported(kit: Any) -> None:
+    class Wrong(kit.CountingNativeVecEnv):  # type: ignore[misc]
+        def _step(self, actions: Any) -> Any:
+            rewards, terminated, truncated, infos = super()._step(actions)
+            return rewards[:1], terminated, truncated, infos
+
+    vec = Wrong(2)
+    vec.reset()
+    with pytest.raises(ValueError, match=r"shape \(2,\)"):
+        vec.step([0, 0])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"num_envs": 0}, ValueError),
+        ({"num_envs": 2.0}, TypeError),
+        ({"max_episode_steps": 0}, ValueError),
+        ({"max_episode_steps": 1.5}, TypeError),
+        ({"autoreset": 1}, TypeError),
+    ],
+)
+def test_bad_constructor_arguments(
+    kit: Any, kwargs: dict[str, Any], error: type[Exception]
+) -> None:
+    args = {"num_envs": 2, **kwargs}
+    num_envs = args.pop("num_envs")
+    with pytest.raises(error):
+        kit.CountingNativeVecEnv(num_envs, [3, 3], **args)
