@@ -24,4 +24,8 @@ def register_envs() -> None:
         max_episode_steps=500,
         reward_threshold=475.0,
     )
-    register("Portfolio-v0", entry_point="sekai.envs.portfolio:PortfolioEnv")
+    register(
+        "Portfolio-v0",
+        entry_point="sekai.envs.portfolio:PortfolioEnv",
+        vector_entry_point="sekai.envs.portfolio_vector:PortfolioVecEnv",
+    )

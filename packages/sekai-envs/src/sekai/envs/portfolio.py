@@ -81,11 +81,22 @@ class PortfolioConfig:
         """The Box of target-weight scores."""
         return Box(0.0, 1.0, (self.n_assets + 1,), np.float32)
 
-    def episode(self, rng: np.random.Generator, options: dict[str, Any] | None) -> Episode:
-        """The episode of a reset: ``options["episode"]`` if given, else a sample."""
+    def episode(
+        self,
+        rng: np.random.Generator,
+        options: dict[str, Any] | None,
+        sampler: EpisodeSampler | None = None,
+    ) -> Episode:
+        """The episode of a reset: ``options["episode"]`` if given, else a sample.
+
+        Args:
+            rng: The generator to sample with.
+            options: The reset options of the env.
+            sampler: The sampler to use instead of :attr:`sampler`.
+        """
         episode = None if options is None else options.get("episode")
         if episode is None:
-            episode = self.sampler.sample(rng, self.n_periods)
+            episode = (self.sampler if sampler is None else sampler).sample(rng, self.n_periods)
         if not isinstance(episode, Episode):
             raise TypeError(f"the episode must be an Episode, got {episode!r}")
         expected = (self.n_periods, self.n_assets)

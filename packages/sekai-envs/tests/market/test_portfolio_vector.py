@@ -1,0 +1,128 @@
+"""The native Portfolio vector env against SyncVecEnv of single envs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from sekai.envs._registration import register_envs
+from sekai.envs.portfolio_vector import PortfolioVecEnv
+from sekai.envs.samplers import HistoricalSampler, RegimeSwitchingSampler
+from sekai.error import InvalidAction
+from sekai.registry import EnvRegistry
+
+
+def _registry() -> EnvRegistry:
+    registry = EnvRegistry()
+    registry.register_namespace("sekai", register_envs)
+    registry.all_specs()
+    return registry
+
+
+def _assert_same(a: Any, b: Any) -> None:
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and a.keys() == b.keys()
+        for key in a:
+            _assert_same(a[key], b[key])
+    else:
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+@pytest.mark.parametrize("n_assets", [3, 11])
+def test_exactly_identical_to_sync_with_a_deterministic_sampler(n_assets: int) -> None:
+    rng = np.random.default_rng(n_assets)
+    table = rng.normal(0.0, 0.02, size=(40, n_assets))
+    halted = rng.random((40, n_assets)) < 0.2
+    kwargs: dict[str, Any] = {
+        "sampler": HistoricalSampler(table, halted, start=5),
+        "lookback": 3,
+        "episode_length": 6,
+        "cost": 0.002,
+        "risk_free_rate": 0.0001,
+    }
+    registry = _registry()
+    native = registry.make_vec("Portfolio-v0", 4, **kwargs)
+    sync = registry.make_vec("Portfolio-v0", 4, vectorization_mode="sync", **kwargs)
+    assert isinstance(native, PortfolioVecEnv)
+    a, b = native.reset(seed=0), sync.reset(seed=0)
+    _assert_same(a.observations, b.observations)
+    assert a.infos == b.infos
+    for _ in range(15):  # crosses two episode boundaries (autoreset)
+        masks = native.call("action_mask")
+        for mask, other in zip(masks, sync.call("action_mask"), strict=True):
+            np.testing.assert_array_equal(mask, other)
+        actions = rng.random((4, n_assets + 1)).astype(np.float32)
+        actions[rng.random((4, n_assets + 1)) < 0.3] = 0.0
+        x, y = native.step(actions), sync.step(actions)
+        _assert_same(x.observations, y.observations)
+        np.testing.assert_array_equal(x.rewards, y.rewards)
+        np.testing.assert_array_equal(x.terminated, y.terminated)
+        np.testing.assert_array_equal(x.truncated, y.truncated)
+        assert len(x.infos) == len(y.infos)
+        for p, q in zip(x.infos, y.infos, strict=True):
+            assert p.keys() == q.keys()
+            for key in p:
+                _assert_same(p[key], q[key])
+    sync.close()
+
+
+def test_identical_in_distribution_to_sync() -> None:
+    sampler = RegimeSwitchingSampler(3, halt_probability=0.05, resume_probability=0.3)
+    kwargs: dict[str, Any] = {"sampler": sampler, "lookback": 2, "episode_length": 40}
+    registry = _registry()
+
+    def collect(mode: str) -> tuple[np.ndarray[Any, Any], float]:
+        vec = registry.make_vec("Portfolio-v0", 24, vectorization_mode=mode, **kwargs)
+        vec.reset(seed=1)
+        returns, halts = [], []
+        action = np.full((24, 4), 0.25, np.float32)
+        for _ in range(100):
+            result = vec.step(action)
+            returns.append(np.asarray(result.observations["returns"])[:, -1])
+            halts.append(np.array(vec.call("action_mask"))[:, :-1])
+        vec.close()
+        return np.concatenate(returns).ravel(), 1.0 - float(np.mean(halts))
+
+    native, native_halted = collect("native")
+    sync, sync_halted = collect("sync")
+    assert abs(native.std() - sync.std()) < 0.1 * sync.std()
+    assert abs(native.mean() - sync.mean()) < 0.25 * sync.std() / np.sqrt(50)
+    assert native_halted == pytest.approx(sync_halted, abs=0.04)
+    assert 0.05 < native_halted < 0.25
+
+
+def test_samplers_are_spawned_per_sub_env() -> None:
+    sampler = RegimeSwitchingSampler(2)
+    vec = PortfolioVecEnv(3, sampler=sampler)
+    assert len(vec.samplers) == 3 and len({id(s) for s in vec.samplers}) == 3
+    assert all(s is not sampler for s in vec.samplers)
+    obs = vec.reset(seed=0).observations
+    assert obs["returns"].shape == (3, 20, 2) and obs["weights"].shape == (3, 3)
+    assert not np.array_equal(obs["returns"][0], obs["returns"][1])  # independent episodes
+    again = PortfolioVecEnv(3, sampler=sampler).reset(seed=0).observations
+    np.testing.assert_array_equal(again["returns"], obs["returns"])
+
+
+def test_frozen_sub_envs_do_not_read_past_their_data() -> None:
+    vec = PortfolioVecEnv(2, episode_length=3, lookback=2, autoreset=False)
+    vec.reset(seed=0)
+    action = np.ones((2, 5), np.float32)
+    results = [vec.step(action) for _ in range(5)]
+    assert [bool(r.truncated[0]) for r in results] == [False, False, True, True, True]
+    assert results[3].rewards.tolist() == [0.0, 0.0]
+    np.testing.assert_array_equal(vec.time, [4, 4])
+    _assert_same(results[4].observations, results[2].observations)
+
+
+def test_default_make_vec_and_errors() -> None:
+    vec = _registry().make_vec("Portfolio-v0", 2)
+    assert isinstance(vec, PortfolioVecEnv)
+    assert vec.episode_length == 252 and vec.n_assets == 4
+    vec.reset(seed=0)
+    assert vec.action_mask().shape == (2, 5)
+    with pytest.raises(InvalidAction, match="non-negative"):
+        vec.step(np.full((2, 5), -1.0, np.float32))
+    with pytest.raises(ValueError, match="shape"):
+        vec.step(np.ones((3, 5), np.float32))
