@@ -99,7 +99,8 @@ def measure(
         elapsed = now - start
     finally:
         vec.close()
-    return BenchResult(env_id, mode, num_envs, num_workers, steps * num_envs, elapsed)
+    workers = num_workers if mode == "proc" else None
+    return BenchResult(env_id, mode, num_envs, workers, steps * num_envs, elapsed)
 
 
 def _progress_printer(stream: TextIO, label: str) -> Callable[[float], None]:
