@@ -22,7 +22,14 @@ nox.options.error_on_external_run = True
 nox.options.reuse_existing_virtualenvs = False
 
 ROOT = Path(__file__).parent
-DISTRIBUTIONS = ("sekai-core", "sekai-wrappers", "sekai-vector", "sekai-envs", "sekai")
+DISTRIBUTIONS = (
+    "sekai-core",
+    "sekai-wrappers",
+    "sekai-vector",
+    "sekai-envs",
+    "sekai-compat",
+    "sekai",
+)
 EXAMPLE_PLUGIN = ROOT / "examples" / "sekai-example-plugin"
 
 
@@ -46,8 +53,10 @@ def _pytest(session: nox.Session, *paths: str) -> None:
 def _make_isolated_tests(distribution: str) -> None:
     @nox.session(name=f"tests-{distribution}")
     def isolated_tests(session: nox.Session) -> None:
-        # The distribution, what it depends on, and the test tools: nothing else.
-        _sync(session, "--package", distribution, "--group", "test")
+        # The distribution, what it depends on (extras included: they are
+        # what its adapters and backends are tested against), and the test
+        # tools: nothing else.
+        _sync(session, "--package", distribution, "--all-extras", "--group", "test")
         session.env["SEKAI_TEST_ISOLATED"] = distribution
         _pytest(session, f"packages/{distribution}/tests")
 
@@ -61,7 +70,7 @@ for _distribution in DISTRIBUTIONS:
 @nox.session
 def tests(session: nox.Session) -> None:
     """Run every package's tests together in one environment."""
-    _sync(session, "--all-packages", "--group", "test")
+    _sync(session, "--all-packages", "--all-extras", "--group", "test")
     _pytest(session, "packages")
 
 
@@ -76,7 +85,7 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def typecheck(session: nox.Session) -> None:
     """Run mypy --strict over every package (namespace-aware, file by file)."""
-    _sync(session, "--all-packages", "--group", "typecheck")
+    _sync(session, "--all-packages", "--all-extras", "--group", "typecheck")
     sources = [str(path.relative_to(ROOT)) for path in sorted(ROOT.glob("packages/*/src"))]
     sources.append(str((EXAMPLE_PLUGIN / "src").relative_to(ROOT)))
     session.run("mypy", *sources, "tools", "noxfile.py")

@@ -17,7 +17,14 @@ import zipfile
 from collections import defaultdict
 from pathlib import Path
 
-EXPECTED = ("sekai_core", "sekai_wrappers", "sekai_vector", "sekai_envs", "sekai")
+EXPECTED = (
+    "sekai_core",
+    "sekai_wrappers",
+    "sekai_vector",
+    "sekai_envs",
+    "sekai_compat",
+    "sekai",
+)
 
 
 def _project(wheel: Path) -> str:

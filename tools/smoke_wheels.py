@@ -23,6 +23,7 @@ SUBPACKAGES = {
     "sekai.rendering": "sekai-wrappers",
     "sekai.vector": "sekai-vector",
     "sekai.envs": "sekai-envs",
+    "sekai.compat": "sekai-compat",
 }
 
 

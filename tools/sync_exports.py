@@ -32,6 +32,7 @@ MODULES = (
     "sekai.rendering",
     "sekai.vector",
     "sekai.envs",
+    "sekai.compat",
 )
 
 

@@ -22,6 +22,7 @@ PORTIONS = {
     "rendering": "sekai-wrappers",
     "vector": "sekai-vector",
     "envs": "sekai-envs",
+    "compat": "sekai-compat",
 }
 
 

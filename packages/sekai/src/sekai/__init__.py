@@ -292,6 +292,7 @@ if TYPE_CHECKING:
 
 # Subpackages reachable as attributes (``sekai.vector`` after ``import sekai``).
 _SUBMODULES: tuple[str, ...] = (
+    "compat",
     "core",
     "envs",
     "error",
@@ -308,6 +309,7 @@ __all__ = ["__version__", *_EXPORTS, *_SUBMODULES]
 
 if TYPE_CHECKING:
     from sekai import (
+        compat as compat,
         core as core,
         envs as envs,
         error as error,

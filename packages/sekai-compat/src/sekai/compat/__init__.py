@@ -1,0 +1,3 @@
+"""Adapters between sekai and Gymnasium / PettingZoo."""
+
+__all__: list[str] = []
