@@ -29,3 +29,4 @@ def register_envs() -> None:
         entry_point="sekai.envs.portfolio:PortfolioEnv",
         vector_entry_point="sekai.envs.portfolio_vector:PortfolioVecEnv",
     )
+    register("MarketMaking-v0", entry_point="sekai.envs.market_making:MarketMakingEnv")

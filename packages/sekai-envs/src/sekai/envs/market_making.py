@@ -1,0 +1,339 @@
+"""MarketMaking-v0: a market maker and an informed directional trader (multi-agent)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.core import MAResetResult, MAStepResult, MultiAgentEnv
+from sekai.error import InvalidAction, ResetRequired
+from sekai.spaces import Box, Discrete, Space
+from sekai.utils.seeding import SeedType
+
+__all__ = ["MARKET_MAKER", "TRADER", "MarketMakingEnv"]
+
+MARKET_MAKER = "market_maker"
+"""Agent id of the market maker."""
+
+TRADER = "trader"
+"""Agent id of the directional trader."""
+
+BUY, HOLD, SELL = 0, 1, 2
+
+_Obs = NDArray[np.float32]
+
+
+def _real(value: Any, name: str, *, allow_zero: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    number = float(value)
+    if not math.isfinite(number) or number < 0 or (number == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
+    return number
+
+
+def _count(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+    return int(value)
+
+
+class MarketMakingEnv(MultiAgentEnv[_Obs, Any, str]):
+    """A dealer quoting around a moving mid-price, and a trader who knows where it goes.
+
+    Two agents act at every step. The **market maker** quotes a bid and an ask
+    around the mid-price ``m``; the **directional trader** observes a private
+    signal ``s`` that predicts the next price move and may buy at the ask or
+    sell at the bid. Uninformed noise traders also hit the quotes, the more
+    often the tighter they are (a buy at the ask with probability
+    ``noise_intensity * exp(-noise_decay * ask_offset)``, likewise for sells),
+    one unit each. Then the mid-price moves by
+    ``signal_strength * s + volatility * N(0, 1)`` and the signal is renewed
+    as an AR(1) process with coefficient ``signal_persistence`` (stationary
+    N(0, 1)). The market maker earns the spread from noise traders and loses
+    to the informed trader (adverse selection); its inventory is capped at
+    ``±max_inventory`` and the trader's position at ``±max_position``: a fill
+    that would pass a cap does not happen.
+
+    Agents: ``"market_maker"`` and ``"trader"``, in that order.
+
+    Observations (float32 Boxes, different per agent):
+        * market maker, shape ``(4,)``: inventory / max_inventory (in
+          [-1, 1]), net flow of the last step (units bought from it minus units
+          sold to it, / 2, in [-1, 1]), last mid-price change / volatility
+          (unbounded), fraction of the episode elapsed (in [0, 1]);
+        * trader, shape ``(3,)``: the signal ``s`` (unbounded), position /
+          max_position (in [-1, 1]), the last quoted spread / (2 *
+          max_offset) (in [0, 1]).
+
+    Actions:
+        * market maker: ``Box(0, max_offset, (2,))`` float32, the distances of
+          the bid and of the ask from the mid-price;
+        * trader: ``Discrete(3)``: 0 buys one unit at the ask, 1 holds, 2 sells
+          one unit at the bid.
+
+    Rewards:
+        Mark-to-market profit and loss over the step (change of cash plus
+        holdings valued at the mid-price). The market maker also pays
+        ``inventory_penalty * inventory**2`` every step. Trades happen at the
+        quotes set for the step, before the price moves.
+
+    Termination:
+        No agent terminates; both are truncated after ``episode_length`` steps,
+        when ``agents`` becomes empty (call ``reset`` to play again).
+
+    Info:
+        market maker: ``inventory``, ``cash``, ``pnl`` (mark-to-market since
+        the reset), ``fills`` (units traded this step); trader: ``position``,
+        ``pnl``, ``filled`` (whether its order was executed).
+
+    Args:
+        episode_length: Steps per episode.
+        initial_price: Mid-price at the reset.
+        volatility: Standard deviation of the unpredictable price move per step.
+        signal_strength: Price move per unit of signal.
+        signal_persistence: AR(1) coefficient of the signal, in [0, 1).
+        max_offset: Largest distance of a quote from the mid-price.
+        noise_intensity: Fill probability of a quote at the mid-price, in [0, 1].
+        noise_decay: Decay rate of the fill probability with the distance.
+        max_inventory: Inventory cap of the market maker (units).
+        max_position: Position cap of the trader (units).
+        inventory_penalty: Running penalty on the squared inventory.
+    """
+
+    metadata: dict[str, Any] = {}  # noqa: RUF012 - copied per subclass
+
+    def __init__(
+        self,
+        *,
+        episode_length: int = 200,
+        initial_price: float = 100.0,
+        volatility: float = 0.05,
+        signal_strength: float = 0.05,
+        signal_persistence: float = 0.5,
+        max_offset: float = 0.5,
+        noise_intensity: float = 0.8,
+        noise_decay: float = 5.0,
+        max_inventory: int = 20,
+        max_position: int = 10,
+        inventory_penalty: float = 0.0005,
+    ) -> None:
+        self.episode_length = _count(episode_length, "episode_length")
+        self.initial_price = _real(initial_price, "initial_price")
+        self.volatility = _real(volatility, "volatility")
+        self.signal_strength = _real(signal_strength, "signal_strength", allow_zero=True)
+        self.signal_persistence = _real(signal_persistence, "signal_persistence", allow_zero=True)
+        if self.signal_persistence >= 1.0:
+            raise ValueError(f"signal_persistence must be < 1, got {signal_persistence!r}")
+        self.max_offset = _real(max_offset, "max_offset")
+        self.noise_intensity = _real(noise_intensity, "noise_intensity", allow_zero=True)
+        if self.noise_intensity > 1.0:
+            raise ValueError(f"noise_intensity must be <= 1, got {noise_intensity!r}")
+        self.noise_decay = _real(noise_decay, "noise_decay", allow_zero=True)
+        self.max_inventory = _count(max_inventory, "max_inventory")
+        self.max_position = _count(max_position, "max_position")
+        self.inventory_penalty = _real(inventory_penalty, "inventory_penalty", allow_zero=True)
+        self._innovation = math.sqrt(1.0 - self.signal_persistence**2)
+
+        self.possible_agents = [MARKET_MAKER, TRADER]
+        self.agents = []
+        inf = np.inf
+        self.observation_spaces: dict[str, Space[Any]] = {
+            MARKET_MAKER: Box(
+                np.array([-1, -1, -inf, 0], np.float32), np.array([1, 1, inf, 1], np.float32)
+            ),
+            TRADER: Box(np.array([-inf, -1, 0], np.float32), np.array([inf, 1, 1], np.float32)),
+        }
+        quotes = Box(0.0, self.max_offset, (2,), np.float32)
+        self._quote_space = quotes
+        self.action_spaces: dict[str, Space[Any]] = {MARKET_MAKER: quotes, TRADER: Discrete(3)}
+        self._shocks = np.zeros((0, 4))
+        self._t = 0
+        self._mid = self.initial_price
+        self._signal = 0.0
+        self._inventory = 0
+        self._cash = 0.0
+        self._position = 0
+        self._trader_cash = 0.0
+        self._last_flow = 0
+        self._last_move = 0.0
+        self._last_spread = 0.0
+
+    @property
+    def mid_price(self) -> float:
+        """The current mid-price."""
+        return self._mid
+
+    @property
+    def signal(self) -> float:
+        """The current signal (the trader's private information)."""
+        return self._signal
+
+    def reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> MAResetResult[_Obs, str]:
+        """Start an episode: flat books, mid-price ``initial_price``, a fresh signal.
+
+        All the randomness of the episode is drawn here from :attr:`rng`.
+        ``options`` are not used.
+        """
+        self._set_rng(seed)
+        rng = self.rng
+        self._signal = float(rng.standard_normal())
+        # per step: noise buy, noise sell (uniforms), price shock, signal innovation
+        self._shocks = np.concatenate(
+            [rng.random((self.episode_length, 2)), rng.standard_normal((self.episode_length, 2))],
+            axis=1,
+        ).tolist()
+        self._t = 0
+        self._mid = self.initial_price
+        self._inventory = 0
+        self._cash = 0.0
+        self._position = 0
+        self._trader_cash = 0.0
+        self._last_flow = 0
+        self._last_move = 0.0
+        self._last_spread = 0.0
+        self.agents = list(self.possible_agents)
+        info = {
+            MARKET_MAKER: {"inventory": 0, "cash": 0.0, "pnl": 0.0},
+            TRADER: {"position": 0, "pnl": 0.0},
+        }
+        return MAResetResult(self._observe(), info)
+
+    def _observe(self) -> dict[str, _Obs]:
+        return {
+            MARKET_MAKER: np.array(
+                [
+                    self._inventory / self.max_inventory,
+                    self._last_flow / 2.0,
+                    self._last_move / self.volatility,
+                    self._t / self.episode_length,
+                ],
+                dtype=np.float32,
+            ),
+            TRADER: np.array(
+                [
+                    self._signal,
+                    self._position / self.max_position,
+                    self._last_spread / (2.0 * self.max_offset),
+                ],
+                dtype=np.float32,
+            ),
+        }
+
+    def _read_actions(self, actions: dict[str, Any]) -> tuple[float, float, int]:
+        if not isinstance(actions, dict) or MARKET_MAKER not in actions or TRADER not in actions:
+            raise InvalidAction(
+                f"MarketMaking expects a dict with an action for {MARKET_MAKER!r} and for "
+                f"{TRADER!r}, got {actions!r}"
+            )
+        quotes = actions[MARKET_MAKER]
+        if not self._quote_space.contains(quotes) or not bool(np.all(np.isfinite(quotes))):
+            raise InvalidAction(
+                f"the market maker's action must be 2 offsets in [0, {self.max_offset}] "
+                f"(bid, ask), got {quotes!r}"
+            )
+        order = actions[TRADER]
+        if not self.action_spaces[TRADER].contains(order):
+            raise InvalidAction(
+                f"the trader's action must be 0 (buy), 1 (hold) or 2 (sell), got {order!r}"
+            )
+        bid_offset, ask_offset = np.asarray(quotes, dtype=np.float64).tolist()
+        return bid_offset, ask_offset, int(order)
+
+    def step(self, actions: dict[str, Any]) -> MAStepResult[_Obs, str]:
+        """Fill orders at the quotes, then move the price (see the class docstring).
+
+        Raises:
+            ResetRequired: Before the first reset or after the episode ended.
+            InvalidAction: An agent's action is missing or not in its space.
+        """
+        if not self.agents:
+            raise ResetRequired("MarketMaking: call reset() to start an episode")
+        bid_offset, ask_offset, order = self._read_actions(actions)
+        u_buy, u_sell, price_shock, signal_shock = self._shocks[self._t]
+        mid = self._mid
+        bid, ask = mid - bid_offset, mid + ask_offset
+        mm_value = self._cash + self._inventory * mid
+        trader_value = self._trader_cash + self._position * mid
+
+        filled = False
+        if order == BUY and self._position < self.max_position:
+            filled = self._fill(buy=True, price=ask)
+            if filled:
+                self._position += 1
+                self._trader_cash -= ask
+        elif order == SELL and self._position > -self.max_position:
+            filled = self._fill(buy=False, price=bid)
+            if filled:
+                self._position -= 1
+                self._trader_cash += bid
+        fills = int(filled)
+        flow = (1 if order == BUY else -1) if filled else 0
+        intensity = self.noise_intensity
+        if u_buy < intensity * math.exp(-self.noise_decay * ask_offset) and self._fill(
+            buy=True, price=ask
+        ):
+            fills += 1
+            flow += 1
+        if u_sell < intensity * math.exp(-self.noise_decay * bid_offset) and self._fill(
+            buy=False, price=bid
+        ):
+            fills += 1
+            flow -= 1
+
+        move = self.signal_strength * self._signal + self.volatility * price_shock
+        self._mid = mid = mid + move
+        self._signal = self.signal_persistence * self._signal + self._innovation * signal_shock
+        self._t += 1
+        self._last_flow = flow
+        self._last_move = move
+        self._last_spread = bid_offset + ask_offset
+
+        inventory = self._inventory
+        mm_reward = (
+            self._cash + inventory * mid - mm_value - self.inventory_penalty * inventory * inventory
+        )
+        trader_reward = self._trader_cash + self._position * mid - trader_value
+        truncated = self._t >= self.episode_length
+        if truncated:
+            self.agents = []
+        info = {
+            MARKET_MAKER: {
+                "inventory": inventory,
+                "cash": self._cash,
+                "pnl": self._cash + inventory * mid,
+                "fills": fills,
+            },
+            TRADER: {
+                "position": self._position,
+                "pnl": self._trader_cash + self._position * mid,
+                "filled": filled,
+            },
+        }
+        return MAStepResult(
+            self._observe(),
+            {MARKET_MAKER: mm_reward, TRADER: trader_reward},
+            {MARKET_MAKER: False, TRADER: False},
+            {MARKET_MAKER: truncated, TRADER: truncated},
+            info,
+        )
+
+    def _fill(self, *, buy: bool, price: float) -> bool:
+        """Execute one unit against the market maker if its inventory cap allows."""
+        if buy:  # a taker buys: the market maker sells
+            if self._inventory <= -self.max_inventory:
+                return False
+            self._inventory -= 1
+            self._cash += price
+        else:
+            if self._inventory >= self.max_inventory:
+                return False
+            self._inventory += 1
+            self._cash -= price
+        return True

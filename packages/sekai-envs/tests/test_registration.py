@@ -1,0 +1,84 @@
+"""Registration through the sekai.envs entry point, and cheap imports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib import metadata
+
+import pytest
+
+import sekai.envs
+from sekai.envs._registration import register_envs
+from sekai.registry import EnvRegistry
+
+IDS = {
+    "CartPole-v1": ("sekai.envs.cartpole:CartPoleEnv", "sekai.envs.cartpole_vector:CartPoleVecEnv"),
+    "Portfolio-v0": (
+        "sekai.envs.portfolio:PortfolioEnv",
+        "sekai.envs.portfolio_vector:PortfolioVecEnv",
+    ),
+    "MarketMaking-v0": ("sekai.envs.market_making:MarketMakingEnv", None),
+}
+
+
+def test_register_envs_fills_the_registry_that_asks() -> None:
+    registry = EnvRegistry()
+    registry.register_namespace("sekai", register_envs)
+    specs = {spec.id: spec for spec in registry.all_specs()}
+    assert set(specs) == set(IDS)
+    for env_id, (entry_point, vector_entry_point) in IDS.items():
+        assert specs[env_id].entry_point == entry_point
+        assert specs[env_id].vector_entry_point == vector_entry_point
+    assert specs["CartPole-v1"].max_episode_steps == 500
+    assert specs["Portfolio-v0"].max_episode_steps is None
+
+
+def test_every_public_name_resolves() -> None:
+    for name in sekai.envs.__all__:
+        assert getattr(sekai.envs, name) is not None
+    with pytest.raises(AttributeError, match="NoSuchEnv"):
+        sekai.envs.NoSuchEnv  # noqa: B018
+
+
+def _run(code: str) -> dict[str, bool]:
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    result: dict[str, bool] = json.loads(output)
+    return result
+
+
+def test_registering_imports_no_environment() -> None:
+    probe = (
+        "import json, sys\n"
+        "import sekai.envs\n"
+        "from sekai.registry import EnvRegistry\n"
+        "from sekai.envs import register_envs\n"
+        "registry = EnvRegistry()\n"
+        "registry.register_namespace('sekai', register_envs)\n"
+        "registry.all_specs()\n"
+        "names = ['sekai.envs.cartpole', 'sekai.envs.portfolio', 'sekai.envs.market_making',\n"
+        "         'sekai.vector', 'sekai.spaces']\n"
+        "print(json.dumps({name: name in sys.modules for name in names}))\n"
+    )
+    assert not any(_run(probe).values())
+
+
+def test_the_installed_entry_point_makes_the_envs() -> None:
+    found = [ep for ep in metadata.entry_points(group="sekai.envs") if ep.name == "sekai"]
+    if not found:
+        pytest.skip("sekai-envs is installed without its entry-point metadata (reinstall it)")
+    assert found[0].value == "sekai.envs._registration:register_envs"
+    probe = (
+        "import json, sys\n"
+        "import sekai.registry as registry\n"
+        "spec = registry.spec('CartPole-v1')\n"
+        "before = 'sekai.envs.cartpole' in sys.modules\n"
+        "env = registry.make('CartPole-v1')\n"
+        "vec = registry.make_vec('Portfolio-v0', 2)\n"
+        "print(json.dumps({'before': before, 'single': type(env.unwrapped).__name__ ==\n"
+        "    'CartPoleEnv', 'native': type(vec).__name__ == 'PortfolioVecEnv'}))\n"
+    )
+    assert _run(probe) == {"before": False, "single": True, "native": True}
