@@ -12,6 +12,17 @@ from sekai.vector.native import InfoArrays, NativeVecEnv, shared
 from sekai.vector.results import VecResetResult, VecStepResult, stack_infos
 from sekai.vector.sync_vec_env import SyncVecEnv
 from sekai.vector.vec_env import VecEnv
+from sekai.vector.wrappers import (
+    VecActionWrapper,
+    VecNormalizeObservation,
+    VecNormalizeReward,
+    VecObservationWrapper,
+    VecRecordEpisodeStatistics,
+    VecRewardWrapper,
+    VecTransformObservation,
+    VecTransformReward,
+    VecWrapper,
+)
 
 __all__ = [  # noqa: RUF022 (grouped by topic)
     # vector environments
@@ -25,4 +36,15 @@ __all__ = [  # noqa: RUF022 (grouped by topic)
     "VecResetResult",
     "VecStepResult",
     "stack_infos",
+    # wrapper base classes
+    "VecWrapper",
+    "VecObservationWrapper",
+    "VecRewardWrapper",
+    "VecActionWrapper",
+    # ready-made wrappers
+    "VecRecordEpisodeStatistics",
+    "VecNormalizeObservation",
+    "VecNormalizeReward",
+    "VecTransformObservation",
+    "VecTransformReward",
 ]

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["copy_batch", "get_row", "put_rows", "take_rows"]
+__all__ = ["batch_of_one", "copy_batch", "get_row", "put_rows", "take_rows"]
 
 
 def get_row(batch: Any, i: int) -> Any:
@@ -45,3 +45,12 @@ def take_rows(batch: Any, stored: Any, mask: NDArray[np.bool_]) -> Any:
     result = copy_batch(batch)
     put_rows(result, stored, mask)
     return result
+
+
+def batch_of_one(observation: Any) -> Any:
+    """One observation as a batch of one (a leading axis of size 1 on every array)."""
+    if isinstance(observation, dict):
+        return {key: batch_of_one(value) for key, value in observation.items()}
+    if isinstance(observation, tuple):
+        return tuple(batch_of_one(value) for value in observation)
+    return np.asarray(observation)[np.newaxis]

@@ -1,0 +1,182 @@
+"""The shared-memory block of a :class:`~sekai.vector.ProcVecEnv`.
+
+When the observation space has fixed shapes (Box, Discrete, MultiDiscrete,
+MultiBinary, and Dict / Tuple / MaskedBox of them), one shared block holds,
+for every sub-env, a row of each observation leaf plus its reward and its
+``terminated`` / ``truncated`` flags. Workers write their sub-envs' rows in
+place; the parent copies the rows out after every reply, so nothing returned to
+the user is a view of the block.
+
+The layout is computed once, in the parent, and sent to the workers as plain
+data (:class:`BlockLayout` pickles as offsets, shapes and dtype strings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.spaces import Box, Dict, Discrete, MultiBinary, MultiDiscrete, Space, Tuple
+
+__all__ = ["BlockLayout", "BlockViews", "block_layout"]
+
+_ALIGN = 64  # one cache line: rows of different leaves never share a line
+_ARRAY_SPACES = (Box, Discrete, MultiDiscrete, MultiBinary)
+
+# A tree mirroring the observation space: a leaf index, a dict or a tuple of trees.
+_Tree = Any
+
+
+@dataclass(frozen=True)
+class _Leaf:
+    offset: int
+    shape: tuple[int, ...]  # with the leading num_envs axis
+    dtype: str
+
+
+@dataclass(frozen=True)
+class BlockLayout:
+    """Where every array of the block lives.
+
+    Attributes:
+        num_envs: Rows of every array.
+        leaves: The observation leaves (offset, batched shape, dtype).
+        tree: How the leaves nest: an int (leaf index), a dict or a tuple.
+        rewards_offset: Offset of the float64 rewards.
+        terminated_offset: Offset of the bool ``terminated`` flags.
+        truncated_offset: Offset of the bool ``truncated`` flags.
+        size: Bytes the block needs.
+    """
+
+    num_envs: int
+    leaves: tuple[_Leaf, ...]
+    tree: _Tree
+    rewards_offset: int
+    terminated_offset: int
+    truncated_offset: int
+    size: int
+
+
+def _align(offset: int) -> int:
+    return -(-offset // _ALIGN) * _ALIGN
+
+
+def _tree(space: Space[Any], num_envs: int, leaves: list[_Leaf], offset: list[int]) -> _Tree:
+    """Append the leaves of ``space`` to ``leaves``; ``None`` if a part has no fixed shape."""
+    if isinstance(space, _ARRAY_SPACES):
+        shape = (num_envs, *(space.shape or ()))
+        dtype = np.dtype(space.dtype)
+        start = _align(offset[0])
+        leaves.append(_Leaf(start, shape, dtype.str))
+        offset[0] = start + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        return len(leaves) - 1
+    if isinstance(space, Dict):
+        children: dict[str, _Tree] = {}
+        for key, child in space.spaces.items():
+            sub = _tree(child, num_envs, leaves, offset)
+            if sub is None:
+                return None
+            children[key] = sub
+        return children
+    if isinstance(space, Tuple):
+        parts: list[_Tree] = []
+        for child in space.spaces:
+            sub = _tree(child, num_envs, leaves, offset)
+            if sub is None:
+                return None
+            parts.append(sub)
+        return tuple(parts)
+    return None
+
+
+def block_layout(space: Space[Any], num_envs: int) -> BlockLayout | None:
+    """The block layout for ``num_envs`` observations of ``space``.
+
+    Returns ``None`` when a part of the space has no fixed shape (Sequence,
+    space types this module does not know), so observations must be pickled.
+    """
+    leaves: list[_Leaf] = []
+    offset = [0]
+    tree = _tree(space, num_envs, leaves, offset)
+    if tree is None:
+        return None
+    rewards = _align(offset[0])
+    terminated = _align(rewards + 8 * num_envs)
+    truncated = _align(terminated + num_envs)
+    return BlockLayout(
+        num_envs=num_envs,
+        leaves=tuple(leaves),
+        tree=tree,
+        rewards_offset=rewards,
+        terminated_offset=terminated,
+        truncated_offset=truncated,
+        size=_align(truncated + num_envs),
+    )
+
+
+def _build(tree: _Tree, arrays: list[NDArray[Any]]) -> Any:
+    if isinstance(tree, int):
+        return arrays[tree]
+    if isinstance(tree, dict):
+        return {key: _build(sub, arrays) for key, sub in tree.items()}
+    return tuple(_build(sub, arrays) for sub in tree)
+
+
+def _copier(tree: _Tree, arrays: list[NDArray[Any]]) -> Callable[[], Any]:
+    """A function returning a fresh copy of the observation batch (chosen once)."""
+    if isinstance(tree, int):
+        return arrays[tree].copy
+    if isinstance(tree, dict):
+        items = tuple((key, _copier(sub, arrays)) for key, sub in tree.items())
+        return lambda: {key: copy() for key, copy in items}
+    parts = tuple(_copier(sub, arrays) for sub in tree)
+    return lambda: tuple(copy() for copy in parts)
+
+
+class BlockViews:
+    """numpy views of a block's arrays over a buffer (a shared-memory mapping).
+
+    Attributes:
+        observations: The batch of observations, nested like the space (views).
+        rewards: float64 view of shape ``(num_envs,)``.
+        terminated: bool view of shape ``(num_envs,)``.
+        truncated: bool view of shape ``(num_envs,)``.
+        copy_observations: Returns a fresh copy of the observation batch.
+    """
+
+    __slots__ = ("copy_observations", "observations", "rewards", "terminated", "truncated")
+
+    def __init__(self, layout: BlockLayout, buffer: Any) -> None:
+        n = layout.num_envs
+        arrays: list[NDArray[Any]] = [
+            np.ndarray(leaf.shape, dtype=np.dtype(leaf.dtype), buffer=buffer, offset=leaf.offset)
+            for leaf in layout.leaves
+        ]
+        self.observations = _build(layout.tree, arrays)
+        self.copy_observations = _copier(layout.tree, arrays)
+        self.rewards: NDArray[np.float64] = np.ndarray(
+            (n,), dtype=np.float64, buffer=buffer, offset=layout.rewards_offset
+        )
+        self.terminated: NDArray[np.bool_] = np.ndarray(
+            (n,), dtype=np.bool_, buffer=buffer, offset=layout.terminated_offset
+        )
+        self.truncated: NDArray[np.bool_] = np.ndarray(
+            (n,), dtype=np.bool_, buffer=buffer, offset=layout.truncated_offset
+        )
+
+    def release(self) -> None:
+        """Drop every view, so the mapping under them can be closed."""
+        self.observations = None
+        self.copy_observations = _released
+        self.rewards = self.terminated = self.truncated = _EMPTY
+
+
+_EMPTY: NDArray[Any] = np.empty(0)
+
+
+def _released() -> Any:
+    raise RuntimeError("the shared-memory block was released")

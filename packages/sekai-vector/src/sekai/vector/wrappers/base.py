@@ -1,0 +1,290 @@
+"""Base classes of vector wrappers: layers around a whole :class:`~sekai.vector.VecEnv`."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import TYPE_CHECKING, Any, Generic
+
+import numpy as np
+
+from sekai.core import ActType, InfoDict, ObsType, WActType, WObsType
+from sekai.vector._autoreset import FINAL_OBSERVATION
+from sekai.vector._rows import batch_of_one, get_row
+from sekai.vector.results import VecResetResult, VecStepResult
+from sekai.vector.vec_env import VecEnv
+
+if TYPE_CHECKING:
+    from sekai.registry import EnvSpec
+    from sekai.spaces import Space
+    from sekai.utils.seeding import SeedType
+
+__all__ = ["VecActionWrapper", "VecObservationWrapper", "VecRewardWrapper", "VecWrapper"]
+
+
+class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActType]):
+    """A transparent layer around a vector env (:attr:`venv`).
+
+    Everything is forwarded unless a subclass overrides it: ``step``,
+    ``reset``, their async forms (so wrapping an
+    :class:`~sekai.vector.AsyncVecEnv` keeps ``await vec.async_step(...)``
+    concurrent), ``close``, ``call`` / ``get_attr`` / ``set_attr`` (which
+    reach the sub-envs), and reads of public attributes the wrapper does not
+    define. ``observation_space`` and ``action_space`` (always the spaces of
+    one sub-env) read through to the wrapped vector env until the wrapper
+    assigns its own; ``metadata`` and ``spec`` do the same.
+
+    A subclass that overrides ``step`` (or ``reset``) without its async form
+    gets an async method that runs the override (see
+    :class:`~sekai.vector.VecEnv`).
+
+    Args:
+        venv: The vector env to wrap.
+
+    Raises:
+        TypeError: ``venv`` is not a :class:`~sekai.vector.VecEnv`.
+    """
+
+    def __init__(self, venv: VecEnv[ObsType, ActType]) -> None:
+        if not isinstance(venv, VecEnv):
+            raise TypeError(
+                f"{type(self).__name__} expects a sekai.vector.VecEnv to wrap, got {venv!r}"
+            )
+        self.venv: VecEnv[ObsType, ActType] = venv
+        self.num_envs = venv.num_envs
+        self._observation_space: Space[Any] | None = None
+        self._action_space: Space[Any] | None = None
+        self._metadata: dict[str, Any] | None = None
+        self._spec: EnvSpec | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup fails on the wrapper itself.
+        if name.startswith("_"):
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r} "
+                "(private attributes are not forwarded to the wrapped vector env)"
+            )
+        venv = self.__dict__.get("venv")
+        if venv is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(venv, name)
+
+    # -- spaces, metadata, spec -------------------------------------------------------
+
+    @property
+    def observation_space(self) -> Space[Any]:
+        """This wrapper's single-env observation space, else the wrapped env's."""
+        if self._observation_space is None:
+            return self.venv.observation_space
+        return self._observation_space
+
+    @observation_space.setter
+    def observation_space(self, space: Space[Any]) -> None:
+        self._observation_space = space
+
+    @property
+    def action_space(self) -> Space[Any]:
+        """This wrapper's single-env action space, else the wrapped env's."""
+        if self._action_space is None:
+            return self.venv.action_space
+        return self._action_space
+
+    @action_space.setter
+    def action_space(self, space: Space[Any]) -> None:
+        self._action_space = space
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """This wrapper's metadata if assigned, else the wrapped env's."""
+        if self._metadata is None:
+            return self.venv.metadata
+        return self._metadata
+
+    @metadata.setter
+    def metadata(self, value: dict[str, Any]) -> None:
+        self._metadata = value
+
+    @property
+    def spec(self) -> EnvSpec | None:
+        """The spec assigned to this wrapper, else the wrapped env's."""
+        if self._spec is None:
+            return self.venv.spec
+        return self._spec
+
+    @spec.setter
+    def spec(self, value: EnvSpec | None) -> None:
+        self._spec = value
+
+    # -- the env API ------------------------------------------------------------------------
+
+    def step(self, actions: Any) -> VecStepResult[Any]:
+        """Step the wrapped vector env."""
+        return self.venv.step(actions)
+
+    def reset(
+        self,
+        *,
+        seed: list[SeedType] | SeedType = None,
+        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
+    ) -> VecResetResult[Any]:
+        """Reset the wrapped vector env."""
+        return self.venv.reset(seed=seed, options=options)
+
+    async def async_step(self, actions: Any) -> VecStepResult[Any]:
+        """Step the wrapped vector env through its async method."""
+        return await self.venv.async_step(actions)
+
+    async def async_reset(
+        self,
+        *,
+        seed: list[SeedType] | SeedType = None,
+        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
+    ) -> VecResetResult[Any]:
+        """Reset the wrapped vector env through its async method."""
+        return await self.venv.async_reset(seed=seed, options=options)
+
+    def close(self) -> None:
+        """Close the wrapped vector env."""
+        self.venv.close()
+
+    def call(self, method: str, *args: Any, **kwargs: Any) -> list[Any]:
+        """Call ``method`` on every sub-env of the wrapped vector env."""
+        return self.venv.call(method, *args, **kwargs)
+
+    def get_attr(self, name: str) -> list[Any]:
+        """Read ``name`` from every sub-env of the wrapped vector env."""
+        return self.venv.get_attr(name)
+
+    def set_attr(self, name: str, values: list[Any] | Any) -> None:
+        """Set ``name`` on every sub-env of the wrapped vector env."""
+        self.venv.set_attr(name, values)
+
+    @property
+    def unwrapped(self) -> VecEnv[Any, Any]:
+        """The vector env underneath every wrapper."""
+        return self.venv.unwrapped
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}{self.venv!r}>"
+
+
+class VecObservationWrapper(
+    VecWrapper[WObsType, ActType, ObsType, ActType], Generic[WObsType, ActType, ObsType]
+):
+    """A vector wrapper that transforms every batch of observations with :meth:`observation`.
+
+    The terminal observations that autoreset stores in
+    ``infos[i]["final_observation"]`` are transformed as well, one by one
+    with :meth:`final_observation`, so a value function bootstrapping from
+    them sees what the policy sees. Those infos are copied, not modified.
+    Assign ``self.observation_space`` (the single-env space) in ``__init__``
+    when the transformation changes it.
+    """
+
+    @abstractmethod
+    def observation(self, observations: Any) -> Any:
+        """Transform a batch of observations (leading ``num_envs`` axis)."""
+
+    def final_observation(self, observation: Any) -> Any:
+        """Transform one sub-env's terminal observation (from an autoreset info).
+
+        The default runs :meth:`observation` on a batch of one and returns its
+        only row. Override it when the transformation does not work on a
+        batch of one, or has side effects (updating statistics, ...) that
+        terminal observations should not cause.
+        """
+        return get_row(self.observation(batch_of_one(observation)), 0)
+
+    def _final_infos(self, result: VecStepResult[Any]) -> list[InfoDict]:
+        infos = result.infos
+        done = np.logical_or(result.terminated, result.truncated)
+        if not done.any():
+            return infos
+        infos = list(infos)
+        for i in np.flatnonzero(done).tolist():
+            info = infos[i]
+            if FINAL_OBSERVATION in info:
+                info = dict(info)
+                info[FINAL_OBSERVATION] = self.final_observation(info[FINAL_OBSERVATION])
+                infos[i] = info
+        return infos
+
+    def _transform(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
+        return VecStepResult(
+            self.observation(result.observations),
+            result.rewards,
+            result.terminated,
+            result.truncated,
+            self._final_infos(result),
+        )
+
+    def reset(
+        self,
+        *,
+        seed: list[SeedType] | SeedType = None,
+        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
+    ) -> VecResetResult[Any]:
+        """Reset the wrapped vector env and transform the first observations."""
+        result = self.venv.reset(seed=seed, options=options)
+        return VecResetResult(self.observation(result.observations), result.infos)
+
+    def step(self, actions: Any) -> VecStepResult[Any]:
+        """Step the wrapped vector env and transform the observations."""
+        return self._transform(self.venv.step(actions))
+
+    async def async_reset(
+        self,
+        *,
+        seed: list[SeedType] | SeedType = None,
+        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
+    ) -> VecResetResult[Any]:
+        """Async form of :meth:`reset`."""
+        result = await self.venv.async_reset(seed=seed, options=options)
+        return VecResetResult(self.observation(result.observations), result.infos)
+
+    async def async_step(self, actions: Any) -> VecStepResult[Any]:
+        """Async form of :meth:`step`."""
+        return self._transform(await self.venv.async_step(actions))
+
+
+class VecRewardWrapper(VecWrapper[ObsType, ActType, ObsType, ActType], Generic[ObsType, ActType]):
+    """A vector wrapper that transforms every batch of rewards with :meth:`reward`."""
+
+    @abstractmethod
+    def reward(self, rewards: Any) -> Any:
+        """Transform a float64 ``(num_envs,)`` array of rewards."""
+
+    def _transform(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
+        rewards = np.asarray(self.reward(result.rewards), dtype=np.float64)
+        return VecStepResult(
+            result.observations, rewards, result.terminated, result.truncated, result.infos
+        )
+
+    def step(self, actions: Any) -> VecStepResult[Any]:
+        """Step the wrapped vector env and transform the rewards."""
+        return self._transform(self.venv.step(actions))
+
+    async def async_step(self, actions: Any) -> VecStepResult[Any]:
+        """Async form of :meth:`step`."""
+        return self._transform(await self.venv.async_step(actions))
+
+
+class VecActionWrapper(
+    VecWrapper[ObsType, WActType, ObsType, ActType], Generic[ObsType, WActType, ActType]
+):
+    """A vector wrapper that transforms every batch of actions with :meth:`actions`.
+
+    Assign ``self.action_space`` (the single-env space of the actions the
+    wrapper accepts) in ``__init__`` when it differs from the wrapped env's.
+    """
+
+    @abstractmethod
+    def actions(self, actions: Any) -> Any:
+        """Turn a batch of this wrapper's actions into a batch for the wrapped env."""
+
+    def step(self, actions: Any) -> VecStepResult[Any]:
+        """Transform the actions and step the wrapped vector env."""
+        return self.venv.step(self.actions(actions))
+
+    async def async_step(self, actions: Any) -> VecStepResult[Any]:
+        """Async form of :meth:`step`."""
+        return await self.venv.async_step(self.actions(actions))

@@ -1,0 +1,133 @@
+"""VecNormalizeReward: scale rewards by the std of each sub-env's discounted return."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from sekai.core import ActType, ObsType
+from sekai.utils.running_stats import RunningMeanStd
+from sekai.vector._autoreset import FINAL_OBSERVATION
+from sekai.vector.results import VecResetResult, VecStepResult
+from sekai.vector.vec_env import VecEnv
+from sekai.vector.wrappers._normalize import check_real
+from sekai.vector.wrappers.base import VecWrapper
+
+if TYPE_CHECKING:
+    from sekai.utils.seeding import SeedType
+
+__all__ = ["VecNormalizeReward"]
+
+
+class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
+    """Scales rewards by a running estimate of the std of the discounted return.
+
+    The vector form of ``NormalizeReward`` (the reward scaling of OpenAI
+    baselines' ``VecNormalize``): each sub-env keeps its discounted return
+    ``G_i = gamma * G_i + r_i``; every step feeds the returns to one shared
+    :class:`~sekai.utils.RunningMeanStd` (:attr:`return_rms`) and returns
+    ``r / sqrt(var + epsilon)``. The mean is not subtracted, so signs are
+    kept. A sub-env's return restarts at 0 when its episode ends; a sub-env
+    frozen without autoreset no longer updates the statistics until
+    :meth:`reset`.
+
+    Set :attr:`update_running_mean` to ``False`` to freeze the statistics;
+    :meth:`state_dict` / :meth:`load_state_dict` save and restore them.
+
+    Args:
+        venv: The vector env to wrap.
+        gamma: Discount factor, in ``[0, 1]``.
+        epsilon: Added to the variance before the square root (>= 0).
+
+    Attributes:
+        update_running_mean: Whether rewards update the statistics.
+        return_rms: The statistics of the discounted returns.
+
+    Raises:
+        TypeError: ``gamma`` or ``epsilon`` is not a real number.
+        ValueError: ``gamma`` is outside ``[0, 1]`` or ``epsilon`` < 0.
+    """
+
+    def __init__(
+        self, venv: VecEnv[ObsType, ActType], gamma: float = 0.99, epsilon: float = 1e-8
+    ) -> None:
+        g = check_real(gamma, "VecNormalizeReward", "gamma")
+        eps = check_real(epsilon, "VecNormalizeReward", "epsilon")
+        if not 0.0 <= g <= 1.0:
+            raise ValueError(f"VecNormalizeReward: gamma must be in [0, 1], got {gamma!r}")
+        if eps < 0.0:
+            raise ValueError(f"VecNormalizeReward: epsilon must be >= 0, got {epsilon!r}")
+        super().__init__(venv)
+        self.gamma = g
+        self.epsilon = eps
+        self.update_running_mean = True
+        self.return_rms = RunningMeanStd(shape=())
+        self._returns = np.zeros(self.num_envs, dtype=np.float64)
+        self._ignored = np.zeros(self.num_envs, dtype=bool)
+        self._any_ignored = False
+
+    def _restart(self) -> None:
+        self._returns[:] = 0.0
+        self._ignored[:] = False
+        self._any_ignored = False
+
+    def reset(
+        self,
+        *,
+        seed: list[SeedType] | SeedType = None,
+        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
+    ) -> VecResetResult[Any]:
+        """Reset the wrapped vector env and the discounted returns."""
+        self._restart()
+        return self.venv.reset(seed=seed, options=options)
+
+    async def async_reset(
+        self,
+        *,
+        seed: list[SeedType] | SeedType = None,
+        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
+    ) -> VecResetResult[Any]:
+        """Async form of :meth:`reset`."""
+        self._restart()
+        return await self.venv.async_reset(seed=seed, options=options)
+
+    def step(self, actions: Any) -> VecStepResult[Any]:
+        """Step the wrapped vector env and scale the rewards."""
+        return self._scale(self.venv.step(actions))
+
+    async def async_step(self, actions: Any) -> VecStepResult[Any]:
+        """Async form of :meth:`step`."""
+        return self._scale(await self.venv.async_step(actions))
+
+    def state_dict(self) -> dict[str, Any]:
+        """The return statistics as plain data."""
+        return self.return_rms.state_dict()
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore statistics saved by :meth:`state_dict`."""
+        self.return_rms.load_state_dict(state)
+
+    def _scale(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
+        rewards = result.rewards
+        returns = self._returns
+        returns *= self.gamma
+        returns += rewards
+        done = np.logical_or(result.terminated, result.truncated)
+        if self.update_running_mean:
+            if self._any_ignored:
+                self.return_rms.update(returns[~self._ignored])
+            else:
+                self.return_rms.update(returns)
+        if done.any():
+            if self._any_ignored:
+                done &= ~self._ignored
+            for i in np.flatnonzero(done).tolist():
+                if FINAL_OBSERVATION not in result.infos[i]:
+                    self._ignored[i] = True  # frozen until reset()
+                    self._any_ignored = True
+            returns[done] = 0.0
+        scaled = rewards / np.sqrt(float(self.return_rms.var) + self.epsilon)
+        return VecStepResult(
+            result.observations, scaled, result.terminated, result.truncated, result.infos
+        )

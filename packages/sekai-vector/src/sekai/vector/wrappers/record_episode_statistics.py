@@ -1,0 +1,176 @@
+"""VecRecordEpisodeStatistics: per-sub-env episode statistics of a vector env."""
+
+from __future__ import annotations
+
+import numbers
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from sekai.core import ActType, ObsType
+from sekai.stats import EpisodeStats, InMemoryTracker, StatsTracker
+from sekai.vector._autoreset import FINAL_OBSERVATION
+from sekai.vector.results import VecResetResult, VecStepResult
+from sekai.vector.vec_env import VecEnv
+from sekai.vector.wrappers.base import VecWrapper
+
+if TYPE_CHECKING:
+    from sekai.utils.seeding import SeedType
+
+__all__ = ["VecRecordEpisodeStatistics"]
+
+
+class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType]):
+    """Records the return, length and duration of every sub-env's episodes.
+
+    On the step where sub-env ``i`` finishes an episode, ``infos[i]`` is a
+    copy of its info with ``"episode"`` set to an
+    :class:`~sekai.stats.EpisodeStats`, as the single-env
+    ``RecordEpisodeStatistics`` does, and the stats go to the tracker. The
+    last ``deque_size`` returns, lengths and durations are kept in
+    :attr:`return_queue`, :attr:`length_queue` and :attr:`time_queue`.
+
+    With autoreset, the step that ends an episode starts the next one. Without
+    autoreset, a finished sub-env is frozen and keeps reporting done: it is
+    ignored from then on until :meth:`reset`, so each episode is recorded
+    once even when the others are stepped further (``while not
+    finished.all(): ...``). :meth:`reset` discards unfinished episodes.
+
+    Args:
+        venv: The vector env to wrap.
+        tracker: Where the stats of every finished episode go; defaults to an
+            :class:`~sekai.stats.InMemoryTracker` keeping ``deque_size``
+            episodes.
+        deque_size: How many recent episodes the queues keep (>= 1).
+
+    Raises:
+        TypeError: ``tracker`` has no ``record`` method, or ``deque_size`` is
+            not an int.
+        ValueError: ``deque_size`` is below 1.
+    """
+
+    def __init__(
+        self,
+        venv: VecEnv[ObsType, ActType],
+        tracker: StatsTracker | None = None,
+        deque_size: int = 100,
+    ) -> None:
+        size: object = deque_size
+        if isinstance(size, bool) or not isinstance(size, numbers.Integral):
+            raise TypeError(
+                f"VecRecordEpisodeStatistics: deque_size must be an int >= 1, got {deque_size!r}"
+            )
+        if size < 1:
+            raise ValueError(
+                f"VecRecordEpisodeStatistics: deque_size must be an int >= 1, got {deque_size!r}"
+            )
+        if tracker is not None and not isinstance(tracker, StatsTracker):
+            raise TypeError(
+                "VecRecordEpisodeStatistics: tracker must be a StatsTracker (an object with a "
+                f"record(stats) method), got {tracker!r}"
+            )
+        super().__init__(venv)
+        n = self.num_envs
+        maxlen = int(size)
+        self.tracker: StatsTracker = tracker if tracker is not None else InMemoryTracker(maxlen)
+        self.return_queue: deque[float] = deque(maxlen=maxlen)
+        self.length_queue: deque[int] = deque(maxlen=maxlen)
+        self.time_queue: deque[float] = deque(maxlen=maxlen)
+        self.episode_count = 0
+        self._returns = np.zeros(n, dtype=np.float64)
+        self._lengths = np.zeros(n, dtype=np.int64)
+        self._start_times = np.zeros(n, dtype=np.float64)
+        self._start_clocks = np.zeros(n, dtype=np.float64)
+        self._ignored = np.zeros(n, dtype=bool)
+        self._any_ignored = False
+        self._started = False
+
+    def _start(self) -> None:
+        self._returns[:] = 0.0
+        self._lengths[:] = 0
+        self._start_times[:] = time.time()
+        self._start_clocks[:] = time.perf_counter()
+        self._ignored[:] = False
+        self._any_ignored = False
+        self._started = True
+
+    def reset(
+        self,
+        *,
+        seed: list[SeedType] | SeedType = None,
+        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
+    ) -> VecResetResult[Any]:
+        """Reset the wrapped vector env and start counting new episodes."""
+        result = self.venv.reset(seed=seed, options=options)
+        self._start()
+        return result
+
+    async def async_reset(
+        self,
+        *,
+        seed: list[SeedType] | SeedType = None,
+        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
+    ) -> VecResetResult[Any]:
+        """Async form of :meth:`reset`."""
+        result = await self.venv.async_reset(seed=seed, options=options)
+        self._start()
+        return result
+
+    def step(self, actions: Any) -> VecStepResult[Any]:
+        """Step the wrapped vector env; add ``infos[i]["episode"]`` where an episode ends."""
+        return self._record(self.venv.step(actions))
+
+    async def async_step(self, actions: Any) -> VecStepResult[Any]:
+        """Async form of :meth:`step`."""
+        return self._record(await self.venv.async_step(actions))
+
+    def _record(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
+        if not self._started:
+            self._start()
+        rewards = result.rewards
+        done = np.logical_or(result.terminated, result.truncated)
+        if self._any_ignored:
+            active = ~self._ignored
+            self._returns[active] += rewards[active]
+            self._lengths[active] += 1
+            done &= active
+        else:
+            self._returns += rewards
+            self._lengths += 1
+        if not done.any():
+            return result
+        now, clock = time.time(), time.perf_counter()
+        infos = list(result.infos)
+        for i in np.flatnonzero(done).tolist():
+            elapsed = clock - float(self._start_clocks[i])
+            start = float(self._start_times[i])
+            stats = EpisodeStats(
+                episode_return=float(self._returns[i]),
+                episode_length=int(self._lengths[i]),
+                elapsed_time=elapsed,
+                start_time=start,
+                end_time=start + elapsed,
+                terminated=bool(result.terminated[i]),
+                truncated=bool(result.truncated[i]),
+            )
+            self.return_queue.append(stats.episode_return)
+            self.length_queue.append(stats.episode_length)
+            self.time_queue.append(stats.elapsed_time)
+            self.episode_count += 1
+            self.tracker.record(stats)
+            info = dict(infos[i])
+            if FINAL_OBSERVATION not in info:
+                # Not reset within the step: the sub-env is frozen until reset().
+                self._ignored[i] = True
+                self._any_ignored = True
+            info["episode"] = stats
+            infos[i] = info
+            self._returns[i] = 0.0
+            self._lengths[i] = 0
+            self._start_times[i] = now
+            self._start_clocks[i] = clock
+        return VecStepResult(
+            result.observations, rewards, result.terminated, result.truncated, infos
+        )

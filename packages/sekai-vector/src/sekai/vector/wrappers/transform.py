@@ -1,0 +1,89 @@
+"""VecTransformObservation and VecTransformReward: apply a function to every batch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.core import ActType, ObsType
+from sekai.vector.vec_env import VecEnv
+from sekai.vector.wrappers.base import VecObservationWrapper, VecRewardWrapper
+
+if TYPE_CHECKING:
+    from sekai.spaces import Space
+
+__all__ = ["VecTransformObservation", "VecTransformReward"]
+
+
+def _check_callable(func: object, owner: str) -> None:
+    if not callable(func):
+        raise TypeError(f"{owner}: func must be callable, got {func!r}")
+
+
+class VecTransformObservation(VecObservationWrapper[Any, ActType, Any]):
+    """Applies ``func`` to every batch of observations (and to terminal observations).
+
+    ``func`` receives a whole batch (leading ``num_envs`` axis); terminal
+    observations from autoreset infos go through it as batches of one.
+
+    Args:
+        venv: The vector env to wrap.
+        func: The transformation of a batch.
+        new_observation_space: The single-env observation space after the
+            transformation; ``None`` keeps the wrapped env's.
+
+    Raises:
+        TypeError: ``func`` is not callable.
+
+    Example:
+        >>> vec = VecTransformObservation(vec, lambda obs: obs / 255.0)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        venv: VecEnv[Any, ActType],
+        func: Callable[[Any], Any],
+        new_observation_space: Space[Any] | None = None,
+    ) -> None:
+        _check_callable(func, "VecTransformObservation")
+        super().__init__(venv)
+        self.func = func
+        if new_observation_space is not None:
+            self.observation_space = new_observation_space
+
+    def observation(self, observations: Any) -> Any:
+        """Return ``func(observations)``."""
+        return self.func(observations)
+
+
+class VecTransformReward(VecRewardWrapper[ObsType, ActType]):
+    """Applies ``func`` to every batch of rewards, a float64 ``(num_envs,)`` array.
+
+    The result is converted to float64.
+
+    Args:
+        venv: The vector env to wrap.
+        func: The transformation of a batch of rewards.
+
+    Raises:
+        TypeError: ``func`` is not callable.
+
+    Example:
+        >>> vec = VecTransformReward(vec, np.sign)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        venv: VecEnv[ObsType, ActType],
+        func: Callable[[NDArray[np.float64]], NDArray[np.float64]],
+    ) -> None:
+        _check_callable(func, "VecTransformReward")
+        super().__init__(venv)
+        self.func = func
+
+    def reward(self, rewards: Any) -> Any:
+        """Return ``func(rewards)``."""
+        return self.func(rewards)
