@@ -1,0 +1,198 @@
+"""RecordFrames: collect a renderer's frames every step, optionally write them to disk."""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from sekai.core import ActType, Env, ObsType, ResetResult, StepResult, Wrapper
+from sekai.core.wrapper import contains_self_resetting_layer
+from sekai.rendering._writers import FrameFormat, image_module, writer_for
+from sekai.rendering.renderer import Renderer
+from sekai.utils.seeding import SeedType
+
+__all__ = ["RecordFrames"]
+
+
+class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
+    """Records a frame from ``renderer`` after every reset and step.
+
+    Episodes are numbered from 0 by their ``reset()``. For each episode that
+    ``episode_trigger(episode_id)`` selects (all of them by default), the
+    wrapper calls ``renderer.render(self.env)`` after the reset and after
+    every step, and keeps the frames in :attr:`frames` until the next reset.
+
+    With a ``directory``, each recorded episode is written there when it ends
+    (a step returns ``terminated`` or ``truncated``), or, if it is cut short,
+    at the next ``reset()`` or at :meth:`close`:
+
+    - ``format="gif"``: ``<name_prefix>-<episode_id>.gif``, an animated GIF
+      at ``fps`` frames per second;
+    - ``format="png"``: a folder ``<name_prefix>-<episode_id>`` holding
+      ``frame-000000.png``, ...;
+    - ``format="npz"``: ``<name_prefix>-<episode_id>.npz`` with the stacked
+      ``frames`` and ``fps`` (needs numpy only).
+
+    GIF and PNG need the optional imaging dependency:
+    ``pip install "sekai-wrappers[images]"``; without it, the constructor
+    raises an ``ImportError`` saying so. Paths written so far are in
+    :attr:`saved_paths`.
+
+    The frames are per-episode state: put ``AutoReset`` outside this wrapper
+    (it warns when built around one), otherwise the frames after the first
+    episode end are not recorded.
+
+    Args:
+        env: The environment to record.
+        renderer: Draws each frame (see :class:`~sekai.rendering.Renderer`).
+        directory: Where to write recorded episodes; ``None`` keeps the
+            frames in memory only.
+        name_prefix: File name prefix of written episodes.
+        format: ``"gif"``, ``"png"`` or ``"npz"``.
+        fps: Frames per second stored with the episode (> 0).
+        episode_trigger: Selects the episodes to record by id; ``None``
+            records every episode.
+        close_renderer: Close the renderer in :meth:`close`.
+
+    Raises:
+        TypeError: ``renderer`` is not a Renderer, or ``episode_trigger`` is
+            not callable.
+        ValueError: An unknown ``format`` or a bad ``fps``.
+        ImportError: ``directory`` is given with ``"gif"`` or ``"png"`` and
+            imageio is not installed.
+    """
+
+    def __init__(
+        self,
+        env: Env[ObsType, ActType],
+        renderer: Renderer,
+        *,
+        directory: str | os.PathLike[str] | None = None,
+        name_prefix: str = "episode",
+        format: FrameFormat = "gif",
+        fps: float = 30.0,
+        episode_trigger: Callable[[int], bool] | None = None,
+        close_renderer: bool = True,
+    ) -> None:
+        owner = "RecordFrames"
+        if not isinstance(renderer, Renderer):
+            raise TypeError(
+                f"{owner}: renderer must implement render(env), close() and the context "
+                f"manager methods (see sekai.rendering.Renderer), got {renderer!r}"
+            )
+        if format not in ("gif", "png", "npz"):
+            raise ValueError(f"{owner}: format must be 'gif', 'png' or 'npz', got {format!r}")
+        fmt = format
+        if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not (0 < fps < math.inf):
+            raise ValueError(f"{owner}: fps must be a finite number > 0, got {fps!r}")
+        if episode_trigger is not None and not callable(episode_trigger):
+            raise TypeError(f"{owner}: episode_trigger must be callable, got {episode_trigger!r}")
+        if directory is not None and fmt != "npz":
+            image_module(owner, fmt)
+        super().__init__(env)
+        if contains_self_resetting_layer(env):
+            warnings.warn(
+                f"{owner} is wrapped around an AutoReset ({env}): the resets AutoReset makes "
+                f"do not reach {owner}, so frames stop being recorded after the first episode "
+                f"ends. Put AutoReset outside: AutoReset({owner}(env, renderer)).",
+                UserWarning,
+                stacklevel=2,
+            )
+        self.renderer = renderer
+        self.directory = None if directory is None else Path(directory)
+        self.name_prefix = name_prefix
+        self.format = fmt
+        self.fps = float(fps)
+        self.episode_trigger = episode_trigger
+        self.close_renderer = close_renderer
+        self.saved_paths: list[Path] = []
+        self._write = writer_for(fmt)
+        self._frames: list[Any] = []
+        self._episode_id = -1
+        self._recording = False
+        self._unsaved = False
+        self._closed = False
+
+    @property
+    def frames(self) -> list[Any]:
+        """The frames recorded since the last reset (the live list)."""
+        return self._frames
+
+    @property
+    def episode_id(self) -> int:
+        """Number of the current episode (-1 before the first reset)."""
+        return self._episode_id
+
+    @property
+    def recording(self) -> bool:
+        """Whether frames are being recorded for the current episode."""
+        return self._recording
+
+    def reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[ObsType]:
+        """Reset the wrapped env and start a new episode (recording its first frame)."""
+        self._finish()
+        result = self.env.reset(seed=seed, options=options)
+        self._start()
+        return result
+
+    def step(self, action: ActType) -> StepResult[ObsType]:
+        """Step the wrapped env and record a frame."""
+        return self._after_step(self.env.step(action))
+
+    async def async_reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[ObsType]:
+        """Async form of :meth:`reset`."""
+        self._finish()
+        result = await self.env.async_reset(seed=seed, options=options)
+        self._start()
+        return result
+
+    async def async_step(self, action: ActType) -> StepResult[ObsType]:
+        """Async form of :meth:`step`."""
+        return self._after_step(await self.env.async_step(action))
+
+    def close(self) -> None:
+        """Write an unfinished recorded episode, close the renderer (optional) and the env."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._finish()
+        finally:
+            if self.close_renderer:
+                self.renderer.close()
+            self.env.close()
+
+    def _start(self) -> None:
+        self._episode_id += 1
+        self._frames = []
+        trigger = self.episode_trigger
+        self._recording = True if trigger is None else bool(trigger(self._episode_id))
+        if self._recording:
+            self._frames.append(self.renderer.render(self.env))
+            self._unsaved = True
+
+    def _after_step(self, result: StepResult[ObsType]) -> StepResult[ObsType]:
+        if self._recording:
+            self._frames.append(self.renderer.render(self.env))
+            if result.terminated or result.truncated:
+                self._finish()
+                self._recording = False
+        return result
+
+    def _finish(self) -> None:
+        if not self._unsaved:
+            return
+        self._unsaved = False
+        if self.directory is None or not self._frames:
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        stem = self.directory / f"{self.name_prefix}-{self._episode_id:06d}"
+        self.saved_paths.append(self._write(stem, self._frames, self.fps))
