@@ -28,32 +28,37 @@ def check_actions(actions: Any, shape: tuple[int, ...], what: str) -> F64:
     if array is None or array.shape != shape:
         got = "a string" if array is None else f"shape {array.shape}"
         raise InvalidAction(f"{what} must be an array of shape {shape}, got {got}: {actions!r}")
-    if not bool(np.all((array >= 0.0) & (array < np.inf))):
+    # min() is NaN when any entry is NaN, which fails the comparison too.
+    if not (array.min() >= 0.0 and array.max() < np.inf):
         raise InvalidAction(f"{what} must hold non-negative finite target weights, got {actions!r}")
     return array
 
 
-def target_weights(actions: F64, weights: F64, tradable: NDArray[np.bool_]) -> F64:
+def target_weights(actions: F64, weights: F64, tradable: F64) -> F64:
     """Map actions onto the simplex, keeping untradable assets where they are.
 
     Args:
-        actions: ``(B, n + 1)`` non-negative scores (cash last).
+        actions: ``(B, n + 1)`` non-negative finite scores (cash last).
         weights: ``(B, n + 1)`` current weights.
-        tradable: ``(B, n + 1)`` bool, ``False`` for halted assets (cash is
-            always tradable).
+        tradable: ``(B, n + 1)`` float, 1.0 for tradable entries and 0.0 for
+            halted assets (cash is always tradable).
 
     Returns:
         ``(B, n + 1)`` target weights: a halted asset keeps its current weight;
         the rest of the portfolio is split among the tradable entries in
         proportion to their scores, or put in cash when those scores are all 0.
     """
-    scores = np.where(tradable, actions, 0.0)
-    kept = np.where(tradable, 0.0, weights)
-    budget = np.maximum(1.0 - kept.sum(axis=1), 0.0)
+    scores = actions * tradable
+    kept = weights - weights * tradable  # exactly the weights of halted assets, else 0
+    budget = 1.0 - kept.sum(axis=1)
+    np.maximum(budget, 0.0, out=budget)
     total = scores.sum(axis=1)
-    positive = total > 0.0
-    shares = scores / np.where(positive, total, 1.0)[:, None]
-    shares[~positive, -1] = 1.0  # nothing asked for: the budget goes to cash
+    if total.all():
+        shares = scores / total[:, None]
+    else:
+        positive = total > 0.0
+        shares = scores / np.where(positive, total, 1.0)[:, None]
+        shares[~positive, -1] = 1.0  # nothing asked for: the budget goes to cash
     result: F64 = kept + budget[:, None] * shares
     return result
 

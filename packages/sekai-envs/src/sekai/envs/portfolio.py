@@ -191,7 +191,8 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
         self.action_space = config.action_space()
         self._action_shape = (config.n_assets + 1,)
         self._returns: NDArray[np.float64] | None = None
-        self._tradable = np.ones((0, config.n_assets + 1), dtype=np.bool_)
+        # 1.0 where an entry can be traded, 0.0 where the asset is halted
+        self._tradable = np.ones((0, config.n_assets + 1))
         self._weights = np.zeros((1, config.n_assets + 1))
         self._time = 0
         self._steps = 0
@@ -220,7 +221,7 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
         self._set_rng(seed)
         episode = self.config.episode(self.rng, options)
         self._returns = episode.log_returns
-        tradable = np.ones((self.config.n_periods, self.n_assets + 1), dtype=np.bool_)
+        tradable = np.ones((self.config.n_periods, self.n_assets + 1))
         tradable[:, :-1] = ~episode.halted
         self._tradable = tradable
         self._weights = np.zeros((1, self.n_assets + 1))
@@ -234,7 +235,7 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
         """Which entries of the action can be traded now (``False``: halted)."""
         if self._returns is None:
             raise ResetRequired("Portfolio: call reset() before action_mask()")
-        mask: NDArray[np.bool_] = self._tradable[self._time].copy()
+        mask: NDArray[np.bool_] = self._tradable[self._time] > 0.0
         return mask
 
     def step(self, action: NDArray[np.float32]) -> StepResult[PortfolioObs]:

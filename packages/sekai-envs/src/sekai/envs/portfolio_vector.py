@@ -79,7 +79,7 @@ class PortfolioVecEnv(NativeVecEnv[PortfolioObs, NDArray[np.float32]]):
         self._rows = np.arange(n)
         self._window = np.arange(1 - config.lookback, 1)
         self._returns = np.zeros((n, p, m))
-        self._tradable = np.ones((n, p, m + 1), dtype=np.bool_)
+        self._tradable = np.ones((n, p, m + 1))  # 1.0 tradable, 0.0 halted
         self._weights = np.zeros((n, m + 1))
         self._weights[:, -1] = 1.0
         self._time = np.full(n, config.lookback - 1, dtype=np.intp)
@@ -107,7 +107,7 @@ class PortfolioVecEnv(NativeVecEnv[PortfolioObs, NDArray[np.float32]]):
 
     def action_mask(self) -> NDArray[np.bool_]:
         """``(num_envs, n_assets + 1)`` bool: which entries can be traded now."""
-        mask: NDArray[np.bool_] = self._tradable[self._rows, self._time]
+        mask: NDArray[np.bool_] = self._tradable[self._rows, self._time] > 0.0
         return mask
 
     def _reset_envs(
