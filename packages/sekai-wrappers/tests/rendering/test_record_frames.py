@@ -184,3 +184,25 @@ def test_check_env(space_env, any_space, assert_conforms) -> None:
             pass
 
     assert_conforms(RecordFrames(space_env(any_space), Blank()))
+
+
+def test_same_seed_same_frames(counter_env) -> None:
+    class ObsRenderer(Renderer):
+        """Draws the counter's current observation, which depends on the seed."""
+
+        def render(self, env):
+            return np.full((1, 1, 3), env.unwrapped.start + env.unwrapped.t, np.uint8)
+
+        def close(self) -> None:
+            pass
+
+    def run(seed):
+        env = RecordFrames(counter_env(episode_length=3), ObsRenderer())
+        env.reset(seed=seed)
+        for _ in range(3):
+            env.step(0)
+        return counts(env.frames)
+
+    a = run(4)
+    assert a == run(4)
+    assert a == [a[0], a[0] + 1, a[0] + 2, a[0] + 3]

@@ -201,3 +201,15 @@ def test_normalised_values_follow_the_formula(rows) -> None:
     rms = env.obs_rms
     np.testing.assert_allclose(out, (data[-1] - rms.mean) / np.sqrt(rms.var + 1e-8), atol=1e-9)
     assert np.all(np.isfinite(out))
+
+
+def test_a_deep_copy_has_independent_statistics(space_env, any_space, same) -> None:
+    import copy
+
+    env = NormalizeObservation(space_env(any_space))
+    env.reset(seed=0)
+    twin = copy.deepcopy(env)
+    before = env.state_dict()
+    for _ in range(3):
+        twin.step(np.zeros(2, np.float32))
+    assert same(env.state_dict(), before)

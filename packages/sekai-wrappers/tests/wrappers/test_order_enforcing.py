@@ -59,3 +59,12 @@ def test_reset_required_is_a_runtime_error(counter_env) -> None:
 
 def test_check_env(space_env, any_space, assert_conforms) -> None:
     assert_conforms(OrderEnforcing(space_env(any_space)))
+
+
+def test_same_seed_same_trajectory(space_env, any_space, rollout, same) -> None:
+    import numpy as np
+
+    actions = [np.zeros(2, np.float32)] * 7
+    a = rollout(OrderEnforcing(space_env(any_space)), 6, actions)
+    b = rollout(OrderEnforcing(space_env(any_space)), 6, actions)
+    assert same(a, b)

@@ -149,26 +149,42 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
             return _BoxNorm(stats, self.epsilon, self.clip), self._out_box(space.shape), stats
         if isinstance(space, Dict):
             parts = {key: self._build(child) for key, child in space.spaces.items()}
-            fns = [(key, fn) for key, (fn, _, _) in parts.items()]
             new_space = Dict({key: sub for key, (_, sub, _) in parts.items()})
-
-            def dict_fn(x: Any, update: bool) -> Any:
-                return {key: fn(x[key], update) for key, fn in fns}
-
-            return dict_fn, new_space, {key: rms for key, (_, _, rms) in parts.items()}
+            rms = {key: stats for key, (_, _, stats) in parts.items()}
+            return _DictNorm({key: fn for key, (fn, _, _) in parts.items()}), new_space, rms
         if isinstance(space, Tuple):
             built = [self._build(child) for child in space.spaces]
-            tuple_fns = [fn for fn, _, _ in built]
-
-            def tuple_fn(x: Any, update: bool) -> Any:
-                return tuple(fn(item, update) for fn, item in zip(tuple_fns, x, strict=True))
-
-            return tuple_fn, Tuple(sub for _, sub, _ in built), tuple(rms for _, _, rms in built)
+            new_tuple = Tuple(sub for _, sub, _ in built)
+            return _TupleNorm([fn for fn, _, _ in built]), new_tuple, tuple(r for _, _, r in built)
         return _passthrough, space, None
 
 
 def _passthrough(x: Any, update: bool) -> Any:
     return x
+
+
+# The parts are small classes rather than closures so that a wrapper can be
+# deep-copied or pickled with its own, independent statistics.
+
+
+class _DictNorm:
+    """Normalises the parts of a Dict observation."""
+
+    def __init__(self, parts: dict[str, _Leaf]) -> None:
+        self.parts = list(parts.items())
+
+    def __call__(self, x: Any, update: bool) -> dict[str, Any]:
+        return {key: fn(x[key], update) for key, fn in self.parts}
+
+
+class _TupleNorm:
+    """Normalises the parts of a Tuple observation."""
+
+    def __init__(self, parts: list[_Leaf]) -> None:
+        self.parts = parts
+
+    def __call__(self, x: Any, update: bool) -> tuple[Any, ...]:
+        return tuple(fn(item, update) for fn, item in zip(self.parts, x, strict=True))
 
 
 class _BoxNorm:

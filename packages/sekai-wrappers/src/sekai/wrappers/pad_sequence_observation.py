@@ -99,27 +99,38 @@ class PadSequenceObservation(ObservationWrapper[Any, ActType, Any]):
             }
             if all(fn is _identity for fn, _ in parts.values()):
                 return _identity, space
-            fns = [(key, fn) for key, (fn, _) in parts.items()]
-
-            def dict_fn(x: Any) -> Any:
-                return {key: fn(x[key]) for key, fn in fns}
-
-            return dict_fn, Dict({key: sub for key, (_, sub) in parts.items()})
+            new_space = Dict({key: sub for key, (_, sub) in parts.items()})
+            return _DictPad({key: fn for key, (fn, _) in parts.items()}), new_space
         if isinstance(space, Tuple):
             built = [self._build(sub, f"{where}[{i}]") for i, sub in enumerate(space.spaces)]
             if all(fn is _identity for fn, _ in built):
                 return _identity, space
-            tuple_fns = [fn for fn, _ in built]
-
-            def tuple_fn(x: Any) -> Any:
-                return tuple(fn(item) for fn, item in zip(tuple_fns, x, strict=True))
-
-            return tuple_fn, Tuple(sub for _, sub in built)
+            return _TuplePad([fn for fn, _ in built]), Tuple(sub for _, sub in built)
         return _identity, space
 
 
 def _identity(x: Any) -> Any:
     return x
+
+
+class _DictPad:
+    """Pads the parts of a Dict observation."""
+
+    def __init__(self, parts: dict[str, _Fn]) -> None:
+        self.parts = list(parts.items())
+
+    def __call__(self, x: Any) -> dict[str, Any]:
+        return {key: fn(x[key]) for key, fn in self.parts}
+
+
+class _TuplePad:
+    """Pads the parts of a Tuple observation."""
+
+    def __init__(self, parts: list[_Fn]) -> None:
+        self.parts = parts
+
+    def __call__(self, x: Any) -> tuple[Any, ...]:
+        return tuple(fn(item) for fn, item in zip(self.parts, x, strict=True))
 
 
 class _Padder:
