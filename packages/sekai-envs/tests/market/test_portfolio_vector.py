@@ -126,3 +126,11 @@ def test_default_make_vec_and_errors() -> None:
         vec.step(np.full((2, 5), -1.0, np.float32))
     with pytest.raises(ValueError, match="shape"):
         vec.step(np.ones((3, 5), np.float32))
+
+
+def test_make_vec_sync_gives_each_sub_env_a_spawned_sampler() -> None:
+    sampler = RegimeSwitchingSampler(2)
+    vec = _registry().make_vec("Portfolio-v0", 3, vectorization_mode="sync", sampler=sampler)
+    samplers = vec.get_attr("sampler")
+    assert len({id(s) for s in samplers}) == 3 and all(s is not sampler for s in samplers)
+    vec.close()
