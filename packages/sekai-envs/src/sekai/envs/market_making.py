@@ -105,8 +105,6 @@ class MarketMakingEnv(MultiAgentEnv[_Obs, Any, str]):
         inventory_penalty: Running penalty on the squared inventory.
     """
 
-    metadata: dict[str, Any] = {}  # noqa: RUF012 - copied per subclass
-
     def __init__(
         self,
         *,

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.envs._portfolio_config import PortfolioConfig, PortfolioObs
 from sekai.envs._portfolio_math import check_actions, rebalance, target_weights
-from sekai.envs.portfolio import PortfolioConfig, PortfolioObs
 from sekai.envs.samplers import EpisodeSampler
 from sekai.vector import InfoArrays, NativeVecEnv
 
