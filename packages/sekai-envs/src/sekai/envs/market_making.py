@@ -149,7 +149,7 @@ class MarketMakingEnv(MultiAgentEnv[_Obs, Any, str]):
         quotes = Box(0.0, self.max_offset, (2,), np.float32)
         self._quote_space = quotes
         self.action_spaces: dict[str, Space[Any]] = {MARKET_MAKER: quotes, TRADER: Discrete(3)}
-        self._shocks = np.zeros((0, 4))
+        self._shocks: list[list[float]] = []  # one row of random draws per step
         self._t = 0
         self._mid = self.initial_price
         self._signal = 0.0
