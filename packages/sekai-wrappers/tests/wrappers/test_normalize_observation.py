@@ -201,6 +201,13 @@ def test_normalised_values_follow_the_formula(rows) -> None:
     rms = env.obs_rms
     np.testing.assert_allclose(out, (data[-1] - rms.mean) / np.sqrt(rms.var + 1e-8), atol=1e-9)
     assert np.all(np.isfinite(out))
+    # The per-step update agrees with RunningMeanStd fed the same samples one by one.
+    reference = RunningMeanStd((2,))
+    for row in data:
+        reference.update(row[np.newaxis])
+    np.testing.assert_allclose(rms.mean, reference.mean, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(rms.var, reference.var, rtol=1e-9, atol=1e-9)
+    assert rms.count == pytest.approx(reference.count)
 
 
 def test_a_deep_copy_has_independent_statistics(space_env, any_space, same) -> None:

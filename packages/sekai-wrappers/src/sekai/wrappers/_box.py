@@ -9,7 +9,7 @@ from numpy.typing import NDArray
 
 from sekai.spaces import Box, Space
 
-__all__ = ["as_bound", "require_box"]
+__all__ = ["as_bound", "clip_into", "require_box"]
 
 
 def require_box(space: Space[Any], owner: str, what: str, *, bounded: bool = False) -> Box:
@@ -39,3 +39,15 @@ def as_bound(value: Any, shape: tuple[int, ...], owner: str, name: str) -> NDArr
     if not bool(np.all(np.isfinite(full))):
         raise ValueError(f"{owner}: {name} must be finite, got {value!r}")
     return full
+
+
+def clip_into(x: NDArray[Any], low: Any, high: Any) -> NDArray[Any]:
+    """``np.clip(x, low, high)`` into a new array, in two ufunc calls.
+
+    For the small arrays of a single step, ``np.maximum`` then ``np.minimum``
+    costs well under half of ``np.clip`` (which dispatches through more
+    machinery). NaN propagates, as with ``np.clip``.
+    """
+    out: NDArray[Any] = np.maximum(x, low)
+    np.minimum(out, high, out=out)
+    return out

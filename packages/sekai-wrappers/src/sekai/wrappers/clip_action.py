@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import ActionWrapper, Env, ObsType
 from sekai.spaces import Box
-from sekai.wrappers._box import require_box
+from sekai.wrappers._box import clip_into, require_box
 
 __all__ = ["ClipAction"]
 
@@ -39,10 +37,7 @@ class ClipAction(ActionWrapper[ObsType, NDArray[np.float32], NDArray[np.float32]
 
     def action(self, action: NDArray[np.float32]) -> NDArray[np.float32]:
         """Clip one action into the env's bounds."""
-        clipped: NDArray[Any] = np.clip(
-            np.asarray(action, dtype=self._dtype), self._low, self._high
-        )
-        return clipped
+        return clip_into(np.asarray(action, dtype=self._dtype), self._low, self._high)
 
     def reverse_action(self, action: NDArray[np.float32]) -> NDArray[np.float32]:
         """An env action is already an action of this wrapper: returned as an array."""

@@ -194,20 +194,26 @@ class _BoxNorm:
         self.stats = stats
         self.epsilon = epsilon
         self.clip = clip
-        self.running = isinstance(stats, RunningMeanStd)
-        self.zero_var = np.zeros(stats.shape, dtype=np.float64)
 
     def __call__(self, x: Any, update: bool) -> NDArray[np.float64]:
         value = np.asarray(x, dtype=np.float64)
         stats = self.stats
         if update:
             if isinstance(stats, RunningMeanStd):
-                stats.update_from_moments(value, self.zero_var, 1)
+                # RunningMeanStd.update_from_moments for a batch of one sample,
+                # written with fewer array operations (this runs every step).
+                count = stats.count
+                total = count + 1.0
+                delta = value - stats.mean
+                stats.mean = stats.mean + delta / total
+                stats.var = (stats.var + delta * delta / total) * (count / total)
+                stats.count = total
             else:
                 stats.update(value[np.newaxis])
         out: NDArray[np.float64] = (value - stats.mean) / np.sqrt(stats.var + self.epsilon)
         if self.clip is not None:
-            np.clip(out, -self.clip, self.clip, out=out)
+            np.maximum(out, -self.clip, out=out)
+            np.minimum(out, self.clip, out=out)
         return out
 
 
@@ -230,7 +236,8 @@ class _MaskedNorm:
         out = np.zeros_like(values)
         normalised = (held - stats.mean) / np.sqrt(stats.var + self.epsilon)
         if self.clip is not None:
-            np.clip(normalised, -self.clip, self.clip, out=normalised)
+            np.maximum(normalised, -self.clip, out=normalised)
+            np.minimum(normalised, self.clip, out=normalised)
         out[held_at] = normalised
         return {"values": out, "mask": slots}
 

@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 from sekai.core import ActionWrapper, Env, ObsType
 from sekai.spaces import Box
 from sekai.utils.masking import supports_action_mask
-from sekai.wrappers._box import as_bound, require_box
+from sekai.wrappers._box import as_bound, clip_into, require_box
 
 __all__ = ["RescaleAction"]
 
@@ -84,7 +84,7 @@ class RescaleAction(ActionWrapper[ObsType, NDArray[np.float32], NDArray[np.float
     def action(self, action: NDArray[np.float32]) -> NDArray[np.float32]:
         """Map one action onto the env's range (masked components become the env's zero)."""
         value = np.asarray(action, dtype=np.float64) * self._scale + self._offset
-        out: NDArray[Any] = np.clip(value.astype(self._dtype), self._env_low, self._env_high)
+        out: NDArray[Any] = clip_into(value.astype(self._dtype), self._env_low, self._env_high)
         if self._masked:
             mask = self.env.action_mask()  # type: ignore[attr-defined]
             if mask is not None:
@@ -94,7 +94,4 @@ class RescaleAction(ActionWrapper[ObsType, NDArray[np.float32], NDArray[np.float
     def reverse_action(self, action: NDArray[np.float32]) -> NDArray[np.float32]:
         """Map one env action back onto ``[min_action, max_action]``."""
         value = (np.asarray(action, dtype=np.float64) - self._env_low) * self._inverse_scale
-        out: NDArray[Any] = np.clip(
-            (value + self.min_action).astype(self._dtype), self._low, self._high
-        )
-        return out
+        return clip_into((value + self.min_action).astype(self._dtype), self._low, self._high)

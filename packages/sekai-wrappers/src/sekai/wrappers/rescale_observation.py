@@ -70,4 +70,6 @@ class RescaleObservation(ObservationWrapper[NDArray[Any], ActType, NDArray[Any]]
         out = (np.asarray(observation, dtype=np.float64) * self._scale + self._offset).astype(
             self._dtype
         )
-        return np.clip(out, self._low, self._high, out=out)
+        np.maximum(out, self._low, out=out)
+        np.minimum(out, self._high, out=out)
+        return out
