@@ -92,3 +92,12 @@ def test_same_seed_same_trajectory(counter_env, rollout, same) -> None:
     a = rollout(StickyAction(counter_env(episode_length=6), 0.4), 8, actions)
     b = rollout(StickyAction(counter_env(episode_length=6), 0.4), 8, actions)
     assert same(a, b)
+
+
+def test_own_stream_differs_from_the_env_stream_of_the_same_seed(counter_env) -> None:
+    env = StickyAction(counter_env(), 0.5)
+    env.reset(seed=3)
+    ours = env.sticky_rng.random(5)
+    assert not np.array_equal(ours, np.random.default_rng(3).random(5))
+    env.reset(seed=3)
+    np.testing.assert_array_equal(env.sticky_rng.random(5), ours)
