@@ -1,3 +1,34 @@
-"""Adapters between sekai and Gymnasium / PettingZoo."""
+"""Adapters between sekai and Gymnasium / PettingZoo, in both directions.
 
-__all__: list[str] = []
+Single environments: :func:`to_gymnasium` serves a sekai ``Env`` as a
+``gymnasium.Env`` and :func:`from_gymnasium` the reverse. Vector
+environments: :func:`to_gymnasium_vector` serves any sekai ``VecEnv`` as a
+``gymnasium.vector.VectorEnv`` (same-step autoreset). Multi-agent
+environments: :func:`to_pettingzoo` serves a sekai ``MultiAgentEnv`` as a
+PettingZoo ``ParallelEnv`` and :func:`from_pettingzoo` the reverse. Spaces:
+:func:`to_gymnasium_space` and :func:`from_gymnasium_space`.
+
+Importing this package imports neither Gymnasium nor PettingZoo: each adapter
+imports its peer when called, and raises ``ImportError`` naming the extra to
+install (``pip install 'sekai-compat[gymnasium]'`` or
+``'sekai-compat[pettingzoo]'``; with the meta-package, ``'sekai[gymnasium]'``
+/ ``'sekai[pettingzoo]'``).
+"""
+
+from sekai.compat.gymnasium_env import from_gymnasium, to_gymnasium
+from sekai.compat.gymnasium_spaces import from_gymnasium_space, to_gymnasium_space
+from sekai.compat.gymnasium_vector import to_gymnasium_vector
+from sekai.compat.pettingzoo_env import from_pettingzoo, to_pettingzoo
+
+__all__ = [  # noqa: RUF022 (grouped by topic)
+    # Gymnasium
+    "from_gymnasium",
+    "to_gymnasium",
+    "to_gymnasium_vector",
+    # PettingZoo
+    "from_pettingzoo",
+    "to_pettingzoo",
+    # spaces
+    "from_gymnasium_space",
+    "to_gymnasium_space",
+]

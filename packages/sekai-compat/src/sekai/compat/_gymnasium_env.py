@@ -1,0 +1,129 @@
+"""The ``gymnasium.Env`` that serves a sekai env (imported only when Gymnasium is)."""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from sekai.compat.gymnasium_spaces import convert_to_gymnasium
+
+if TYPE_CHECKING:
+    from sekai.compat._rendering import RendererLike
+    from sekai.core import Env
+    from sekai.registry import EnvSpec
+
+    _GymEnv = object
+else:
+    from gymnasium import Env as _GymEnv
+
+__all__ = ["SekaiGymnasiumEnv", "gymnasium_spec"]
+
+
+class SekaiGymnasiumEnv(_GymEnv):
+    """A ``gymnasium.Env`` over a sekai env (see :func:`sekai.compat.to_gymnasium`).
+
+    Attributes:
+        sekai_env: The sekai environment being served.
+        render_mode: The render mode (``None`` when there is no renderer).
+        renderer: The object whose ``render(env)`` gives the frames, or ``None``.
+    """
+
+    def __init__(
+        self,
+        env: Env[Any, Any],
+        renderer: RendererLike | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        if renderer is None and render_mode is not None:
+            raise ValueError(
+                f"to_gymnasium: render_mode={render_mode!r} needs a renderer (an object with "
+                "render(env)), got renderer=None"
+            )
+        if renderer is not None and not callable(getattr(renderer, "render", None)):
+            raise TypeError(
+                f"to_gymnasium: renderer must have a render(env) method, got {renderer!r}"
+            )
+        if renderer is not None and render_mode is None:
+            render_mode = "rgb_array"
+        self.sekai_env = env
+        self.renderer = renderer
+        self.render_mode = render_mode
+        self.observation_space: Any = convert_to_gymnasium(
+            env.observation_space, "observation_space"
+        )
+        self.action_space: Any = convert_to_gymnasium(env.action_space, "action_space")
+        metadata = dict(env.metadata)
+        metadata["render_modes"] = [] if render_mode is None else [render_mode]
+        self.metadata = metadata
+        self.spec: Any = gymnasium_spec(env.spec, renderer)
+        self._np_random_seed: int | None = None
+        self._reset = env.reset
+        self._step = env.step
+
+    @property
+    def _np_random(self) -> np.random.Generator:
+        # Gymnasium's checker and ``np_random`` read the generator here; it is
+        # the sekai env's own, so seeding either side seeds both.
+        return self.sekai_env.unwrapped.rng
+
+    @_np_random.setter
+    def _np_random(self, value: np.random.Generator) -> None:
+        self.sekai_env.unwrapped.rng = value
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset the sekai env with ``seed`` and ``options``; return ``(observation, info)``."""
+        result = self._reset(seed=seed, options=options)
+        if seed is not None:
+            self._np_random_seed = seed if isinstance(seed, int) else -1
+        return result.observation, result.info
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Step the sekai env; return ``(observation, reward, terminated, truncated, info)``."""
+        result = self._step(action)
+        return result.observation, result.reward, result.terminated, result.truncated, result.info
+
+    def render(self) -> Any:
+        """The renderer's frame of the sekai env, or ``None`` without a render mode."""
+        if self.renderer is None or self.render_mode is None:
+            return None
+        return self.renderer.render(self.sekai_env)
+
+    def close(self) -> None:
+        """Close the sekai env (the renderer belongs to the caller and stays open)."""
+        self.sekai_env.close()
+
+
+def _remake(
+    spec: EnvSpec, renderer: RendererLike | None, render_mode: str | None = None, **kwargs: Any
+) -> SekaiGymnasiumEnv:
+    # The time limit is Gymnasium's here: gymnasium.make applies the spec's.
+    from sekai.registry import make
+
+    env = make(spec, max_episode_steps=-1, **kwargs)
+    return SekaiGymnasiumEnv(env, renderer, render_mode)
+
+
+def gymnasium_spec(spec: EnvSpec | None, renderer: RendererLike | None) -> Any:
+    """The Gymnasium ``EnvSpec`` of a sekai env made from ``spec`` (``None`` for ``None``).
+
+    Same id, reward threshold, determinism and time limit; its entry point
+    makes the sekai env again and adapts it, so ``gymnasium.make(spec)``
+    builds an equivalent env (with Gymnasium's ``TimeLimit`` in place of
+    sekai's).
+    """
+    if spec is None:
+        return None
+    from gymnasium.envs.registration import EnvSpec as GymEnvSpec
+
+    entry_point: Any = functools.partial(_remake, spec, renderer)
+    return GymEnvSpec(
+        id=spec.id,
+        entry_point=entry_point,
+        reward_threshold=spec.reward_threshold,
+        nondeterministic=spec.nondeterministic,
+        max_episode_steps=spec.max_episode_steps,
+    )

@@ -1,0 +1,123 @@
+"""The PettingZoo ``ParallelEnv`` that serves a sekai MultiAgentEnv (imported with PettingZoo)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sekai.compat.gymnasium_spaces import convert_to_gymnasium
+
+if TYPE_CHECKING:
+    from sekai.compat._rendering import RendererLike
+    from sekai.core import MultiAgentEnv
+
+    _ParallelEnv = object
+else:
+    from pettingzoo import ParallelEnv as _ParallelEnv
+
+__all__ = ["SekaiParallelEnv"]
+
+
+class SekaiParallelEnv(_ParallelEnv):
+    """A PettingZoo ``ParallelEnv`` over a sekai MultiAgentEnv (see ``to_pettingzoo``).
+
+    Attributes:
+        sekai_env: The sekai multi-agent environment being served.
+        possible_agents: Every agent that can take part.
+        observation_spaces: Each possible agent's Gymnasium observation space.
+        action_spaces: Each possible agent's Gymnasium action space.
+        render_mode: The render mode (``None`` when there is no renderer).
+        renderer: The object whose ``render(env)`` gives the frames, or ``None``.
+    """
+
+    def __init__(
+        self,
+        env: MultiAgentEnv[Any, Any, Any],
+        renderer: RendererLike | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        if renderer is None and render_mode is not None:
+            raise ValueError(
+                f"to_pettingzoo: render_mode={render_mode!r} needs a renderer (an object with "
+                "render(env)), got renderer=None"
+            )
+        if renderer is not None and not callable(getattr(renderer, "render", None)):
+            raise TypeError(
+                f"to_pettingzoo: renderer must have a render(env) method, got {renderer!r}"
+            )
+        if renderer is not None and render_mode is None:
+            render_mode = "rgb_array"
+        self.sekai_env = env
+        self.renderer = renderer
+        self.render_mode = render_mode
+        self.possible_agents: list[Any] = list(env.possible_agents)
+        self.observation_spaces: dict[Any, Any] = {
+            agent: convert_to_gymnasium(
+                env.observation_space(agent), f"observation_space({agent!r})"
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces: dict[Any, Any] = {
+            agent: convert_to_gymnasium(env.action_space(agent), f"action_space({agent!r})")
+            for agent in self.possible_agents
+        }
+        metadata = dict(env.metadata)
+        metadata.setdefault("name", env.spec.id if env.spec is not None else type(env).__name__)
+        metadata["render_modes"] = [] if render_mode is None else [render_mode]
+        metadata.setdefault("is_parallelizable", True)
+        self.metadata = metadata
+        self._reset = env.reset
+        self._step = env.step
+
+    @property
+    def agents(self) -> list[Any]:
+        """The agents still active in the sekai env (a new list)."""
+        return list(self.sekai_env.agents)
+
+    @agents.setter
+    def agents(self, value: list[Any]) -> None:
+        self.sekai_env.agents = list(value)
+
+    def observation_space(self, agent: Any) -> Any:
+        """The Gymnasium observation space of ``agent`` (the same object at every call)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: Any) -> Any:
+        """The Gymnasium action space of ``agent`` (the same object at every call)."""
+        return self.action_spaces[agent]
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[Any, Any], dict[Any, dict[str, Any]]]:
+        """Reset the sekai env with ``seed`` and ``options``; return observations and infos."""
+        result = self._reset(seed=seed, options=options)
+        return result.observations, result.info
+
+    def step(
+        self, actions: dict[Any, Any]
+    ) -> tuple[
+        dict[Any, Any],
+        dict[Any, float],
+        dict[Any, bool],
+        dict[Any, bool],
+        dict[Any, dict[str, Any]],
+    ]:
+        """Step the sekai env; return the five per-agent dicts of PettingZoo's parallel API."""
+        result = self._step(actions)
+        return result.observations, result.rewards, result.terminated, result.truncated, result.info
+
+    def render(self) -> Any:
+        """The renderer's frame of the sekai env, or ``None`` without a render mode."""
+        if self.renderer is None or self.render_mode is None:
+            return None
+        return self.renderer.render(self.sekai_env)
+
+    def state(self) -> Any:
+        """The sekai env's ``state()``, when it has one."""
+        state = getattr(self.sekai_env, "state", None)
+        if not callable(state):
+            raise NotImplementedError(f"{self.sekai_env!r} has no state() method")
+        return state()
+
+    def close(self) -> None:
+        """Close the sekai env (the renderer belongs to the caller and stays open)."""
+        self.sekai_env.close()

@@ -1,0 +1,122 @@
+"""Multi-agent environments across the sekai / PettingZoo boundary, in both directions.
+
+Both sides use the parallel API (every live agent acts at every step), so the
+adapters only change containers: PettingZoo's five per-agent dicts on one
+side, :class:`~sekai.core.MAStepResult` / :class:`~sekai.core.MAResetResult` on
+the other. Spaces are converted with :mod:`sekai.compat.gymnasium_spaces`.
+PettingZoo is imported when an adapter is first called.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sekai.compat._imports import require_pettingzoo
+from sekai.core import MultiAgentEnv
+
+if TYPE_CHECKING:
+    from sekai.compat._rendering import RendererLike
+
+__all__ = ["from_pettingzoo", "to_pettingzoo"]
+
+
+def to_pettingzoo(
+    ma_env: MultiAgentEnv[Any, Any, Any],
+    renderer: RendererLike | None = None,
+    render_mode: str | None = None,
+) -> Any:
+    """Serve a sekai MultiAgentEnv as a PettingZoo ``ParallelEnv``.
+
+    - ``possible_agents`` is the sekai env's; ``agents`` reads the sekai
+      env's live list at every access, so it shrinks as agents finish.
+    - ``observation_space(agent)`` / ``action_space(agent)`` return Gymnasium
+      spaces converted once, at construction (the same object at every call,
+      as PettingZoo requires); they are also in ``observation_spaces`` /
+      ``action_spaces``.
+    - ``reset(seed, options)`` passes both on and returns ``(observations,
+      infos)``; ``step(actions)`` returns ``(observations, rewards,
+      terminations, truncations, infos)``, the sekai result's dicts as they
+      are.
+    - ``render()`` returns ``renderer.render(env)`` (as in
+      :func:`~sekai.compat.to_gymnasium`); ``state()`` calls the sekai env's
+      ``state()`` if it has one; ``close()`` closes the sekai env.
+    - ``metadata`` is the sekai env's plus ``"name"`` (the spec id, or the
+      class name), ``"render_modes"`` and ``"is_parallelizable"``.
+
+    Args:
+        ma_env: The sekai multi-agent environment.
+        renderer: An object with ``render(env)`` used by ``render()``.
+        render_mode: The render mode to declare; ``"rgb_array"`` by default
+            when a renderer is given.
+
+    Returns:
+        A ``pettingzoo.ParallelEnv``; the sekai env is its ``sekai_env``
+        attribute.
+
+    Raises:
+        ImportError: PettingZoo is not installed (``pip install
+            'sekai-compat[pettingzoo]'``).
+        TypeError: ``ma_env`` is not a sekai ``MultiAgentEnv``, or a space has
+            no Gymnasium equivalent.
+        ValueError: ``render_mode`` is given without a renderer.
+
+    Example:
+        >>> import sekai
+        >>> par_env = to_pettingzoo(sekai.make("MarketMaking-v0"))
+        >>> observations, infos = par_env.reset(seed=0)
+        >>> sorted(observations) == sorted(par_env.possible_agents)
+        True
+        >>> par_env.close()
+    """
+    require_pettingzoo()
+    if not isinstance(ma_env, MultiAgentEnv):
+        raise TypeError(f"to_pettingzoo: expected a sekai MultiAgentEnv, got {ma_env!r}")
+    from sekai.compat._pettingzoo_env import SekaiParallelEnv
+
+    return SekaiParallelEnv(ma_env, renderer, render_mode)
+
+
+def from_pettingzoo(
+    parallel_env: Any, *, max_sequence_length: int | None = None
+) -> MultiAgentEnv[Any, Any, Any]:
+    """Serve a PettingZoo ``ParallelEnv`` as a sekai MultiAgentEnv.
+
+    - ``agents`` and ``possible_agents`` read the PettingZoo env's (an env
+      that declares no ``possible_agents`` reports its live agents).
+    - ``observation_space(agent)`` / ``action_space(agent)`` convert the
+      PettingZoo env's spaces to sekai spaces on first use, and again only if
+      the PettingZoo env hands out a different space object (envs whose agents
+      appear during an episode work).
+    - ``reset`` returns a :class:`~sekai.core.MAResetResult` and ``step`` a
+      :class:`~sekai.core.MAStepResult` with ``float`` rewards and ``bool``
+      flags. An int seed is passed on; a ``numpy.random.Generator`` gives an
+      int seed drawn from it; ``None`` continues the env's stream.
+    - ``state()`` and ``close()`` call the PettingZoo env's.
+
+    Args:
+        parallel_env: The PettingZoo environment.
+        max_sequence_length: ``max_length`` of sekai ``Sequence`` spaces made
+            from Gymnasium ``Sequence`` spaces, which have no length bound.
+
+    Returns:
+        A sekai ``MultiAgentEnv``; the PettingZoo env is its ``parallel_env``
+        attribute.
+
+    Raises:
+        ImportError: PettingZoo is not installed (``pip install
+            'sekai-compat[pettingzoo]'``).
+        TypeError: ``parallel_env`` is not a parallel env, or a space has no
+            sekai equivalent.
+
+    Example:
+        >>> import sekai
+        >>> env = from_pettingzoo(to_pettingzoo(sekai.make("MarketMaking-v0")))
+        >>> result = env.reset(seed=0)
+        >>> sorted(result.observations) == sorted(env.possible_agents)
+        True
+        >>> env.close()
+    """
+    require_pettingzoo()
+    from sekai.compat._from_pettingzoo import PettingZooSekaiEnv
+
+    return PettingZooSekaiEnv(parallel_env, max_sequence_length=max_sequence_length)

@@ -1,0 +1,119 @@
+"""Test environments and fixtures shared by the sekai-compat tests.
+
+``RichEnv`` has every composite space (Dict, Tuple, Sequence, MaskedBox) in
+its observation and a Tuple action, with random dynamics drawn from its rng,
+so round trips and seeding are tested on more than boxes. ``FrameRenderer``
+records which env it was asked to draw. Nothing here imports Gymnasium.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import sekai.registry
+from sekai.core import Env, MultiAgentEnv, ResetResult, StepResult
+from sekai.spaces import Box, Dict, Discrete, MaskedBox, Sequence, Tuple
+from sekai.utils.seeding import SeedType
+
+
+def _single_agent_ids() -> list[str]:
+    """Ids of every registered single-agent env."""
+    ids = []
+    for spec in sekai.registry.all_specs():
+        env = sekai.registry.make(spec.id)
+        try:
+            if not isinstance(env, MultiAgentEnv):
+                ids.append(spec.id)
+        finally:
+            env.close()
+    return sorted(ids)
+
+
+class RichEnv(Env[dict[str, Any], Any]):
+    """Dict / Tuple / Sequence / MaskedBox observations, a Tuple action, random dynamics."""
+
+    def __init__(self, horizon: int = 30) -> None:
+        self.horizon = horizon
+        self.observation_space = Dict(
+            {
+                "price": Box(-np.inf, np.inf, (2,), dtype=np.float64),
+                "book": MaskedBox(0.0, 10.0, (2,), max_size=4),
+                "trades": Sequence(Discrete(5), max_length=6),
+                "pair": Tuple([Discrete(3), Box(-1.0, 1.0, (1,))]),
+            }
+        )
+        self.action_space = Tuple([Discrete(3), Box(-1.0, 1.0, (2,))])
+        self.closed = 0
+        self.last_options: dict[str, Any] | None = None
+        self._t = 0
+
+    def _observation(self) -> dict[str, Any]:
+        rng = self.rng
+        count = int(rng.integers(0, 5))
+        values = np.zeros((4, 2), np.float32)
+        values[:count] = rng.uniform(0.0, 10.0, (count, 2))
+        mask = (np.arange(4) < count).astype(np.int8)
+        trades = tuple(np.int64(v) for v in rng.integers(0, 5, int(rng.integers(0, 7))))
+        return {
+            "price": rng.normal(size=2),
+            "book": {"values": values, "mask": mask},
+            "trades": trades,
+            "pair": (np.int64(rng.integers(3)), rng.uniform(-1, 1, 1).astype(np.float32)),
+        }
+
+    def reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[dict[str, Any]]:
+        self._set_rng(seed)
+        self.last_options = options
+        self._t = 0
+        return ResetResult(self._observation(), {"t": 0})
+
+    def step(self, action: Any) -> StepResult[dict[str, Any]]:
+        assert self.action_space.contains(action), action
+        self._t += 1
+        reward = float(action[0]) + float(np.sum(action[1])) + float(self.rng.normal())
+        terminated = bool(self.rng.random() < 0.05)
+        truncated = self._t >= self.horizon
+        return StepResult(self._observation(), reward, terminated, truncated, {"t": self._t})
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+class FrameRenderer:
+    """Draws the env's step count into a small image; counts its calls."""
+
+    def __init__(self) -> None:
+        self.calls: list[Any] = []
+
+    def render(self, env: Any) -> np.ndarray:
+        self.calls.append(env)
+        return np.full((4, 6, 3), 7, dtype=np.uint8)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrise ``single_agent_id`` over every registered single-agent env."""
+    if "single_agent_id" in metafunc.fixturenames:
+        metafunc.parametrize("single_agent_id", _single_agent_ids())
+
+
+@pytest.fixture(scope="session")
+def single_agent_ids() -> list[str]:
+    """Ids of every registered single-agent env (what ``single_agent_id`` runs over)."""
+    return _single_agent_ids()
+
+
+@pytest.fixture
+def rich_env() -> RichEnv:
+    """A fresh :class:`RichEnv`."""
+    return RichEnv()
+
+
+@pytest.fixture
+def renderer() -> FrameRenderer:
+    """A fresh :class:`FrameRenderer`."""
+    return FrameRenderer()
