@@ -11,7 +11,7 @@ from sekai.error import ResetRequired, SpaceMismatch, VecEnvClosed
 from sekai.vector._actions import make_action_splitter
 from sekai.vector._arguments import per_env_values
 from sekai.vector._autoreset import FrozenEnvs
-from sekai.vector._obs_batch import make_obs_batcher
+from sekai.vector._obs_batch import make_obs_stacker
 from sekai.vector.vec_env import VecEnv
 
 __all__ = ["EnvListVecEnv", "build_envs", "close_all"]
@@ -92,7 +92,7 @@ class EnvListVecEnv(VecEnv[ObsType, ActType]):
     """A vector env over a list of sub-env objects living in this process.
 
     Holds the sub-envs, the per-space helpers (action splitter, observation
-    batcher), the frozen-env state and the attribute access that
+    stacker), the frozen-env state and the attribute access that
     :class:`~sekai.vector.SyncVecEnv` and :class:`~sekai.vector.AsyncVecEnv`
     share.
 
@@ -117,7 +117,7 @@ class EnvListVecEnv(VecEnv[ObsType, ActType]):
         self.metadata = first.metadata
         self.autoreset = autoreset
         self._split_actions = make_action_splitter(self.action_space, self.num_envs)
-        self._batcher = make_obs_batcher(self.observation_space, self.num_envs)
+        self._stack = make_obs_stacker(self.observation_space, self.num_envs)
         self._frozen = FrozenEnvs(self.num_envs)
         self._needs_reset = True
         self._closed = False

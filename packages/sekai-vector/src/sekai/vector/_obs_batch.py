@@ -1,12 +1,20 @@
-"""Writing sub-env observations into one batch.
+"""Batching sub-env observations.
 
-A :class:`ObsBatcher` is built once per vector env from the observation space:
-for array spaces (Box, Discrete, MultiDiscrete, MultiBinary) every step
-allocates one ``(num_envs, *shape)`` array and each sub-env's observation is
-written straight into its row; Dict and Tuple observations get one such array
-per leaf. Spaces without a fixed shape (Sequence, unregistered types) are
-batched as a tuple of the observations. The batch is allocated afresh for
-every step, so a returned batch never changes afterwards.
+Two helpers, both chosen once per vector env from the observation space:
+
+* :func:`make_obs_stacker` turns a list of ``num_envs`` observations into a
+  batch. For array spaces (Box, Discrete, MultiDiscrete, MultiBinary) it
+  allocates one ``(num_envs, *shape)`` array of the space's dtype and writes
+  every observation into it with one slice assignment (measured faster than
+  row-by-row writes and than ``np.stack``); Dict and Tuple observations get
+  one such array per leaf.
+* :func:`make_obs_batcher` gives an :class:`ObsBatcher` that fills a batch
+  row by row (``write(batch, i, obs)``), for callers that receive
+  observations one at a time.
+
+Spaces without a fixed shape (Sequence, unregistered types) are batched as a
+tuple of the observations. Every batch is newly allocated, so a returned
+batch never changes afterwards.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ import numpy as np
 
 from sekai.spaces import Box, Dict, Discrete, MultiBinary, MultiDiscrete, Space, Tuple
 
-__all__ = ["ObsBatcher", "make_obs_batcher"]
+__all__ = ["ObsBatcher", "ObsStacker", "make_obs_batcher", "make_obs_stacker"]
 
 _ARRAY_SPACES = (Box, Discrete, MultiDiscrete, MultiBinary)
 
@@ -132,3 +140,54 @@ def make_obs_batcher(space: Space[Any], num_envs: int) -> ObsBatcher:
         finish=tuple,
         row=_get_row,
     )
+
+
+ObsStacker = Callable[[list[Any]], Any]
+"""Turns a list of ``num_envs`` observations into a batch."""
+
+
+def _fixed_stacker(space: Space[Any], num_envs: int) -> ObsStacker | None:
+    """A stacker for fixed-shape spaces, or ``None`` when the space has no fixed shape."""
+    if isinstance(space, _ARRAY_SPACES):
+        shape = (num_envs, *(space.shape or ()))
+        dtype = space.dtype
+        empty = np.empty
+
+        def stack_array(observations: list[Any]) -> Any:
+            batch = empty(shape, dtype)
+            batch[:] = observations
+            return batch
+
+        return stack_array
+    if isinstance(space, Dict):
+        children: list[tuple[str, ObsStacker]] = []
+        for key, child in space.spaces.items():
+            stacker = _fixed_stacker(child, num_envs)
+            if stacker is None:
+                return None
+            children.append((key, stacker))
+
+        def stack_dict(observations: list[Any]) -> Any:
+            return {key: stack([obs[key] for obs in observations]) for key, stack in children}
+
+        return stack_dict
+    if isinstance(space, Tuple):
+        parts: list[ObsStacker] = []
+        for child in space.spaces:
+            stacker = _fixed_stacker(child, num_envs)
+            if stacker is None:
+                return None
+            parts.append(stacker)
+        indexed = tuple(enumerate(parts))
+
+        def stack_tuple(observations: list[Any]) -> Any:
+            return tuple(stack([obs[j] for obs in observations]) for j, stack in indexed)
+
+        return stack_tuple
+    return None
+
+
+def make_obs_stacker(space: Space[Any], num_envs: int) -> ObsStacker:
+    """Choose, once, how observations of ``space`` are batched for ``num_envs`` sub-envs."""
+    stacker = _fixed_stacker(space, num_envs)
+    return stacker if stacker is not None else tuple

@@ -149,14 +149,12 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
             )
         finally:
             self._pending = False
-        batcher = self._batcher
-        batch = batcher.new()
-        write = batcher.write
-        for i, result in enumerate(results):
-            write(batch, i, result.observation)
         self._frozen.clear()
         self._needs_reset = False
-        return VecResetResult(batcher.finish(batch), [result.info for result in results])
+        return VecResetResult(
+            self._stack([result.observation for result in results]),
+            [result.info for result in results],
+        )
 
     async def _async_step(self, actions: Any) -> VecStepResult[Any]:
         if self._needs_reset or self._closed:
@@ -217,17 +215,8 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
                 for k in finished:
                     i = active[k]
                     frozen.freeze(i, observations[i], terminated[i], truncated[i])
-        batcher = self._batcher
-        batch = batcher.new()
-        if batcher.is_array:
-            for i, obs in enumerate(observations):
-                batch[i] = obs
-        else:
-            write = batcher.write
-            for i, obs in enumerate(observations):
-                write(batch, i, obs)
         return VecStepResult(
-            batcher.finish(batch),
+            self._stack(observations),
             np.array(rewards, dtype=np.float64),
             np.array(terminated, dtype=np.bool_),
             np.array(truncated, dtype=np.bool_),

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from sekai.core import ActType, Env, ObsType
+from sekai.core import ActType, Env, InfoDict, ObsType, StepResult
 from sekai.utils.seeding import SeedType
 from sekai.vector._arguments import per_env_options, per_env_seeds
 from sekai.vector._autoreset import FINAL_OBSERVATION, autoreset_info
@@ -18,6 +18,8 @@ __all__ = ["SyncVecEnv"]
 
 _float64 = np.float64
 _bool = np.bool_
+_array = np.array
+_zeros = np.zeros
 
 
 class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
@@ -75,62 +77,83 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         n = self.num_envs
         seeds = per_env_seeds(seed, n)
         opts = per_env_options(options, n)
-        batcher = self._batcher
-        batch = batcher.new()
-        write = batcher.write
-        infos = []
-        for i, env in enumerate(self.envs):
-            result = env.reset(seed=seeds[i], options=opts[i])
-            write(batch, i, result.observation)
-            infos.append(result.info)
+        results = [env.reset(seed=seeds[i], options=opts[i]) for i, env in enumerate(self.envs)]
         self._frozen.clear()
         self._needs_reset = False
-        return VecResetResult(batcher.finish(batch), infos)
+        return VecResetResult(
+            self._stack([result.observation for result in results]),
+            [result.info for result in results],
+        )
 
     def step(self, actions: Any) -> VecStepResult[Any]:
         """Step every sub-env (see :meth:`VecEnv.step <sekai.vector.VecEnv.step>`)."""
         if self._needs_reset or self._closed:
             raise self._not_ready()
         per_env = self._split_actions(actions)
-        batcher = self._batcher
-        batch = batcher.new()
-        write = None if batcher.is_array else batcher.write
-        frozen = self._frozen
-        autoreset = self.autoreset
-        rewards: list[float] = []
-        terminated: list[bool] = []
-        truncated: list[bool] = []
-        infos: list[dict[str, Any]] = []
-        for i, env in enumerate(self.envs):
-            if frozen.any and frozen.mask[i]:
-                obs = frozen.observations[i]
-                rewards.append(0.0)
-                terminated.append(frozen.terminated[i])
-                truncated.append(frozen.truncated[i])
-                infos.append({})
-            else:
-                result = env.step(per_env[i])
-                obs = result.observation
-                info = result.info
-                if (result.terminated or result.truncated) and FINAL_OBSERVATION not in info:
-                    if autoreset:
-                        reset = env.reset()
-                        info = autoreset_info(info, obs, reset.info)
-                        obs = reset.observation
-                    else:
-                        frozen.freeze(i, obs, result.terminated, result.truncated)
-                rewards.append(result.reward)
-                terminated.append(result.terminated)
-                truncated.append(result.truncated)
-                infos.append(info)
-            if write is None:
-                batch[i] = obs
-            else:
-                write(batch, i, obs)
+        if self._frozen.any:
+            return self._step_with_frozen(per_env)
+        results = [env.step(action) for env, action in zip(self.envs, per_env, strict=True)]
+        terminated = [result.terminated for result in results]
+        truncated = [result.truncated for result in results]
+        rewards = _array([result.reward for result in results], _float64)
+        if True in terminated or True in truncated:
+            observations, infos = self._end_episodes(results)
+            return VecStepResult(
+                self._stack(observations),
+                rewards,
+                _array(terminated, _bool),
+                _array(truncated, _bool),
+                infos,
+            )
+        n = self.num_envs
         return VecStepResult(
-            batcher.finish(batch),
-            np.array(rewards, dtype=_float64),
-            np.array(terminated, dtype=_bool),
-            np.array(truncated, dtype=_bool),
+            self._stack([result.observation for result in results]),
+            rewards,
+            _zeros(n, _bool),
+            _zeros(n, _bool),
+            [result.info for result in results],
+        )
+
+    def _end_episodes(self, results: list[StepResult[Any]]) -> tuple[list[Any], list[InfoDict]]:
+        """Autoreset (or freeze) the sub-envs whose episode ended; their observations and infos."""
+        observations = [result.observation for result in results]
+        infos = [result.info for result in results]
+        autoreset = self.autoreset
+        for i, result in enumerate(results):
+            if (result.terminated or result.truncated) and FINAL_OBSERVATION not in result.info:
+                if autoreset:
+                    reset = self.envs[i].reset()
+                    infos[i] = autoreset_info(result.info, result.observation, reset.info)
+                    observations[i] = reset.observation
+                else:
+                    self._frozen.freeze(i, result.observation, result.terminated, result.truncated)
+        return observations, infos
+
+    def _step_with_frozen(self, per_env: list[Any]) -> VecStepResult[Any]:
+        """A step while some sub-envs are frozen (autoreset off): only the others move."""
+        frozen = self._frozen
+        n = self.num_envs
+        observations = list(frozen.observations)
+        rewards = [0.0] * n
+        terminated = list(frozen.terminated)
+        truncated = list(frozen.truncated)
+        infos: list[InfoDict] = [{} for _ in range(n)]
+        mask = frozen.mask.tolist()
+        for i, env in enumerate(self.envs):
+            if mask[i]:
+                continue
+            result = env.step(per_env[i])
+            observations[i] = result.observation
+            rewards[i] = result.reward
+            terminated[i] = result.terminated
+            truncated[i] = result.truncated
+            infos[i] = result.info
+            if (result.terminated or result.truncated) and FINAL_OBSERVATION not in result.info:
+                frozen.freeze(i, result.observation, result.terminated, result.truncated)
+        return VecStepResult(
+            self._stack(observations),
+            _array(rewards, _float64),
+            _array(terminated, _bool),
+            _array(truncated, _bool),
             infos,
         )
