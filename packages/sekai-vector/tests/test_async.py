@@ -138,3 +138,24 @@ def test_default_async_methods_run_the_sync_ones(kit: Any) -> None:
     assert calls == ["reset 3", "step"]
     with pytest.raises(NotImplementedError):
         vec.get_attr("x")
+
+
+def test_a_failing_sub_env_leaves_no_call_running(kit: Any) -> None:
+    finished: list[int] = []
+
+    class Slow(kit.CountingEnv):  # type: ignore[misc]
+        async def async_step(self, action: int) -> Any:
+            for _ in range(3):
+                await asyncio.sleep(0)
+            finished.append(action)
+            return self.step(action)
+
+    class Failing(kit.CountingEnv):  # type: ignore[misc]
+        async def async_step(self, action: int) -> Any:
+            raise ValueError("sub-env failed")
+
+    with AsyncVecEnv([Slow, Failing, Slow]) as vec:
+        vec.reset()
+        with pytest.raises(ValueError, match="sub-env failed"):
+            vec.step([1, 1, 2])
+        assert finished == [1, 2]  # both completed before the error propagated

@@ -22,6 +22,19 @@ _T = TypeVar("_T")
 _get_running_loop = asyncio._get_running_loop
 
 
+async def _gather_all(coroutines: list[Coroutine[Any, Any, _T]]) -> list[_T]:
+    """Await every coroutine concurrently; if some raise, re-raise the first once all are done.
+
+    Unlike a plain :func:`asyncio.gather`, no sub-env call is left running in
+    the background after a failure.
+    """
+    results = await asyncio.gather(*coroutines, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return results  # type: ignore[return-value]
+
+
 class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
     """Runs ``num_envs`` sub-environments concurrently on an asyncio event loop.
 
@@ -30,7 +43,8 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
     market feeds, simulators behind a REST or websocket API) wait in
     parallel; sub-envs reset by autoreset are reset concurrently as well.
     Sub-envs whose ``step`` blocks the CPU gain nothing: use ``ProcVecEnv``
-    for those.
+    for those. If a sub-env raises, the others' calls still run to completion
+    before the first error propagates, and that step's results are discarded.
 
     In async code, ``await vec.async_step(actions)`` and
     ``await vec.async_reset(...)`` run on the caller's loop. The sync
@@ -141,11 +155,8 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         opts = per_env_options(options, n)
         self._pending = True
         try:
-            results = await asyncio.gather(
-                *[
-                    env.async_reset(seed=seeds[i], options=opts[i])
-                    for i, env in enumerate(self.envs)
-                ]
+            results = await _gather_all(
+                [env.async_reset(seed=seeds[i], options=opts[i]) for i, env in enumerate(self.envs)]
             )
         finally:
             self._pending = False
@@ -169,7 +180,7 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
             active = list(range(self.num_envs))
         self._pending = True
         try:
-            results = await asyncio.gather(*[envs[i].async_step(per_env[i]) for i in active])
+            results = await _gather_all([envs[i].async_step(per_env[i]) for i in active])
             finished = [
                 k
                 for k, result in enumerate(results)
@@ -177,7 +188,7 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
             ]
             resets = []
             if finished and self.autoreset:
-                resets = await asyncio.gather(*[envs[active[k]].async_reset() for k in finished])
+                resets = await _gather_all([envs[active[k]].async_reset() for k in finished])
         finally:
             self._pending = False
 
