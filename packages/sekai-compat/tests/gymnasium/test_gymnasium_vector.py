@@ -1,0 +1,189 @@
+"""to_gymnasium_vector: Gymnasium's vector API, same-step autoreset, over every sekai backend."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.wrappers.vector import ClipReward, DictInfoToList, RecordEpisodeStatistics
+
+import sekai.registry
+import sekai.vector
+from sekai.compat import to_gymnasium, to_gymnasium_vector
+from sekai.core import Env
+from sekai.error import VecEnvClosed
+
+
+def _cartpole() -> Env[Any, Any]:
+    return sekai.registry.make("CartPole-v1", max_episode_steps=40)  # type: ignore[no-any-return]
+
+
+def _make_vec(backend: str, n: int = 3) -> Any:
+    if backend == "native":
+        return sekai.registry.make_vec(
+            "CartPole-v1", num_envs=n, vectorization_mode="native", max_episode_steps=40
+        )
+    if backend == "proc":
+        proc = getattr(sekai.vector, "ProcVecEnv", None)
+        if proc is None:
+            pytest.skip("ProcVecEnv is not available")
+        return proc([_cartpole] * n)
+    cls = {"sync": sekai.vector.SyncVecEnv, "async": sekai.vector.AsyncVecEnv}[backend]
+    return cls([_cartpole] * n)
+
+
+BACKENDS = ["sync", "async", "native", "proc"]
+
+
+def _assert_same(x: Any, y: Any, path: str = "infos") -> None:
+    if isinstance(x, dict):
+        assert isinstance(y, dict) and set(x) == set(y), f"{path}: {sorted(x)} != {sorted(y)}"
+        for key in x:
+            _assert_same(x[key], y[key], f"{path}[{key!r}]")
+    elif isinstance(x, np.ndarray) and x.dtype == object:
+        assert isinstance(y, np.ndarray) and y.dtype == object and x.shape == y.shape, path
+        for a, b in zip(x, y, strict=True):
+            _assert_same(a, b, path)
+    else:
+        assert type(x) is type(y), f"{path}: {type(x)} != {type(y)}"
+        np.testing.assert_array_equal(x, y, err_msg=path)
+
+
+def test_matches_gymnasium_sync_vector_env_in_same_step_mode() -> None:
+    n = 3
+    seeds = [5, 6, 7]
+    ours = to_gymnasium_vector(sekai.vector.SyncVecEnv([_cartpole] * n))
+    theirs = SyncVectorEnv(
+        [lambda: to_gymnasium(_cartpole())] * n, autoreset_mode=AutoresetMode.SAME_STEP
+    )
+    assert ours.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
+    assert ours.observation_space == theirs.observation_space
+    assert ours.action_space == theirs.action_space
+    assert ours.single_observation_space == theirs.single_observation_space
+    assert ours.single_action_space == theirs.single_action_space
+    obs_a, info_a = ours.reset(seed=seeds)
+    obs_b, info_b = theirs.reset(seed=seeds)
+    np.testing.assert_array_equal(obs_a, obs_b)
+    _assert_same(info_a, info_b)
+    rng = np.random.default_rng(0)
+    finals = 0
+    for _ in range(150):
+        actions = rng.integers(0, 2, n)
+        a, b = ours.step(actions), theirs.step(actions)
+        for x, y in zip(a[:4], b[:4], strict=True):
+            assert x.dtype == y.dtype
+            np.testing.assert_array_equal(x, y)
+        _assert_same(a[4], b[4])
+        finals += int(a[4].get("_final_obs", np.zeros(n, bool)).sum())
+    assert finals >= 5  # terminations and 40-step truncations both went through
+    ours.close()
+    theirs.close()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_record_episode_statistics_runs_on_every_backend(backend: str) -> None:
+    n = 3
+    envs = RecordEpisodeStatistics(to_gymnasium_vector(_make_vec(backend, n)))
+    envs.reset(seed=0)
+    envs.action_space.seed(0)
+    returns = np.zeros(n)
+    lengths = np.zeros(n, dtype=int)
+    episodes = 0
+    for _ in range(200):
+        observations, rewards, terminated, truncated, infos = envs.step(envs.action_space.sample())
+        assert observations in envs.observation_space
+        returns += rewards
+        lengths += 1
+        done = terminated | truncated
+        if done.any():
+            np.testing.assert_array_equal(infos["_episode"], done)
+            np.testing.assert_array_equal(infos["_final_obs"], done)
+            np.testing.assert_allclose(infos["episode"]["r"][done], returns[done])
+            np.testing.assert_array_equal(infos["episode"]["l"][done], lengths[done])
+            for index in np.flatnonzero(done):
+                assert infos["final_obs"][index] in envs.single_observation_space
+            episodes += int(done.sum())
+            returns[done] = 0
+            lengths[done] = 0
+        else:
+            assert "episode" not in infos
+    assert episodes >= 5
+    assert len(envs.return_queue) == episodes
+    envs.close()
+
+
+def test_gymnasium_reward_and_info_wrappers_run() -> None:
+    envs = DictInfoToList(ClipReward(to_gymnasium_vector(_make_vec("sync")), 0.0, 0.5))
+    envs.reset(seed=1)
+    for _ in range(50):
+        _, rewards, _, _, infos = envs.step(envs.action_space.sample())
+        np.testing.assert_array_equal(rewards, [0.5, 0.5, 0.5])
+        assert isinstance(infos, list) and len(infos) == 3
+        assert all(info["elapsed_steps"] >= 0 for info in infos if "elapsed_steps" in info)
+    envs.close()
+
+
+def test_infos_are_a_dict_of_arrays_with_masks() -> None:
+    envs = to_gymnasium_vector(_make_vec("sync"))
+    _, infos = envs.reset(seed=0)
+    assert infos == {}
+    _, _, _, _, infos = envs.step(np.array([0, 1, 0]))
+    np.testing.assert_array_equal(infos["elapsed_steps"], [1, 1, 1])
+    np.testing.assert_array_equal(infos["_elapsed_steps"], [True, True, True])
+    envs.close()
+
+
+def test_reset_seed_and_options_pass_through() -> None:
+    envs = to_gymnasium_vector(_make_vec("sync"))
+    reference = _make_vec("sync")
+    first, _ = envs.reset(seed=9)
+    np.testing.assert_array_equal(first, reference.reset(seed=9).observations)
+    pinned, _ = envs.reset(seed=[1, 2, 3], options={"low": 0.03, "high": 0.03})
+    np.testing.assert_allclose(pinned, 0.03)
+    envs.close()
+    reference.close()
+
+
+def test_partial_resets_are_refused() -> None:
+    envs = to_gymnasium_vector(_make_vec("sync"))
+    with pytest.raises(ValueError, match="reset_mask"):
+        envs.reset(options={"reset_mask": np.array([True, False, False])})
+    envs.close()
+
+
+def test_vec_env_without_autoreset_is_refused() -> None:
+    vec = sekai.vector.SyncVecEnv([_cartpole] * 2, autoreset=False)
+    with pytest.raises(ValueError, match="autoreset=False"):
+        to_gymnasium_vector(vec)
+    vec.close()
+
+
+def test_attribute_access_reaches_the_sub_envs() -> None:
+    envs = to_gymnasium_vector(_make_vec("sync", 2))
+    assert envs.get_attr("max_episode_steps") == (40, 40)
+    envs.set_attr("sutton_barto_reward", (True, False))
+    assert envs.get_attr("sutton_barto_reward") == (True, False)
+    envs.set_attr("sutton_barto_reward", True)
+    assert envs.call("sutton_barto_reward") == (True, True)
+    envs.close()
+
+
+def test_close_closes_the_sekai_vec_env() -> None:
+    vec = _make_vec("sync")
+    envs = to_gymnasium_vector(vec)
+    envs.reset(seed=0)
+    envs.close()
+    assert envs.closed
+    with pytest.raises(VecEnvClosed):
+        vec.step(np.zeros(3, np.int64))
+
+
+def test_is_a_gymnasium_vector_env() -> None:
+    envs = to_gymnasium_vector(_make_vec("native"))
+    assert isinstance(envs, gymnasium.vector.VectorEnv)
+    assert envs.num_envs == 3
+    assert envs.sekai_vec_env.num_envs == 3
+    envs.close()

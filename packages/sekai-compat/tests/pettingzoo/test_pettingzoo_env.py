@@ -1,0 +1,215 @@
+"""to_pettingzoo / from_pettingzoo, checked by PettingZoo's parallel_api_test."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import parallel_api_test
+from pettingzoo.test.example_envs import generated_agents_parallel_v0
+
+import sekai.registry
+from sekai.compat import from_pettingzoo, to_pettingzoo
+from sekai.core import MAResetResult, MAStepResult, MultiAgentEnv
+from sekai.spaces import Box, Discrete
+
+REFERENCE_ID = "MarketMaking-v0"
+
+
+def test_parallel_api_test_passes_on_the_multi_agent_reference_env(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    env = to_pettingzoo(sekai.registry.make(REFERENCE_ID))
+    assert isinstance(env, pettingzoo.ParallelEnv)
+    parallel_api_test(env, num_cycles=300)
+    assert "Passed Parallel API test" in capsys.readouterr().out
+    env.close()
+
+
+def test_parallel_api_test_passes_on_a_round_trip(capsys: pytest.CaptureFixture[str]) -> None:
+    env = to_pettingzoo(from_pettingzoo(to_pettingzoo(sekai.registry.make(REFERENCE_ID))))
+    parallel_api_test(env, num_cycles=300)
+    assert "Passed Parallel API test" in capsys.readouterr().out
+
+
+def test_spaces_and_agents() -> None:
+    sekai_env = sekai.registry.make(REFERENCE_ID)
+    env = to_pettingzoo(sekai_env)
+    assert env.possible_agents == ["market_maker", "trader"]
+    assert env.action_space("trader") == gymnasium.spaces.Discrete(3)
+    assert isinstance(env.observation_space("market_maker"), gymnasium.spaces.Box)
+    assert env.observation_spaces["trader"] is env.observation_space("trader")
+    assert env.metadata["name"] == REFERENCE_ID
+    observations, infos = env.reset(seed=0)
+    assert env.agents == ["market_maker", "trader"]
+    assert set(observations) == set(infos) == set(env.agents)
+    sekai_env.agents = ["trader"]  # the adapter reads the live list
+    assert env.agents == ["trader"]
+
+
+def test_results_become_pettingzoo_dicts_and_seeds_pass_through() -> None:
+    env = to_pettingzoo(sekai.registry.make(REFERENCE_ID))
+    reference = sekai.registry.make(REFERENCE_ID)
+    observations, infos = env.reset(seed=4)
+    expected = reference.reset(seed=4)
+    _assert_equal(observations, expected.observations)
+    assert infos == expected.info
+    for agent in env.possible_agents:
+        env.action_space(agent).seed(1)
+    for _ in range(20):
+        actions = {agent: env.action_space(agent).sample() for agent in env.agents}
+        step = env.step(actions)
+        result = reference.step(actions)
+        assert isinstance(step, tuple) and len(step) == 5
+        _assert_equal(step[0], result.observations)
+        assert step[1:4] == (result.rewards, result.terminated, result.truncated)
+        _assert_equal(step[4], result.info)
+
+
+def test_round_trip_preserves_trajectories() -> None:
+    through = from_pettingzoo(to_pettingzoo(sekai.registry.make(REFERENCE_ID)))
+    direct = sekai.registry.make(REFERENCE_ID)
+    assert isinstance(through, MultiAgentEnv)
+    assert through.possible_agents == direct.possible_agents
+    for agent in direct.possible_agents:
+        assert through.observation_space(agent) == direct.observation_space(agent)
+        assert through.action_space(agent) == direct.action_space(agent)
+        direct.action_space(agent).seed(7)
+    for seed in [0, None, 3]:
+        a, b = through.reset(seed=seed), direct.reset(seed=seed)
+        assert isinstance(a, MAResetResult)
+        _assert_equal(a.observations, b.observations)
+        while not b.all_done:
+            actions = {agent: direct.action_space(agent).sample() for agent in direct.agents}
+            a, b = through.step(actions), direct.step(actions)
+            assert isinstance(a, MAStepResult)
+            _assert_equal(a.observations, b.observations)
+            assert (a.rewards, a.terminated, a.truncated) == (b.rewards, b.terminated, b.truncated)
+            _assert_equal(a.info, b.info)
+            assert through.agents == direct.agents
+        assert a.all_done
+
+
+def _assert_equal(x: Any, y: Any) -> None:
+    if isinstance(x, dict):
+        assert isinstance(y, dict) and set(x) == set(y)
+        for key in x:
+            _assert_equal(x[key], y[key])
+    else:
+        np.testing.assert_array_equal(x, y)
+
+
+class _Closing:
+    def __init__(self) -> None:
+        self.frames: list[Any] = []
+
+    def render(self, env: Any) -> np.ndarray:
+        self.frames.append(env)
+        return np.zeros((2, 2, 3), np.uint8)
+
+
+def test_render_state_and_close() -> None:
+    sekai_env = sekai.registry.make(REFERENCE_ID)
+    renderer = _Closing()
+    env = to_pettingzoo(sekai_env, renderer=renderer)
+    assert env.render_mode == "rgb_array"
+    assert env.metadata["render_modes"] == ["rgb_array"]
+    env.reset(seed=0)
+    assert env.render().shape == (2, 2, 3)
+    assert renderer.frames == [sekai_env]
+    with pytest.raises(NotImplementedError, match="state"):
+        env.state()
+    closed: list[bool] = []
+    sekai_env.close = lambda: closed.append(True)  # type: ignore[method-assign]
+    env.close()
+    assert closed == [True]
+    assert to_pettingzoo(sekai.registry.make(REFERENCE_ID)).render() is None
+
+
+def test_bad_arguments_are_refused() -> None:
+    with pytest.raises(TypeError, match="expected a sekai MultiAgentEnv"):
+        to_pettingzoo(sekai.registry.make("CartPole-v1"))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="needs a renderer"):
+        to_pettingzoo(sekai.registry.make(REFERENCE_ID), render_mode="rgb_array")
+    with pytest.raises(TypeError, match=r"expected a pettingzoo\.ParallelEnv"):
+        from_pettingzoo(object())
+
+
+def test_from_pettingzoo_follows_agents_that_appear_during_an_episode() -> None:
+    source = generated_agents_parallel_v0.parallel_env(max_cycles=40)
+    env = from_pettingzoo(source)
+    assert env.agents == []  # before the first reset
+    result = env.reset(seed=0)
+    assert set(result.observations) == set(env.agents)
+    seen = set(env.agents)
+    for _ in range(40):
+        for agent in env.agents:
+            env.action_space(agent).seed(0)
+        actions = {agent: env.action_space(agent).sample() for agent in env.agents}
+        result = env.step(actions)
+        for agent, observation in result.observations.items():
+            assert env.observation_space(agent).contains(observation)
+        assert all(type(reward) is float for reward in result.rewards.values())
+        seen |= set(env.agents)
+        if result.all_done:
+            break
+    assert len(seen) > 5  # agents were added on the way
+    np.testing.assert_array_equal(env.state(), source.state())  # type: ignore[attr-defined]
+
+
+class _TinyParallel(pettingzoo.ParallelEnv[str, np.ndarray, int]):
+    metadata = {"name": "tiny"}  # noqa: RUF012
+
+    def __init__(self) -> None:
+        self.possible_agents = ["a", "b"]
+        self.spaces = {
+            agent: gymnasium.spaces.Box(0.0, 1.0, (2,)) for agent in self.possible_agents
+        }
+        self.seeds: list[Any] = []
+        self.closed = False
+
+    def observation_space(self, agent: str) -> Any:
+        return self.spaces[agent]
+
+    def action_space(self, agent: str) -> Any:
+        return gymnasium.spaces.Discrete(2)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        self.seeds.append(seed)
+        self.agents = list(self.possible_agents)
+        return {agent: np.zeros(2, np.float32) for agent in self.agents}, {
+            agent: {} for agent in self.agents
+        }
+
+    def step(self, actions: dict[str, int]) -> Any:
+        observations = {agent: np.ones(2, np.float32) for agent in self.agents}
+        rewards = {agent: np.float32(actions[agent]) for agent in self.agents}
+        flags = {agent: np.bool_(True) for agent in self.agents}
+        self.agents = []
+        return observations, rewards, flags, dict(flags), {agent: {} for agent in observations}
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_from_pettingzoo_converts_results_seeds_and_close() -> None:
+    source = _TinyParallel()
+    env = from_pettingzoo(source)
+    assert env.observation_space("a") == Box(0.0, 1.0, (2,))
+    assert env.action_space("b") == Discrete(2)
+    assert env.observation_space("a") is env.observation_space("a")
+    env.reset(seed=3)
+    env.reset(seed=np.random.default_rng(0))
+    env.reset()
+    assert source.seeds[0] == 3 and isinstance(source.seeds[1], int) and source.seeds[2] is None
+    result = env.step({"a": 1, "b": 0})
+    assert result.rewards == {"a": 1.0, "b": 0.0}
+    assert type(result.rewards["a"]) is float and type(result.terminated["a"]) is bool
+    assert result.all_done and env.agents == []
+    with pytest.raises(TypeError, match="seed must be an int"):
+        env.reset(seed=1.5)  # type: ignore[arg-type]
+    env.close()
+    assert source.closed
