@@ -180,3 +180,39 @@ def test_discrete_observation_batches_as_int64(env_list_backend: Any, kit: Any) 
     with env_list_backend([Flat] * 2) as vec:
         assert vec.reset().observations.dtype == np.int64
         np.testing.assert_array_equal(vec.step([0, 0]).observations, [1, 1])
+
+
+def test_tuple_and_unbatchable_observations(env_list_backend: Any, kit: Any) -> None:
+    from sekai.spaces import Sequence, Tuple
+
+    class Pair(kit.CountingEnv):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__(2)
+            self.observation_space = Tuple((Discrete(10), Box(-9, 9, (2,))))
+
+        def _obs(self) -> Any:
+            return (self.t, np.full(2, self.total, np.float32))
+
+    class Ragged(kit.CountingEnv):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__(2)
+            self.observation_space = Sequence(Discrete(10))
+
+        def _obs(self) -> Any:
+            return tuple(range(self.t))
+
+    with env_list_backend([Pair] * 2) as vec:
+        vec.reset()
+        obs = vec.step([1, 2]).observations
+        assert isinstance(obs, tuple)
+        np.testing.assert_array_equal(obs[0], [1, 1])
+        np.testing.assert_array_equal(obs[1], [[1, 1], [2, 2]])
+    with env_list_backend([Ragged] * 2) as vec:
+        assert vec.reset().observations == ((), ())
+        result = vec.step([0, 0])
+        assert result.observations == ((0,), (0,))
+        with pytest.raises(TypeError):
+            _ = vec.batch_observation_space
+        final = vec.step([0, 0])
+        assert final.observations == ((), ())
+        assert final.infos[0]["final_observation"] == (0, 1)
