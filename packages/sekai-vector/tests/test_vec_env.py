@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from sekai.error import ResetRequired, VecEnvClosed
 from sekai.spaces import Box, MultiDiscrete
@@ -278,3 +279,22 @@ def test_async_methods_exist_everywhere(make_vec: Any) -> None:
     reset, step = asyncio.run(run())
     np.testing.assert_array_equal(reset.observations[:, 0], [1.0, 1.0, 1.0])
     np.testing.assert_array_equal(step.observations[:, 1], [1, 1, 1])
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(shape=st.lists(st.integers(0, 4), max_size=3).map(tuple))
+def test_action_batch_shape_property(kit: Any, shape: tuple[int, ...]) -> None:
+    for backend in ("sync", "native"):
+        vec = kit.build_vec(backend)
+        vec.reset()
+        actions = np.ones(shape, dtype=np.int64)
+        if shape == (3,):
+            assert vec.step(actions).rewards.shape == (3,)
+        else:
+            with pytest.raises(ValueError, match=r"of shape \(3,\)"):
+                vec.step(actions)
+            stepped = vec.step_actions if backend == "native" else [e.actions for e in vec.envs]
+            assert not any(len(s) for s in stepped)
+        vec.close()
