@@ -49,6 +49,8 @@ class BlockLayout:
         rewards_offset: Offset of the float64 rewards.
         terminated_offset: Offset of the bool ``terminated`` flags.
         truncated_offset: Offset of the bool ``truncated`` flags.
+        actions: The batch of actions (the parent writes it, workers read
+            their rows), when the action space is one array space; else None.
         size: Bytes the block needs.
     """
 
@@ -58,6 +60,7 @@ class BlockLayout:
     rewards_offset: int
     terminated_offset: int
     truncated_offset: int
+    actions: _Leaf | None
     size: int
 
 
@@ -93,8 +96,13 @@ def _tree(space: Space[Any], num_envs: int, leaves: list[_Leaf], offset: list[in
     return None
 
 
-def block_layout(space: Space[Any], num_envs: int) -> BlockLayout | None:
+def block_layout(
+    space: Space[Any], num_envs: int, action_space: Space[Any] | None = None
+) -> BlockLayout | None:
     """The block layout for ``num_envs`` observations of ``space``.
+
+    With an ``action_space`` that is a single array space (Box, Discrete,
+    MultiDiscrete, MultiBinary), the block has room for a batch of actions too.
 
     Returns ``None`` when a part of the space has no fixed shape (Sequence,
     space types this module does not know), so observations must be pickled.
@@ -107,6 +115,13 @@ def block_layout(space: Space[Any], num_envs: int) -> BlockLayout | None:
     rewards = _align(offset[0])
     terminated = _align(rewards + 8 * num_envs)
     truncated = _align(terminated + num_envs)
+    end = truncated + num_envs
+    actions = None
+    if isinstance(action_space, _ARRAY_SPACES):
+        action_leaves: list[_Leaf] = []
+        offset[0] = end
+        _tree(action_space, num_envs, action_leaves, offset)
+        actions, end = action_leaves[0], offset[0]
     return BlockLayout(
         num_envs=num_envs,
         leaves=tuple(leaves),
@@ -114,7 +129,8 @@ def block_layout(space: Space[Any], num_envs: int) -> BlockLayout | None:
         rewards_offset=rewards,
         terminated_offset=terminated,
         truncated_offset=truncated,
-        size=_align(truncated + num_envs),
+        actions=actions,
+        size=_align(end),
     )
 
 
@@ -146,9 +162,17 @@ class BlockViews:
         terminated: bool view of shape ``(num_envs,)``.
         truncated: bool view of shape ``(num_envs,)``.
         copy_observations: Returns a fresh copy of the observation batch.
+        actions: The batch of actions, or None.
     """
 
-    __slots__ = ("copy_observations", "observations", "rewards", "terminated", "truncated")
+    __slots__ = (
+        "actions",
+        "copy_observations",
+        "observations",
+        "rewards",
+        "terminated",
+        "truncated",
+    )
 
     def __init__(self, layout: BlockLayout, buffer: Any) -> None:
         n = layout.num_envs
@@ -167,12 +191,21 @@ class BlockViews:
         self.truncated: NDArray[np.bool_] = np.ndarray(
             (n,), dtype=np.bool_, buffer=buffer, offset=layout.truncated_offset
         )
+        leaf = layout.actions
+        self.actions: NDArray[Any] | None = (
+            None
+            if leaf is None
+            else np.ndarray(
+                leaf.shape, dtype=np.dtype(leaf.dtype), buffer=buffer, offset=leaf.offset
+            )
+        )
 
     def release(self) -> None:
         """Drop every view, so the mapping under them can be closed."""
         self.observations = None
         self.copy_observations = _released
         self.rewards = self.terminated = self.truncated = _EMPTY
+        self.actions = None
 
 
 _EMPTY: NDArray[Any] = np.empty(0)

@@ -18,8 +18,11 @@ vector env (:mod:`sekai.vector._autoreset`).
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 import signal
+import struct
+import sys
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -37,12 +40,14 @@ __all__ = [
     "CALL",
     "CLOSE",
     "ERROR",
+    "FAST_STEP",
     "GET_ATTR",
     "OK",
     "PING",
     "RESET",
     "SET_ATTR",
     "STEP",
+    "STEP_IN_BLOCK",
     "worker_main",
 ]
 
@@ -55,6 +60,11 @@ SET_ATTR = 5
 ATTACH = 6
 PING = 7
 CLOSE = 8
+
+# A step whose actions are in the shared block travels as FAST_STEP.pack(
+# STEP_IN_BLOCK, seq) instead of a pickle (pickles start with byte 0x80).
+STEP_IN_BLOCK = 1
+FAST_STEP = struct.Struct("<Bq")
 
 # Reply status. ERROR payload: (sub-env index or None, message, traceback text,
 # cloudpickled exception or None). ATTRIBUTE_ERROR payload: the message.
@@ -85,8 +95,9 @@ def _error_payload(
     index: int | None, error: BaseException, cloudpickle: Any
 ) -> tuple[int | None, str, str, bytes | None]:
     text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    blob: bytes | None
     try:
-        blob: bytes | None = cloudpickle.dumps(error)
+        blob = cloudpickle.dumps(error)
         pickle.loads(blob)  # an exception that cannot be rebuilt is sent as text only
     except Exception:
         blob = None
@@ -109,25 +120,28 @@ class _Worker:
         self.views: BlockViews | None = None
         self.shm: Any = None
         self.write_obs: Callable[[Any, int, Any], None] | None = None
+        self.block_actions: Any = None  # this worker's rows of the actions in the block
         self.current = 0  # local index of the sub-env being run, for error reports
 
     # -- shared memory ------------------------------------------------------------------
 
-    def attach(self, payload: tuple[Any, BlockLayout]) -> None:
-        shm, layout = payload
-        self.shm = shm
-        self.views = BlockViews(layout, shm.buf)
+    def attach(self, payload: tuple[str, BlockLayout]) -> None:
+        name, layout = payload
+        self.shm = shm = _open_block(name)
+        self.views = views = BlockViews(layout, shm.buf)
+        if views.actions is not None:
+            self.block_actions = views.actions[self.first : self.first + self.count]
         self.write_obs = make_obs_batcher(self.envs[0].observation_space, layout.num_envs).write
 
     def detach(self) -> None:
+        self.block_actions = None
         if self.views is not None:
             self.views.release()
             self.views = None
         if self.shm is not None:
-            try:
+            # A view that escaped keeps the mapping until the process ends.
+            with contextlib.suppress(BufferError):
                 self.shm.close()
-            except BufferError:  # a view escaped; the mapping goes with the process
-                pass
             self.shm = None
 
     # -- commands ------------------------------------------------------------------------
@@ -238,6 +252,29 @@ class _Worker:
         return first_failure
 
 
+def _open_block(name: str) -> Any:
+    """Map the parent's shared block without registering it with a resource tracker.
+
+    The parent created the block and alone unlinks it (its resource tracker
+    does so if it is killed); a worker registering it too would make a
+    tracker report it as leaked, or unlink it, when the worker exits.
+    """
+    from multiprocessing import resource_tracker, shared_memory
+
+    if sys.version_info >= (3, 13):
+        return shared_memory.SharedMemory(name, track=False)  # type: ignore[call-arg, unused-ignore]
+    register = resource_tracker.register
+    resource_tracker.register = _register_nothing  # type: ignore[assignment]
+    try:
+        return shared_memory.SharedMemory(name)
+    finally:
+        resource_tracker.register = register
+
+
+def _register_nothing(name: str, rtype: str) -> None:
+    return None
+
+
 class _LookupFailure(Exception):
     """A name that get_attr / call / set_attr could not find on a sub-env."""
 
@@ -267,10 +304,8 @@ def _build_envs(
             envs.append(env)
     except BaseException as error:
         for env in envs:
-            try:
+            with contextlib.suppress(Exception):  # the construction error is the one to report
                 env.close()
-            except Exception:  # the construction error is the one to report
-                pass
         raise _SubEnvFailure(index, error) from None
     obs0, act0 = envs[0].observation_space, envs[0].action_space
     spaces = [(first, obs0, act0)]
@@ -308,7 +343,9 @@ def worker_main(
         env_fns = _loads(env_fns_blob)
         envs, spaces, metadata = _build_envs(env_fns, first)
     except _SubEnvFailure as failure:
-        send(_dumps((0, ERROR, _error_payload(failure.index, failure.error, cloudpickle)), _HIGHEST))
+        send(
+            _dumps((0, ERROR, _error_payload(failure.index, failure.error, cloudpickle)), _HIGHEST)
+        )
         conn.close()
         return
     except BaseException as error:
@@ -324,6 +361,17 @@ def worker_main(
         conn.close()
 
 
+def _pack(seq: int, result: Any, worker: _Worker, cloudpickle: Any) -> bytes:
+    """Pickle a reply; cloudpickle when plain pickle cannot (lambdas in infos, ...)."""
+    with contextlib.suppress(Exception):
+        return _dumps((seq, OK, result), _HIGHEST)
+    try:
+        blob: bytes = cloudpickle.dumps((seq, OK, result), _HIGHEST)
+    except Exception as error:
+        return _dumps((seq, ERROR, _error_payload(worker.first, error, cloudpickle)), _HIGHEST)
+    return blob
+
+
 def _serve(worker: _Worker, conn: Any, cloudpickle: Any) -> None:
     recv = conn.recv_bytes
     send = conn.send_bytes
@@ -334,53 +382,42 @@ def _serve(worker: _Worker, conn: Any, cloudpickle: Any) -> None:
         except (EOFError, OSError):  # the parent is gone
             worker.close()
             return
-        seq, command, payload = _loads(message)
+        if message[0] == STEP_IN_BLOCK:
+            seq = FAST_STEP.unpack(message)[1]
+            command, payload = STEP, worker.block_actions
+        else:
+            seq, command, payload = _loads(message)
+        result: Any = None
+        worker.current = 0
         try:
             if command == STEP:
-                reply = _dumps((seq, OK, step(payload)), _HIGHEST)
+                result = step(payload)
             elif command == RESET:
-                reply = _dumps((seq, OK, worker.reset(payload)), _HIGHEST)
+                result = worker.reset(payload)
             elif command == CALL:
-                reply = cloudpickle.dumps((seq, OK, worker.call(payload)), _HIGHEST)
+                result = worker.call(payload)
             elif command == GET_ATTR:
-                reply = cloudpickle.dumps((seq, OK, worker.get_attr(payload)), _HIGHEST)
+                result = worker.get_attr(payload)
             elif command == SET_ATTR:
                 worker.set_attr(payload)
-                reply = _dumps((seq, OK, None), _HIGHEST)
             elif command == ATTACH:
                 worker.attach(payload)
-                reply = _dumps((seq, OK, None), _HIGHEST)
-            elif command == PING:
-                reply = _dumps((seq, OK, None), _HIGHEST)
             elif command == CLOSE:
                 failure = worker.close()
+                worker.detach()
                 if failure is None:
-                    reply = _dumps((seq, OK, None), _HIGHEST)
+                    send(_dumps((seq, OK, None), _HIGHEST))
                 else:
                     assert isinstance(failure, _SubEnvFailure)
-                    payload = _error_payload(failure.index, failure.error, cloudpickle)
-                    reply = _dumps((seq, ERROR, payload), _HIGHEST)
-                worker.detach()
-                send(reply)
+                    error_payload = _error_payload(failure.index, failure.error, cloudpickle)
+                    send(_dumps((seq, ERROR, error_payload), _HIGHEST))
                 return
-            else:  # pragma: no cover - the parent only sends the commands above
-                raise ValueError(f"unknown command {command!r}")
+            # PING: an empty answer.
         except _LookupFailure as failure:
-            reply = _dumps((seq, ATTRIBUTE_ERROR, str(failure)), _HIGHEST)
-        except pickle.PicklingError as error:
-            reply = _dumps((seq, ERROR, _error_payload(None, error, cloudpickle)), _HIGHEST)
+            send(_dumps((seq, ATTRIBUTE_ERROR, str(failure)), _HIGHEST))
+            continue
         except BaseException as error:
-            if command == STEP or command == RESET:
-                try:
-                    reply = cloudpickle.dumps((seq, OK, _fallback(command, worker, payload)))
-                except _Retry:
-                    reply = _dumps(
-                        (seq, ERROR, _error_payload(worker.first + worker.current, error, cloudpickle)),
-                        _HIGHEST,
-                    )
-            else:
-                reply = _dumps(
-                    (seq, ERROR, _error_payload(worker.first + worker.current, error, cloudpickle)),
-                    _HIGHEST,
-                )
-        send(reply)
+            index = worker.first + worker.current
+            send(_dumps((seq, ERROR, _error_payload(index, error, cloudpickle)), _HIGHEST))
+            continue
+        send(_pack(seq, result, worker, cloudpickle))

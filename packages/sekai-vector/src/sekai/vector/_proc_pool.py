@@ -1,0 +1,574 @@
+"""The parent side of :class:`~sekai.vector.ProcVecEnv`: worker processes, pipes, shared memory.
+
+A :class:`WorkerPool` starts the workers, sends each command once per worker,
+gathers the replies and turns failures into
+:class:`~sekai.error.VecEnvWorkerError`. It never blocks on a dead worker:
+every wait watches the worker's pipe *and* its process sentinel, so a worker
+that dies is noticed at once. Replies are matched to commands by a sequence
+number; replies to a command the parent stopped waiting for (Ctrl-C, a
+cancelled ``await``) are read and dropped before the next command is sent.
+
+The pool holds no reference to the vector env, so a finaliser can release it
+when the vector env is garbage collected or the interpreter exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import os
+import pickle
+import signal
+import sys
+import time
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from sekai.error import VecEnvWorkerError
+from sekai.vector._proc_shm import BlockLayout, BlockViews
+from sekai.vector._proc_worker import (
+    ATTACH,
+    CLOSE,
+    ERROR,
+    FAST_STEP,
+    OK,
+    PING,
+    STEP_IN_BLOCK,
+    worker_main,
+)
+
+if TYPE_CHECKING:
+    from multiprocessing.shared_memory import SharedMemory
+
+__all__ = ["SHM_PREFIX", "Reply", "WorkerHandle", "WorkerPool", "default_context", "get_context"]
+
+SHM_PREFIX = "sekai_"
+"""Shared-memory blocks are named ``sekai_<parent pid>_<random hex>``."""
+
+_PRELOAD = (
+    "__main__",
+    "numpy",
+    "cloudpickle",
+    "sekai.core",
+    "sekai.spaces",
+    "sekai.vector",
+    "sekai.vector._proc_worker",
+)
+
+_HIGHEST = pickle.HIGHEST_PROTOCOL
+_dumps = pickle.dumps
+_loads = pickle.loads
+_POLL = getattr(__import__("select"), "poll", None)
+_DEAD: Any = object()  # what _recv returns for a worker that died
+
+Reply = tuple[int, Any]
+"""``(status, payload)`` of one worker's answer."""
+
+
+def default_context() -> str:
+    """The default start method: ``"forkserver"``, or ``"spawn"`` where it does not exist."""
+    return "spawn" if sys.platform == "win32" else "forkserver"
+
+
+def get_context(method: str | None) -> multiprocessing.context.BaseContext:
+    """The multiprocessing context for ``method``, with sekai preloaded into a forkserver.
+
+    Raises:
+        ValueError: ``method`` is not a start method of this platform.
+    """
+    if method is None:
+        method = default_context()
+    available = multiprocessing.get_all_start_methods()
+    if not isinstance(method, str) or method not in available:
+        raise ValueError(
+            f"ProcVecEnv: context must be None or one of {available!r}, got {method!r}"
+        )
+    context = multiprocessing.get_context(method)
+    if method == "forkserver":
+        # Loaded once in the server instead of once per worker; only effective
+        # before the server starts, which is when it matters.
+        from multiprocessing import forkserver
+
+        server = getattr(forkserver, "_forkserver", None)
+        current = list(getattr(server, "_preload_modules", None) or [])
+        wanted = current + [name for name in _PRELOAD if name not in current]
+        if wanted != current:
+            context.set_forkserver_preload(wanted)
+        _ensure_forkserver()
+    return context
+
+
+def _ensure_forkserver() -> None:
+    """Start the forkserver so that it really preloads the main module.
+
+    Up to Python 3.12 the forkserver is handed the main script's path under a
+    key it does not read, so instead of importing ``__main__`` once, every
+    worker imports it again (with everything it imports). Handing it the path
+    under the name it reads makes workers fork with the main module loaded,
+    as the forkserver intends.
+    """
+    import inspect
+    from multiprocessing import forkserver, spawn
+
+    server = getattr(forkserver, "_forkserver", None)
+    if server is None or getattr(server, "_forkserver_pid", None) is not None:
+        return  # running already (or an unknown implementation): leave it alone
+    try:
+        reads_main_path = "main_path" in inspect.signature(forkserver.main).parameters
+    except (AttributeError, TypeError, ValueError):  # pragma: no cover
+        reads_main_path = False
+    original = spawn.get_preparation_data
+    if not reads_main_path:  # pragma: no cover - other Python versions
+        forkserver.ensure_running()
+        return
+
+    def preparation_data(name: str) -> dict[str, Any]:
+        data: dict[str, Any] = original(name)
+        if "init_main_from_path" in data and "main_path" not in data:
+            data["main_path"] = data["init_main_from_path"]
+        return data
+
+    spawn.get_preparation_data = preparation_data
+    try:
+        forkserver.ensure_running()
+    finally:
+        spawn.get_preparation_data = original
+
+
+def _exit_text(exitcode: int | None) -> str:
+    if exitcode is None:
+        return "exit code unknown"
+    if exitcode < 0:
+        try:
+            return f"killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exit code {exitcode}"
+
+
+class WorkerHandle:
+    """The parent's view of one worker process.
+
+    Attributes:
+        index: Worker number.
+        first: Index of its first sub-env.
+        count: Number of its sub-envs.
+        process: The process.
+        conn: The parent's end of its pipe.
+        expect: Sequence number of the last command sent to it.
+        received: Whether the reply to that command was read.
+        uncertain: A send to it was interrupted: it may or may not have the command.
+        alive: False once it is known to have exited.
+        reported: Its death was already raised to the user.
+    """
+
+    __slots__ = (
+        "alive",
+        "conn",
+        "count",
+        "expect",
+        "first",
+        "index",
+        "poller",
+        "process",
+        "received",
+        "reported",
+        "started",
+        "uncertain",
+    )
+
+    def __init__(self, index: int, first: int, count: int, process: Any, conn: Any) -> None:
+        self.index = index
+        self.first = first
+        self.count = count
+        self.process = process
+        self.conn = conn
+        self.expect = 0
+        self.received = False
+        self.uncertain = False
+        self.alive = True
+        self.reported = False
+        self.started = False
+        self.poller: Any = None
+
+    @property
+    def sub_envs(self) -> str:
+        """The sub-env indices of this worker, as text."""
+        return ", ".join(str(i) for i in range(self.first, self.first + self.count))
+
+    def death_error(self, earlier: bool = False) -> VecEnvWorkerError:
+        """The error reporting this worker's death."""
+        code = _exit_text(self.process.exitcode)
+        when = "died earlier" if earlier else "died unexpectedly"
+        plural = "s" if self.count > 1 else ""
+        return VecEnvWorkerError(
+            f"ProcVecEnv: worker {self.index} (sub-env{plural} {self.sub_envs}) {when} "
+            f"({code}); close this vector env and create a new one",
+            self.first,
+            None,
+        )
+
+
+def worker_error(payload: Any, what: str) -> VecEnvWorkerError:
+    """The VecEnvWorkerError for a worker's ERROR reply."""
+    index, message, text, blob = payload
+    where = f"sub-env {index}" if index is not None else "a worker"
+    error = VecEnvWorkerError(f"ProcVecEnv: {where} raised {message} in {what}", index, text)
+    if blob is not None:
+        # The cause is a courtesy: the traceback text is there anyway.
+        with contextlib.suppress(Exception):
+            error.__cause__ = _loads(blob)
+    return error
+
+
+class WorkerPool:
+    """Worker processes, their pipes and the optional shared-memory block."""
+
+    def __init__(self, context: multiprocessing.context.BaseContext, cloudpickle: Any) -> None:
+        self.context = context
+        self.cloudpickle = cloudpickle
+        self.broken = False
+        self.workers: list[WorkerHandle] = []
+        self.shm: SharedMemory | None = None
+        self.views: BlockViews | None = None
+        self.seq = 0
+        self.dirty = False
+        self.closed = False
+
+    # -- start-up --------------------------------------------------------------------
+
+    def start(
+        self, blobs: Sequence[bytes], firsts: Sequence[int], counts: Sequence[int], autoreset: bool
+    ) -> list[Reply]:
+        """Start one worker per blob (its pickled env factories); return their start-up replies.
+
+        Raises:
+            VecEnvWorkerError: A worker died during start-up.
+        """
+        fork = self.context.get_start_method() == "fork"
+        for i, (blob, first, count) in enumerate(zip(blobs, firsts, counts, strict=True)):
+            parent_conn, child_conn = self.context.Pipe(duplex=True)
+            inherited = [w.conn for w in self.workers] + [parent_conn] if fork else []
+            process = self.context.Process(  # type: ignore[attr-defined]
+                target=worker_main,
+                args=(child_conn, blob, first, autoreset, inherited),
+                name=f"ProcVecEnv-worker-{i}",
+                daemon=True,
+            )
+            handle = WorkerHandle(i, first, count, process, parent_conn)
+            self.workers.append(handle)
+            try:
+                process.start()
+                handle.started = True
+            except BaseException:
+                handle.alive = False
+                raise
+            finally:
+                child_conn.close()
+            if _POLL is not None:
+                poller = _POLL()
+                poller.register(parent_conn.fileno(), 1)  # POLLIN (errors always reported)
+                poller.register(process.sentinel, 1)
+                handle.poller = poller
+        return self._gather_replies()
+
+    def attach(self, layout: BlockLayout) -> BlockViews:
+        """Create the shared block, have every worker map it, and return the parent's views."""
+        from multiprocessing.shared_memory import SharedMemory
+
+        while True:
+            name = f"{SHM_PREFIX}{os.getpid()}_{os.urandom(4).hex()}"
+            try:
+                self.shm = SharedMemory(name=name, create=True, size=layout.size)
+                break
+            except FileExistsError:  # pragma: no cover - 32 random bits collided
+                continue
+        self.views = BlockViews(layout, self.shm.buf)
+        self.send(ATTACH, [(self.shm.name, layout)] * len(self.workers))
+        for status, payload in self.gather():
+            if status != OK:
+                raise worker_error(payload, "attaching the shared memory")
+        return self.views
+
+    # -- commands --------------------------------------------------------------------
+
+    def check_alive(self) -> None:
+        """Raise for a worker already known to be dead."""
+        for w in self.workers:
+            if not w.alive:
+                w.reported = True
+                raise w.death_error(earlier=True)
+
+    def prepare(self) -> None:
+        """Make the workers idle and in step before a command.
+
+        Drops the replies of an interrupted command (waiting for the workers
+        still busy with it).
+
+        Raises:
+            VecEnvWorkerError: A worker is already known to be dead.
+        """
+        if self.dirty:
+            self.drain()
+        if self.broken:
+            self.check_alive()
+
+    def send(self, command: int, payloads: Sequence[Any]) -> None:
+        """Send one message per worker (``payloads[i]`` to worker ``i``).
+
+        Payloads are pickled, with cloudpickle when plain pickle cannot.
+
+        Raises:
+            VecEnvWorkerError: A worker is already known to be dead.
+        """
+        self.prepare()
+        seq = self.seq + 1
+        messages = []
+        for payload in payloads:
+            try:
+                messages.append(_dumps((seq, command, payload), _HIGHEST))
+            except Exception:
+                messages.append(self.cloudpickle.dumps((seq, command, payload), _HIGHEST))
+        self._send_all(seq, messages)
+
+    def send_step_signal(self) -> None:
+        """Send a step whose actions are in the shared block (call :meth:`prepare` first)."""
+        seq = self.seq + 1
+        self._send_all(seq, [FAST_STEP.pack(STEP_IN_BLOCK, seq)] * len(self.workers))
+
+    def _send_all(self, seq: int, messages: list[bytes]) -> None:
+        self.seq = seq
+        self.dirty = True
+        for w, message in zip(self.workers, messages, strict=True):
+            w.expect = seq
+            w.received = False
+            try:
+                w.conn.send_bytes(message)
+            except OSError:  # broken pipe: the worker is gone, gather() reports it
+                pass
+            except BaseException:
+                w.uncertain = True
+                raise
+
+    def gather(self) -> list[Reply]:
+        """Wait for every worker's reply to the last command.
+
+        Every reply is read before anything is raised, so the workers are idle
+        and in step with the parent afterwards.
+
+        Raises:
+            VecEnvWorkerError: A worker died (the first such worker is named).
+        """
+        replies = self._gather_replies()
+        self.dirty = False
+        return replies
+
+    def _gather_replies(self) -> list[Reply]:
+        replies: list[Reply] = []
+        dead: WorkerHandle | None = None
+        for w in self.workers:
+            reply = self._recv(w)
+            if reply is _DEAD:
+                if dead is None:
+                    dead = w
+                replies.append((ERROR, None))
+            else:
+                replies.append(reply)
+        if dead is not None:
+            self.dirty = False
+            dead.reported = True
+            raise dead.death_error()
+        return replies
+
+    def _recv(self, w: WorkerHandle, deadline: float | None = None) -> Any:
+        """The reply of ``w`` to its last command, ``_DEAD``, or ``None`` after ``deadline``."""
+        if not w.alive:
+            return _DEAD
+        conn = w.conn
+        while True:
+            if deadline is None:
+                ready = self._wait(w, None)
+            else:
+                ready = self._wait(w, max(0.0, deadline - time.monotonic()))
+                if not ready:
+                    return None
+            if ready is _DEAD:
+                self._mark_dead(w)
+                return _DEAD
+            try:
+                data = conn.recv_bytes()
+            except (EOFError, OSError):
+                self._mark_dead(w)
+                return _DEAD
+            seq, status, payload = _loads(data)
+            if seq == w.expect:
+                w.received = True
+                return (status, payload)
+            # An answer to a command the parent stopped waiting for: dropped.
+
+    def _wait(self, w: WorkerHandle, timeout: float | None) -> Any:
+        """Wait until ``w`` has data (True), died (``_DEAD``) or ``timeout`` passed (False)."""
+        poller = w.poller
+        if poller is not None:
+            events = poller.poll(None if timeout is None else int(timeout * 1000 + 0.999))
+            if not events:
+                return False
+            fd = w.conn.fileno()
+            for event_fd, _ in events:
+                if event_fd == fd:
+                    return True
+        else:  # pragma: no cover - platforms without select.poll
+            from multiprocessing.connection import wait
+
+            ready = wait([w.conn, w.process.sentinel], timeout)
+            if not ready:
+                return False
+            if w.conn in ready:
+                return True
+        # Only the sentinel fired: the process exited. A reply it sent first still counts.
+        return True if w.conn.poll() else _DEAD
+
+    def _mark_dead(self, w: WorkerHandle) -> None:
+        w.alive = False
+        self.broken = True
+        w.received = True
+        w.process.join(1.0)  # reap it, so its exit code is known
+
+    def drain(self) -> None:
+        """Read and drop the replies of an interrupted command; wait for busy workers."""
+        stale = [w for w in self.workers if w.alive and (w.uncertain or not w.received)]
+        if stale:
+            uncertain = [w for w in stale if w.uncertain]
+            if uncertain:
+                # Whether the interrupted message arrived is unknown: a PING
+                # with a new number gives a reply that is certain to come.
+                seq = self.seq = self.seq + 1
+                for w in uncertain:
+                    w.uncertain = False
+                    w.expect = seq
+                    with contextlib.suppress(OSError):
+                        w.conn.send_bytes(_dumps((seq, PING, None), _HIGHEST))
+            for w in stale:
+                self._recv(w)
+        self.dirty = False
+
+    async def wait_ready(self) -> None:
+        """Wait, without blocking the event loop, until every worker has answered or died."""
+        loop = asyncio.get_running_loop()
+        for w in self.workers:
+            if not w.alive or w.received or w.conn.poll():
+                continue
+            future: asyncio.Future[None] = loop.create_future()
+
+            def wake(future: asyncio.Future[None] = future) -> None:
+                if not future.done():
+                    future.set_result(None)
+
+            fds = (w.conn.fileno(), w.process.sentinel)
+            try:
+                for fd in fds:
+                    loop.add_reader(fd, wake)
+            except NotImplementedError:  # pragma: no cover - e.g. the Windows proactor loop
+                from multiprocessing.connection import wait
+
+                await loop.run_in_executor(None, wait, [w.conn, w.process.sentinel])
+                continue
+            try:
+                await future
+            finally:
+                for fd in fds:
+                    loop.remove_reader(fd)
+
+    # -- shutdown ----------------------------------------------------------------------
+
+    def close(self, timeout: float) -> BaseException | None:
+        """Close every worker's sub-envs, stop the workers and free every resource.
+
+        Waits up to ``timeout`` seconds in total for the workers to close their
+        sub-envs and exit, then terminates those still running (with a warning).
+
+        Returns:
+            The first failure (a sub-env's ``close()`` raising, or a worker
+            whose death was never reported), as a VecEnvWorkerError, or None.
+        """
+        if self.closed:
+            return None
+        self.closed = True
+        failure: BaseException | None = None
+        late: list[WorkerHandle] = []
+        deadline = time.monotonic() + timeout
+        try:
+            seq = self.seq = self.seq + 1
+            message = _dumps((seq, CLOSE, None), _HIGHEST)
+            for w in self.workers:
+                if not w.alive:
+                    continue
+                w.expect = seq
+                w.received = False
+                with contextlib.suppress(OSError):
+                    w.conn.send_bytes(message)
+            for w in self.workers:
+                was_alive = w.alive
+                reply = self._recv(w, deadline)
+                if reply is None:
+                    late.append(w)
+                elif reply is _DEAD:
+                    if failure is None and was_alive and not w.reported:
+                        w.reported = True
+                        failure = w.death_error()
+                elif reply[0] == ERROR and failure is None:
+                    failure = worker_error(reply[1], "close()")
+        finally:
+            self._stop(deadline, late)
+        return failure
+
+    def _stop(self, deadline: float, late: list[WorkerHandle]) -> None:
+        """Join, then terminate, then kill; close pipes; free the shared block."""
+        started = [w for w in self.workers if w.started]
+        try:
+            for w in started:
+                w.process.join(max(0.0, deadline - time.monotonic()))
+            for w in started:
+                if w.process.is_alive():
+                    if w not in late:
+                        late.append(w)
+                    w.process.terminate()
+            for w in started:
+                w.process.join(1.0)
+                if w.process.is_alive():  # pragma: no cover - ignores SIGTERM
+                    w.process.kill()
+                    w.process.join()
+            if late:
+                names = ", ".join(f"worker {w.index} (sub-envs {w.sub_envs})" for w in late)
+                warnings.warn(
+                    f"ProcVecEnv.close(): {names} did not finish closing in time and "
+                    "was terminated",
+                    RuntimeWarning,
+                    stacklevel=4,
+                )
+        finally:
+            for w in self.workers:
+                w.alive = False
+                w.conn.close()
+                with contextlib.suppress(ValueError):  # pragma: no cover - still running after kill
+                    w.process.close()
+            self._free_block()
+
+    def _free_block(self) -> None:
+        if self.views is not None:
+            self.views.release()
+            self.views = None
+        shm, self.shm = self.shm, None
+        if shm is not None:
+            # A view that escaped keeps the mapping alive; unlinking still frees the block.
+            with contextlib.suppress(BufferError):
+                shm.close()
+            shm.unlink()
+
+
+def close_quietly(pool: WorkerPool, timeout: float) -> None:
+    """Close ``pool`` from a finaliser: nothing is raised."""
+    with contextlib.suppress(BaseException):  # pragma: no cover - best effort at interpreter exit
+        pool.close(timeout)
