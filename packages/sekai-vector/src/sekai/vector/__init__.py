@@ -9,6 +9,7 @@ one seeding rule, typed results. ``Vec*`` wrappers transform a whole vector env.
 
 from sekai.vector.async_vec_env import AsyncVecEnv
 from sekai.vector.native import InfoArrays, NativeVecEnv, shared
+from sekai.vector.proc_vec_env import ProcVecEnv
 from sekai.vector.results import VecResetResult, VecStepResult, stack_infos
 from sekai.vector.sync_vec_env import SyncVecEnv
 from sekai.vector.vec_env import VecEnv
@@ -29,6 +30,7 @@ __all__ = [  # noqa: RUF022 (grouped by topic)
     "VecEnv",
     "SyncVecEnv",
     "AsyncVecEnv",
+    "ProcVecEnv",
     "NativeVecEnv",
     "InfoArrays",
     "shared",
