@@ -205,18 +205,24 @@ def _backends() -> list[Any]:
     return backends
 
 
-def _gym_cartpole() -> Env[Any, Any]:
-    return from_gymnasium(gymnasium.make("CartPole-v1"))
+def _factories() -> tuple[Callable[[], Env[Any, Any]], Callable[[], Env[Any, Any]]]:
+    # Local functions travel to ProcVecEnv's workers by value (cloudpickle);
+    # a function of this test module would be looked up by a module name the
+    # workers cannot import.
+    def gym_cartpole() -> Env[Any, Any]:
+        return from_gymnasium(gymnasium.make("CartPole-v1"))
 
+    def sekai_cartpole() -> Env[Any, Any]:
+        return sekai.registry.make("CartPole-v1")  # type: ignore[no-any-return]
 
-def _sekai_cartpole() -> Env[Any, Any]:
-    return sekai.registry.make("CartPole-v1")  # type: ignore[no-any-return]
+    return gym_cartpole, sekai_cartpole
 
 
 @pytest.mark.parametrize("backend", _backends())
 def test_gymnasium_envs_run_in_every_vector_backend(backend: Callable[..., Any]) -> None:
-    ported = backend([_gym_cartpole] * 3)
-    reference = sekai.vector.SyncVecEnv([_sekai_cartpole] * 3)
+    gym_cartpole, sekai_cartpole = _factories()
+    ported = backend([gym_cartpole] * 3)
+    reference = sekai.vector.SyncVecEnv([sekai_cartpole] * 3)
     try:
         a, b = ported.reset(seed=42), reference.reset(seed=42)
         np.testing.assert_array_equal(a.observations, b.observations)

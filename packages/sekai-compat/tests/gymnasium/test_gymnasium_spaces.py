@@ -142,6 +142,12 @@ def test_unconvertible_sekai_space_names_its_path() -> None:
         to_gymnasium_space(space)
 
 
+def test_spaces_gymnasium_refuses_name_their_path() -> None:
+    space = Dict({"book": MaskedBox(-1.0, 1.0, (2,), max_size=0)})
+    with pytest.raises(ValueError, match=r"space\['book'\]\['mask'\] = MultiBinary\(0\)"):
+        to_gymnasium_space(space)
+
+
 def test_boolean_gymnasium_box_is_refused() -> None:
     with pytest.raises(TypeError, match="dtype bool"):
         from_gymnasium_space(gs.Box(0, 1, (2,), dtype=np.bool_))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import gymnasium
@@ -13,12 +14,10 @@ from gymnasium.wrappers.vector import ClipReward, DictInfoToList, RecordEpisodeS
 import sekai.registry
 import sekai.vector
 from sekai.compat import to_gymnasium, to_gymnasium_vector
-from sekai.core import Env
 from sekai.error import VecEnvClosed
 
-
-def _cartpole() -> Env[Any, Any]:
-    return sekai.registry.make("CartPole-v1", max_episode_steps=40)  # type: ignore[no-any-return]
+# A partial of an importable function, so ProcVecEnv's workers can unpickle it.
+_cartpole = functools.partial(sekai.registry.make, "CartPole-v1", max_episode_steps=40)
 
 
 def _make_vec(backend: str, n: int = 3) -> Any:
@@ -186,4 +185,7 @@ def test_is_a_gymnasium_vector_env() -> None:
     assert isinstance(envs, gymnasium.vector.VectorEnv)
     assert envs.num_envs == 3
     assert envs.sekai_vec_env.num_envs == 3
+    assert envs.spec is not None and envs.spec.id == "CartPole-v1"
+    assert repr(envs) == "SekaiGymnasiumVectorEnv(CartPole-v1, num_envs=3)"
     envs.close()
+    assert to_gymnasium_vector(_make_vec("sync")).spec is None

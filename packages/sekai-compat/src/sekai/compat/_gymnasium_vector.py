@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sekai.compat._gymnasium_env import gymnasium_spec
 from sekai.compat.gymnasium_spaces import convert_to_gymnasium
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ class SekaiGymnasiumVectorEnv(_GymVectorEnv):
         metadata = dict(vec_env.metadata)
         metadata["autoreset_mode"] = AutoresetMode.SAME_STEP
         self.metadata = metadata
-        self.spec: Any = None
+        self.spec: Any = gymnasium_spec(vec_env.spec, None)
         self.render_mode: str | None = None
         self.closed = False
         self._vec_reset = vec_env.reset

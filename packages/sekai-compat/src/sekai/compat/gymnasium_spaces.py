@@ -64,6 +64,9 @@ def to_gymnasium_space(space: Space[Any]) -> Any:
         ImportError: Gymnasium is not installed.
         TypeError: ``space`` (or a space nested in it) has no Gymnasium
             equivalent; the message gives its path.
+        ValueError: Gymnasium refuses the converted space (e.g. a
+            ``MultiBinary(0)``, or a ``MaskedBox`` with ``max_size=0``); the
+            message gives its path.
 
     Example:
         >>> from sekai.spaces import Box, Discrete, Dict
@@ -117,15 +120,20 @@ def convert_from_gymnasium(space: Any, path: str, max_sequence_length: int | Non
 
 def _to_gym(gs: Any, space: Space[Any], path: str) -> Any:
     if isinstance(space, Box):
-        return gs.Box(low=space.low, high=space.high, shape=space.shape, dtype=space.dtype)
+        return _build(gs.Box, space, path, space.low, space.high, space.shape, space.dtype)
     if isinstance(space, Discrete):
-        return gs.Discrete(space.n, start=space.start)
+        return _build(gs.Discrete, space, path, space.n, start=space.start)
     if isinstance(space, MultiDiscrete):
-        return gs.MultiDiscrete(
-            np.array(space.nvec), dtype=space.dtype, start=np.array(space.start)
+        return _build(
+            gs.MultiDiscrete,
+            space,
+            path,
+            np.array(space.nvec),
+            dtype=space.dtype,
+            start=np.array(space.start),
         )
     if isinstance(space, MultiBinary):
-        return gs.MultiBinary(space.n)
+        return _build(gs.MultiBinary, space, path, space.n)
     if isinstance(space, MaskedBox):
         converted = gs.Dict(
             OrderedDict(
@@ -155,6 +163,17 @@ def _to_gym(gs: Any, space: Space[Any], path: str) -> Any:
         "Gymnasium equivalent (supported: Box, Discrete, MultiDiscrete, MultiBinary, Dict, "
         "Tuple, Sequence, MaskedBox)"
     )
+
+
+def _build(factory: Any, space: Space[Any], path: str, *args: Any, **kwargs: Any) -> Any:
+    """Call a Gymnasium space constructor; its refusals name the sekai space and path."""
+    try:
+        return factory(*args, **kwargs)
+    except (TypeError, ValueError) as error:
+        raise ValueError(
+            f"cannot convert {path} = {space!r} to a Gymnasium space: Gymnasium refuses it "
+            f"({error})"
+        ) from error
 
 
 def _from_gym(gs: Any, space: Any, path: str, max_sequence_length: int | None) -> Space[Any]:
