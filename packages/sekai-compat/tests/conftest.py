@@ -84,6 +84,44 @@ class RichEnv(Env[dict[str, Any], Any]):
         self.closed += 1
 
 
+class InfoEnv(Env[Any, Any]):
+    """Batchable spaces and infos of every kind: ints, floats, bools, arrays, strings, nested dicts.
+
+    Keys come and go with the step (``"even"`` on even steps only, ``"detail"``
+    on random steps), the reset info has keys of its own, and episodes end by
+    termination or truncation at random, so vector infos get sparse masks.
+    """
+
+    def __init__(self) -> None:
+        self.observation_space = Dict({"x": Box(-1.0, 1.0, (2,)), "k": Discrete(4)})
+        self.action_space = Discrete(3)
+        self._t = 0
+
+    def _observation(self) -> dict[str, Any]:
+        return {
+            "x": self.rng.uniform(-1, 1, 2).astype(np.float32),
+            "k": np.int64(self.rng.integers(4)),
+        }
+
+    def reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[dict[str, Any]]:
+        self._set_rng(seed)
+        self._t = 0
+        return ResetResult(self._observation(), {"start": float(self.rng.random()), "tag": "r"})
+
+    def step(self, action: Any) -> StepResult[dict[str, Any]]:
+        self._t += 1
+        info: dict[str, Any] = {"t": self._t, "gain": float(self.rng.normal()), "ok": True}
+        if self._t % 2 == 0:
+            info["even"] = np.arange(3) * self._t
+        if self.rng.random() < 0.3:
+            info["detail"] = {"level": int(action), "name": f"step{self._t}"}
+        draw = self.rng.random()
+        terminated, truncated = bool(draw < 0.1), bool(0.1 <= draw < 0.15)
+        return StepResult(self._observation(), float(action), terminated, truncated, info)
+
+
 class FrameRenderer:
     """Draws the env's step count into a small image; counts its calls."""
 
@@ -105,6 +143,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def single_agent_ids() -> list[str]:
     """Ids of every registered single-agent env (what ``single_agent_id`` runs over)."""
     return _single_agent_ids()
+
+
+@pytest.fixture(scope="session")
+def info_env_type() -> type[InfoEnv]:
+    """The :class:`InfoEnv` class (an env factory for vector envs)."""
+    return InfoEnv
 
 
 @pytest.fixture

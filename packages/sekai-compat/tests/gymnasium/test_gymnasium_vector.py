@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.wrappers.vector import ClipReward, DictInfoToList, RecordEpisodeStatistics
+from hypothesis import given, settings, strategies as st
 
 import sekai.registry
 import sekai.vector
@@ -42,6 +43,10 @@ def _assert_same(x: Any, y: Any, path: str = "infos") -> None:
         assert isinstance(y, dict) and set(x) == set(y), f"{path}: {sorted(x)} != {sorted(y)}"
         for key in x:
             _assert_same(x[key], y[key], f"{path}[{key!r}]")
+    elif isinstance(x, tuple):
+        assert isinstance(y, tuple) and len(x) == len(y), path
+        for index, (a, b) in enumerate(zip(x, y, strict=True)):
+            _assert_same(a, b, f"{path}[{index}]")
     elif isinstance(x, np.ndarray) and x.dtype == object:
         assert isinstance(y, np.ndarray) and y.dtype == object and x.shape == y.shape, path
         for a, b in zip(x, y, strict=True):
@@ -78,6 +83,24 @@ def test_matches_gymnasium_sync_vector_env_in_same_step_mode() -> None:
         _assert_same(a[4], b[4])
         finals += int(a[4].get("_final_obs", np.zeros(n, bool)).sum())
     assert finals >= 5  # terminations and 40-step truncations both went through
+    ours.close()
+    theirs.close()
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 4))
+def test_infos_of_every_kind_match_gymnasium(info_env_type: Any, seed: int, n: int) -> None:
+    ours = to_gymnasium_vector(sekai.vector.SyncVecEnv([info_env_type] * n))
+    theirs = SyncVectorEnv(
+        [lambda: to_gymnasium(info_env_type())] * n, autoreset_mode=AutoresetMode.SAME_STEP
+    )
+    seeds = [seed + index for index in range(n)]
+    a, b = ours.reset(seed=seeds), theirs.reset(seed=seeds)
+    _assert_same(a, b, "reset")
+    rng = np.random.default_rng(seed)
+    for _ in range(40):
+        actions = rng.integers(0, 3, n)
+        _assert_same(ours.step(actions), theirs.step(actions), "step")
     ours.close()
     theirs.close()
 
