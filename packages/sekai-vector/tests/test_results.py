@@ -5,11 +5,8 @@ from __future__ import annotations
 import dataclasses
 import doctest
 import importlib
-import re
 import subprocess
 import sys
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -93,19 +90,3 @@ def test_sekai_vector_imports_neither_wrappers_nor_envs() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
-
-
-def test_api_page_example_runs(kit: Any) -> None:
-    page = Path(__file__).resolve().parents[3] / "docs" / "pages" / "api" / "vector.md"
-    if not page.is_file():
-        pytest.skip("the docs are not part of this checkout")
-    blocks = re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.DOTALL)
-    assert blocks
-    namespace: dict[str, Any] = {
-        "make_env": lambda: kit.CountingEnv(4),
-        "policy": lambda observations: np.ones(len(observations), dtype=np.int64),
-    }
-    for block in blocks:
-        exec(compile(block, str(page), "exec"), namespace)
-    # Episodes of 4 steps with action 1: rewards 1.5 + 2 + 2.5 + 3, 25 episodes per sub-env.
-    assert namespace["returns"] == [9.0] * 8 * 25

@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.core import ActType, InfoDict, ObsType
+from sekai.core import ActType, ObsType
 from sekai.error import ResetRequired, VecEnvClosed
 from sekai.spaces import Box, Discrete, MultiBinary, MultiDiscrete, Space
 from sekai.utils.seeding import SeededRNG, np_random
 from sekai.vector._actions import make_action_checker
 from sekai.vector._arguments import check_num_envs, per_env_options
-from sekai.vector._autoreset import autoreset_info
+from sekai.vector._autoreset import FINAL_INFO, FINAL_OBSERVATION, RESET_INFO
+from sekai.vector._info_arrays import info_dicts
 from sekai.vector._rows import copy_batch, get_row, put_rows, take_rows
 from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.vector.vec_env import VecEnv
@@ -293,19 +294,6 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
 
     # -- the env API --------------------------------------------------------------------------
 
-    def _infos(self, arrays: InfoArrays, count: int) -> list[InfoDict]:
-        if not arrays:
-            return [{} for _ in range(count)]
-        keys = list(arrays)
-        columns = []
-        for key in keys:
-            value = arrays[key]
-            if isinstance(value, np.ndarray) and value.ndim == 1:
-                columns.append(value.tolist())
-            else:
-                columns.append(list(value))
-        return [dict(zip(keys, row, strict=True)) for row in zip(*columns, strict=True)]
-
     def reset(
         self,
         *,
@@ -326,7 +314,7 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
         self._last_actions = None
         self._needs_reset = False
         observations = self._observe()
-        return VecResetResult(observations, self._infos(self._reset_infos(indices), self.num_envs))
+        return VecResetResult(observations, info_dicts(self._reset_infos(indices), self.num_envs))
 
     def step(self, actions: Any) -> VecStepResult[Any]:
         """Step every sub-env: checks, :meth:`_step`, time limit, then autoreset or freezing."""
@@ -364,10 +352,8 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
         if limit is not None:
             truncated |= (elapsed >= limit) & ~terminated
         observations = self._observe()
-        infos = self._infos(info_arrays, n)
-        if limit is not None:
-            for info, steps in zip(infos, elapsed.tolist(), strict=True):
-                info["elapsed_steps"] = steps
+        extra = None if limit is None else ("elapsed_steps", elapsed.tolist())
+        infos = info_dicts(info_arrays, n, extra)
         dones = terminated | truncated
 
         if not self.autoreset:
@@ -391,14 +377,24 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
             return VecStepResult(observations, rewards, terminated, truncated, infos)
 
         if dones.any():
-            indices = np.flatnonzero(dones).astype(np.intp)
-            finals = [get_row(observations, i) for i in indices.tolist()]
-            self._reset_envs(indices, self._no_options[: len(indices)])
+            indices = np.flatnonzero(dones)
+            if isinstance(observations, np.ndarray):
+                finals = list(observations[indices])  # rows of one copy
+            else:
+                finals = [get_row(observations, i) for i in indices.tolist()]
+            count = len(finals)
+            self._reset_envs(indices, self._no_options[:count])
             elapsed[indices] = 0
             observations = self._observe()
-            reset_infos = self._infos(self._reset_infos(indices), len(indices))
+            reset_infos = info_dicts(self._reset_infos(indices), count)
             for i, final, reset_info in zip(indices.tolist(), finals, reset_infos, strict=True):
-                infos[i] = autoreset_info(infos[i], final, reset_info)
+                info = infos[i]
+                infos[i] = {
+                    **info,
+                    FINAL_OBSERVATION: final,
+                    FINAL_INFO: info,
+                    RESET_INFO: reset_info,
+                }
         return VecStepResult(observations, rewards, terminated, truncated, infos)
 
     def close(self) -> None:
