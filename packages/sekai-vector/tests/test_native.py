@@ -230,3 +230,38 @@ def test_bad_constructor_arguments(
     num_envs = args.pop("num_envs")
     with pytest.raises(error):
         kit.CountingNativeVecEnv(num_envs, [3, 3], **args)
+
+
+def test_info_arrays_of_every_layout_become_per_env_dicts(kit: Any) -> None:
+    class Rich(kit.CountingNativeVecEnv):  # type: ignore[misc]
+        keys = ("t",)
+
+        def _step(self, actions: Any) -> Any:
+            rewards, terminated, truncated, infos = super()._step(actions)
+            arrays = {
+                "t": infos["t"],
+                "pos": np.stack([self.t, self.total], axis=1),
+                "name": ["a", "b"],
+            }
+            return rewards, terminated, truncated, {k: arrays[k] for k in self.keys}
+
+    vec = Rich(2, [5, 5], max_episode_steps=9)
+    vec.reset()
+    for keys in (("t",), ("t", "pos"), ("t", "pos", "name")):
+        vec.keys = keys
+        info = vec.step([1, 2]).infos[1]
+        assert set(info) == {*keys, "elapsed_steps"}
+        if "pos" in info:
+            np.testing.assert_array_equal(info["pos"], [info["t"], vec.total[1]])
+        if "name" in info:
+            assert info["name"] == "b"
+
+    class Short(Rich):
+        def _step(self, actions: Any) -> Any:
+            rewards, terminated, truncated, _ = super()._step(actions)
+            return rewards, terminated, truncated, {"bad": np.zeros(3)}
+
+    short = Short(2)
+    short.reset()
+    with pytest.raises(ValueError, match="'bad' must have a leading axis of 2"):
+        short.step([0, 0])
