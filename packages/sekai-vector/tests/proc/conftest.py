@@ -17,6 +17,7 @@ import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import cloudpickle
@@ -73,6 +74,12 @@ def assert_released(pids: Sequence[int] = ()) -> None:
 def worker_pids(vec: ProcVecEnv[Any, Any]) -> list[int]:
     """The pids of a ProcVecEnv's workers."""
     return [w.process.pid for w in vec._pool.workers]
+
+
+@pytest.fixture
+def leaks() -> SimpleNamespace:
+    """``assert_released(pids=())`` and ``worker_pids(vec)`` (test modules cannot import them)."""
+    return SimpleNamespace(assert_released=assert_released, worker_pids=worker_pids)
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,430 @@
+"""ProcVecEnv under failure: raising sub-envs, dying workers, Ctrl-C, broken constructors, close.
+
+Every test ends (through the autouse fixture of this directory's conftest) by
+checking that no worker process is alive and no shared-memory segment of this
+process remains; most also check it explicitly right after ``close()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import select
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from sekai.core import Env, ResetResult, StepResult
+from sekai.error import AsyncCallPending, SpaceMismatch, VecEnvWorkerError
+from sekai.spaces import Box, Discrete
+from sekai.vector import ProcVecEnv
+
+OBS = Box(-1e6, 1e6, (3,), np.float32)
+
+
+class Boom(Exception):
+    pass
+
+
+class Faulty(Env[Any, int]):
+    """Counts steps; fails on request.
+
+    Action 3 raises in step; action 2 does what ``on_two`` says ("kill": SIGKILL
+    itself, "interrupt": send SIGINT to ``parent``); ``options={"fail": True}``
+    raises in reset; ``explode()`` raises; close writes ``marker`` and then
+    raises or hangs when asked to.
+    """
+
+    def __init__(
+        self,
+        *,
+        on_two: str | None = None,
+        parent: int = 0,
+        marker: str | None = None,
+        close_fails: bool = False,
+        close_hangs: bool = False,
+        gate: str | None = None,
+    ) -> None:
+        self.observation_space = OBS
+        self.action_space = Discrete(4)
+        self.on_two = on_two
+        self.parent = parent
+        self.marker = marker
+        self.close_fails = close_fails
+        self.close_hangs = close_hangs
+        self.gate = gate
+        self.gate_fd: int | None = None
+        self.t = 0
+        self.total = 0
+
+    def _obs(self) -> Any:
+        return np.array([0, self.t, self.total], dtype=np.float32)
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> ResetResult[Any]:
+        if (options or {}).get("fail"):
+            raise Boom("reset failed")
+        self.t = 0
+        self.total = 0
+        return ResetResult(self._obs(), {})
+
+    def step(self, action: int) -> StepResult[Any]:
+        if action == 3:
+            raise Boom("step failed")
+        if action == 2 and self.on_two == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        if action == 2 and self.on_two == "interrupt":
+            os.kill(self.parent, signal.SIGINT)
+        if self.gate is not None:
+            self._wait_for_gate()
+        self.t += 1
+        self.total += int(action)
+        return StepResult(self._obs(), float(action), False, False, {"t": self.t})
+
+    def _wait_for_gate(self) -> None:
+        assert self.gate is not None
+        if self.gate_fd is None:
+            self.gate_fd = os.open(self.gate, os.O_RDONLY)
+        ready, _, _ = select.select([self.gate_fd], [], [], 10.0)
+        if not ready:
+            raise TimeoutError("the gate was never opened")
+        os.read(self.gate_fd, 1)
+
+    def explode(self) -> None:
+        raise Boom("call failed")
+
+    def apply(self, fn: Any) -> Any:
+        return fn(self)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def close(self) -> None:
+        if self.marker is not None:
+            Path(self.marker).write_text("closed")
+        if self.close_fails:
+            raise Boom("close failed")
+        if self.close_hangs:
+            threading.Event().wait()
+
+
+def faulty(n: int, **kwargs: Any) -> list[Any]:
+    return [lambda: Faulty(**kwargs) for _ in range(n)]
+
+
+# -- a sub-env raising -------------------------------------------------------------------
+
+
+def test_step_error_is_raised_after_every_worker_replied_and_vec_stays_usable(
+    proc: Any, leaks: Any
+) -> None:
+    vec = proc(faulty(4), num_workers=2)
+    pids = leaks.worker_pids(vec)
+    vec.reset()
+    with pytest.raises(VecEnvWorkerError, match=r"sub-env 1 raised Boom: step failed") as info:
+        vec.step([0, 3, 1, 1])
+    error = info.value
+    assert error.index == 1
+    assert error.worker_traceback is not None
+    assert "Boom: step failed" in error.worker_traceback
+    assert "in step" in error.worker_traceback
+    assert isinstance(error.__cause__, Boom)
+    # The other worker finished its step; in the failing worker, sub-env 0 ran before 1.
+    assert vec.get_attr("t") == [1, 0, 1, 1]
+    result = vec.step([1, 1, 1, 1])
+    np.testing.assert_array_equal(result.observations[:, 1], [2, 1, 2, 2])
+    vec.close()
+    leaks.assert_released(pids)
+
+
+def test_reset_error_names_the_sub_env_and_a_later_reset_works(proc: Any) -> None:
+    vec = proc(faulty(3))
+    vec.reset()
+    with pytest.raises(VecEnvWorkerError, match=r"sub-env 2 raised Boom: reset failed in reset"):
+        vec.reset(options=[None, None, {"fail": True}])
+    result = vec.reset()
+    np.testing.assert_array_equal(result.observations[:, 1], [0, 0, 0])
+    assert vec.step([1, 1, 1]).rewards.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_call_errors_and_missing_attributes(proc: Any) -> None:
+    vec = proc(faulty(3), num_workers=2)
+    vec.reset()
+    with pytest.raises(VecEnvWorkerError, match=r"sub-env 0 raised Boom: call failed") as info:
+        vec.call("explode")
+    assert info.value.index == 0
+    with pytest.raises(AttributeError, match="nothing_here"):
+        vec.get_attr("nothing_here")
+    with pytest.raises(AttributeError, match="nothing_here"):
+        vec.set_attr("nothing_here", 1)
+    with pytest.raises(AttributeError, match="nothing_here"):
+        vec.call("nothing_here")
+    # Still usable; arguments travel with cloudpickle (a lambda here).
+    assert vec.call("apply", lambda env: env.t + 10) == [10, 10, 10]
+    vec.set_attr("t", [5, 6, 7])
+    assert vec.get_attr("t") == [5, 6, 7]
+    assert vec.step([0, 0, 0]).infos == [{"t": 6}, {"t": 7}, {"t": 8}]
+
+
+def test_unpicklable_infos_travel_with_cloudpickle(proc: Any) -> None:
+    vec = proc(faulty(2), shared_memory=False)
+    vec.reset()
+    values = vec.call("apply", lambda env: lambda: env.t)
+    assert [fn() for fn in values] == [0, 0]
+
+
+# -- a worker dying ----------------------------------------------------------------------
+
+
+def test_worker_killed_mid_step(proc: Any, leaks: Any) -> None:
+    vec = proc(faulty(4, on_two="kill"), num_workers=2)
+    pids = leaks.worker_pids(vec)
+    vec.reset()
+    with pytest.raises(VecEnvWorkerError, match=r"worker 0 \(sub-envs 0, 1\) died") as info:
+        vec.step([0, 2, 0, 0])
+    assert info.value.index == 0
+    assert "SIGKILL" in str(info.value)
+    with pytest.raises(VecEnvWorkerError, match=r"worker 0 .* died earlier"):
+        vec.step([0, 0, 0, 0])
+    vec.close()  # the death was reported already: close() does not raise it again
+    leaks.assert_released(pids)
+
+
+def test_worker_killed_between_steps(proc: Any, leaks: Any) -> None:
+    vec = proc(faulty(3))
+    pids = leaks.worker_pids(vec)
+    vec.reset()
+    os.kill(pids[1], signal.SIGKILL)
+    with pytest.raises(VecEnvWorkerError, match=r"worker 1 \(sub-env 1\) died") as info:
+        vec.step([0, 0, 0])
+    assert info.value.index == 1
+    vec.close()
+    leaks.assert_released(pids)
+
+
+def test_unreported_dead_worker_is_raised_by_close(proc: Any, leaks: Any) -> None:
+    vec = proc(faulty(2))
+    pids = leaks.worker_pids(vec)
+    os.kill(pids[0], signal.SIGKILL)
+    with pytest.raises(VecEnvWorkerError, match=r"worker 0 \(sub-env 0\) died"):
+        vec.close()
+    leaks.assert_released(pids)
+
+
+# -- Ctrl-C ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shared_memory", [True, False])
+def test_keyboard_interrupt_while_waiting_then_a_normal_step(
+    proc: Any, shared_memory: bool
+) -> None:
+    vec = proc(
+        faulty(3, on_two="interrupt", parent=os.getpid()),
+        num_workers=2,
+        shared_memory=shared_memory,
+    )
+    vec.reset()
+    with pytest.raises(KeyboardInterrupt):
+        # Sub-env 2, in the last worker to get the step, sends SIGINT to this
+        # process mid-step, while it waits for the replies.
+        vec.step([1, 1, 2])
+    # The interrupted step ran in the workers; its replies are dropped, and the
+    # next step returns its own results.
+    result = vec.step([1, 0, 1])
+    np.testing.assert_array_equal(result.observations[:, 1], [2, 2, 2])
+    np.testing.assert_array_equal(result.observations[:, 2], [2, 1, 3])
+    assert result.rewards.tolist() == [1.0, 0.0, 1.0]
+
+
+def test_workers_ignore_sigint(proc: Any, leaks: Any) -> None:
+    vec = proc(faulty(2))
+    vec.reset()
+    for pid in leaks.worker_pids(vec):
+        os.kill(pid, signal.SIGINT)
+    for _ in range(2):
+        vec.step([1, 1])
+    assert vec.get_attr("t") == [2, 2]
+
+
+# -- construction failures ---------------------------------------------------------------
+
+
+def _bad_factory() -> Any:
+    raise Boom("cannot build")
+
+
+@pytest.mark.parametrize("num_workers", [None, 2])
+def test_env_fn_raising_in_the_constructor(
+    proc: Any, tmp_path: Path, num_workers: int | None, leaks: Any
+) -> None:
+    markers = [tmp_path / f"env{i}" for i in range(4)]
+    fns: list[Any] = [lambda m=str(m): Faulty(marker=m) for m in markers]
+    fns[2] = _bad_factory
+    with pytest.raises(VecEnvWorkerError, match=r"sub-env 2 raised Boom: cannot build") as info:
+        proc(fns, num_workers=num_workers)
+    assert info.value.index == 2
+    assert isinstance(info.value.__cause__, Boom)
+    leaks.assert_released()
+    built = [0, 1] if num_workers == 2 else [0, 1, 3]  # a worker stops at its first failure
+    assert [m.exists() for m in markers] == [i in built for i in range(4)]
+
+
+def test_env_fn_returning_a_non_env(proc: Any, leaks: Any) -> None:
+    with pytest.raises(VecEnvWorkerError, match=r"env_fns\[1\] must return a sekai.core.Env"):
+        proc([Faulty, lambda: "nope"])
+    leaks.assert_released()
+
+
+def test_sub_envs_with_different_spaces(proc: Any, leaks: Any) -> None:
+    def other() -> Faulty:
+        env = Faulty()
+        env.observation_space = Box(0, 1, (3,), np.float32)
+        return env
+
+    with pytest.raises(SpaceMismatch, match="sub-env 2"):
+        proc([Faulty, Faulty, other], num_workers=2)
+    leaks.assert_released()
+
+
+def test_env_fns_that_cannot_be_pickled_start_nothing(proc: Any, leaks: Any) -> None:
+    lock = threading.Lock()
+    with pytest.raises(TypeError):
+        proc([lambda: (lock, Faulty())[1]])
+    leaks.assert_released()
+
+
+# -- close -------------------------------------------------------------------------------
+
+
+def test_a_worker_hanging_in_close_is_terminated_after_close_timeout(
+    proc: Any, tmp_path: Path, leaks: Any
+) -> None:
+    markers = [tmp_path / f"env{i}" for i in range(3)]
+    fns = [
+        lambda m=str(m), i=i: Faulty(marker=m, close_hangs=i == 1) for i, m in enumerate(markers)
+    ]
+    vec = proc(fns, close_timeout=0.2)
+    pids = leaks.worker_pids(vec)
+    with pytest.warns(RuntimeWarning, match=r"worker 1 \(sub-envs 1\) did not finish closing"):
+        vec.close()
+    assert all(m.exists() for m in markers)
+    leaks.assert_released(pids)
+
+
+def test_close_closes_every_sub_env_then_raises_the_first_failure(
+    proc: Any, tmp_path: Path, leaks: Any
+) -> None:
+    markers = [tmp_path / f"env{i}" for i in range(4)]
+    fns = [
+        lambda m=str(m), i=i: Faulty(marker=m, close_fails=i in (1, 2))
+        for i, m in enumerate(markers)
+    ]
+    vec = proc(fns, num_workers=2)
+    pids = leaks.worker_pids(vec)
+    with pytest.raises(VecEnvWorkerError, match=r"sub-env 1 raised Boom: close failed") as info:
+        vec.close()
+    assert info.value.index == 1
+    assert all(m.exists() for m in markers)
+    leaks.assert_released(pids)
+    vec.close()  # idempotent
+
+
+def test_garbage_collected_vec_env_releases_everything(tmp_path: Path, leaks: Any) -> None:
+    marker = tmp_path / "env0"
+    vec = ProcVecEnv([lambda: Faulty(marker=str(marker))], context="fork")
+    pids = leaks.worker_pids(vec)
+    vec.reset()
+    del vec
+    gc.collect()
+    assert marker.exists()
+    leaks.assert_released(pids)
+
+
+def test_vec_env_left_open_is_closed_at_interpreter_exit(tmp_path: Path) -> None:
+    marker = tmp_path / "closed"
+    script = tmp_path / "left_open.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import os, sys
+            import numpy as np
+            from sekai.core import Env, ResetResult, StepResult
+            from sekai.spaces import Box, Discrete
+            from sekai.vector import ProcVecEnv
+
+            class Env0(Env):
+                observation_space = Box(0, 1, (2,), np.float32)
+                action_space = Discrete(2)
+
+                def reset(self, *, seed=None, options=None):
+                    return ResetResult(np.zeros(2, np.float32), {{}})
+
+                def step(self, action):
+                    return StepResult(np.zeros(2, np.float32), 0.0, False, False, {{}})
+
+                def close(self):
+                    with open({str(marker)!r}, "w") as f:
+                        f.write("closed")
+
+            if __name__ == "__main__":
+                vec = ProcVecEnv([Env0, Env0], context="fork")
+                vec.reset()
+                print(os.getpid())
+            """
+        )
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert "Traceback" not in done.stderr
+    assert "leaked" not in done.stderr
+    assert marker.read_text() == "closed"
+    child = done.stdout.strip()
+    assert not [name for name in os.listdir("/dev/shm") if name.startswith(f"sekai_{child}_")]
+
+
+# -- async -------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_async_step_lets_the_event_loop_run_and_cancellation_is_recovered(
+    proc: Any, tmp_path: Path
+) -> None:
+    gate = tmp_path / "gate"
+    os.mkfifo(gate)
+    opener = os.open(gate, os.O_RDWR)  # a writer exists, so the worker's open returns
+    try:
+        vec = proc([lambda: Faulty(gate=str(gate))])
+        vec.reset()
+
+        async def scenario() -> Any:
+            task = asyncio.ensure_future(vec.async_step([1]))
+            await asyncio.sleep(0)  # the step is sent; the worker waits at the gate
+            with pytest.raises(AsyncCallPending):
+                vec.step([1])
+            os.write(opener, b"x")  # runs only because async_step left the loop free
+            first = await task
+            cancelled = asyncio.ensure_future(vec.async_step([1]))
+            await asyncio.sleep(0)
+            cancelled.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await cancelled
+            os.write(opener, b"xx")  # one for the abandoned step, one for the next
+            second = await vec.async_step([0])
+            return first, second
+
+        first, second = asyncio.run(scenario())
+        assert first.observations[0, 1] == 1
+        # The cancelled step still ran in the worker; its reply was dropped.
+        np.testing.assert_array_equal(second.observations[0], [0, 3, 2])
+        reset = asyncio.run(vec.async_reset())
+        np.testing.assert_array_equal(reset.observations[0], [0, 0, 0])
+    finally:
+        os.close(opener)
