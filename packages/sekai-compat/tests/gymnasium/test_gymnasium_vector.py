@@ -176,6 +176,11 @@ def test_partial_resets_are_refused() -> None:
     envs.close()
 
 
+def test_non_vec_env_is_refused() -> None:
+    with pytest.raises(TypeError, match="expected a sekai VecEnv, got <TimeLimit"):
+        to_gymnasium_vector(_cartpole())
+
+
 def test_vec_env_without_autoreset_is_refused() -> None:
     vec = sekai.vector.SyncVecEnv([_cartpole] * 2, autoreset=False)
     with pytest.raises(ValueError, match="autoreset=False"):

@@ -49,7 +49,8 @@ def to_gymnasium_vector(vec_env: VecEnv[Any, Any]) -> Any:
     Raises:
         ImportError: Gymnasium is not installed (``pip install
             'sekai-compat[gymnasium]'``).
-        TypeError: A space has no Gymnasium equivalent.
+        TypeError: ``vec_env`` is not a sekai ``VecEnv``, or a space has no
+            Gymnasium equivalent.
         ValueError: ``vec_env`` was built with ``autoreset=False``.
 
     Example:
@@ -62,5 +63,9 @@ def to_gymnasium_vector(vec_env: VecEnv[Any, Any]) -> Any:
     """
     require_gymnasium()
     from sekai.compat._gymnasium_vector import SekaiGymnasiumVectorEnv
+    from sekai.vector import VecEnv
+
+    if not isinstance(vec_env, VecEnv):
+        raise TypeError(f"to_gymnasium_vector: expected a sekai VecEnv, got {vec_env!r}")
 
     return SekaiGymnasiumVectorEnv(vec_env)
