@@ -1,0 +1,142 @@
+"""ProcVecEnv arguments: cloudpickle, start methods, workers, shared memory, input checking."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import numpy as np
+import pytest
+
+from sekai.core import Env, ResetResult, StepResult
+from sekai.spaces import Box, Discrete, Sequence
+from sekai.vector import ProcVecEnv
+
+
+class PidEnv(Env[Any, int]):
+    """Reports the process it runs in."""
+
+    def __init__(self, observation_space: Any = None) -> None:
+        self.observation_space = observation_space or Box(0, 1, (2,), np.float32)
+        self.action_space = Discrete(2)
+
+    def _obs(self) -> Any:
+        if isinstance(self.observation_space, Sequence):
+            return (0.5, 0.25)
+        return np.full(2, 0.5, np.float32)
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> ResetResult[Any]:
+        return ResetResult(self._obs(), {})
+
+    def step(self, action: int) -> StepResult[Any]:
+        return StepResult(self._obs(), 0.0, False, False, {})
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def ppid(self) -> int:
+        return os.getppid()
+
+
+def test_without_cloudpickle_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "cloudpickle", None)
+    with pytest.raises(ImportError, match=r"sekai-vector\[proc\]"):
+        ProcVecEnv([PidEnv], context="fork")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "fragment"),
+    [
+        ({"num_workers": 0}, ValueError, "num_workers"),
+        ({"num_workers": 4}, ValueError, "num_workers"),
+        ({"num_workers": 1.5}, TypeError, "num_workers"),
+        ({"num_workers": True}, TypeError, "num_workers"),
+        ({"close_timeout": -1}, ValueError, "close_timeout"),
+        ({"close_timeout": float("nan")}, ValueError, "close_timeout"),
+        ({"close_timeout": "5"}, TypeError, "close_timeout"),
+        ({"shared_memory": "yes"}, TypeError, "shared_memory"),
+        ({"autoreset": 1}, TypeError, "autoreset"),
+        ({"context": "teleport"}, ValueError, "context"),
+    ],
+)
+def test_bad_arguments(kwargs: dict[str, Any], error: type[Exception], fragment: str) -> None:
+    kwargs.setdefault("context", "fork")
+    with pytest.raises(error, match=fragment) as info:
+        ProcVecEnv([PidEnv] * 3, **kwargs)
+    assert repr(next(iter(kwargs.values()))) in str(info.value)
+
+
+@pytest.mark.parametrize("env_fns", [[], "abc", [1, 2], PidEnv])
+def test_bad_env_fns(env_fns: Any) -> None:
+    with pytest.raises((TypeError, ValueError), match="env_fns"):
+        ProcVecEnv(env_fns, context="fork")
+
+
+@pytest.mark.parametrize(
+    ("num_envs", "num_workers", "groups"),
+    [(5, 2, [3, 2]), (4, 4, [1, 1, 1, 1]), (3, 1, [3]), (7, 3, [3, 2, 2]), (3, None, [1, 1, 1])],
+)
+def test_sub_envs_are_split_evenly_and_in_order(
+    proc: Any, num_envs: int, num_workers: int | None, groups: list[int]
+) -> None:
+    vec = proc([PidEnv] * num_envs, num_workers=num_workers)
+    assert vec.num_workers == len(groups)
+    pids = vec.call("pid")
+    sizes = [sum(1 for _ in group) for group in _runs(pids)]
+    assert sizes == groups
+    assert os.getpid() not in pids
+
+
+def _runs(values: list[Any]) -> list[list[Any]]:
+    runs: list[list[Any]] = []
+    for value in values:
+        if runs and runs[-1][0] == value:
+            runs[-1].append(value)
+        else:
+            runs.append([value])
+    assert len({run[0] for run in runs}) == len(runs)  # each worker's sub-envs are contiguous
+    return runs
+
+
+def test_default_start_method_is_the_forkserver(proc: Any) -> None:
+    vec = proc([PidEnv], context=None)
+    # Workers are children of the fork server, not of this process.
+    assert vec.call("ppid") != [os.getpid()]
+    vec.reset()
+    np.testing.assert_array_equal(vec.step([1]).observations, [[0.5, 0.5]])
+
+
+@pytest.mark.parametrize(("requested", "used"), [(None, True), (True, True), (False, False)])
+def test_shared_memory_choice_for_a_fixed_shape_space(
+    proc: Any, requested: bool | None, used: bool
+) -> None:
+    vec = proc([PidEnv] * 2, shared_memory=requested)
+    assert vec.shared_memory is used
+    vec.reset()
+    np.testing.assert_array_equal(vec.step([0, 1]).observations, np.full((2, 2), 0.5))
+
+
+def test_shared_memory_for_a_space_without_fixed_shape(proc: Any, leaks: Any) -> None:
+    space = Sequence(Box(0, 1, ()))
+    vec = proc([lambda: PidEnv(space)] * 2)
+    assert vec.shared_memory is False
+    assert vec.reset().observations == ((0.5, 0.25), (0.5, 0.25))
+    with pytest.raises(ValueError, match=r"shared_memory=True needs .* fixed shapes"):
+        proc([lambda: PidEnv(space)] * 2, shared_memory=True)
+    vec.close()
+    leaks.assert_released()
+
+
+def test_metadata_and_spaces_come_from_the_sub_envs(proc: Any) -> None:
+    def make() -> PidEnv:
+        env = PidEnv()
+        env.metadata = {"render_modes": ["ansi"]}
+        return env
+
+    vec = proc([make] * 2)
+    assert vec.metadata == {"render_modes": ["ansi"]}
+    assert vec.observation_space == Box(0, 1, (2,), np.float32)
+    assert vec.action_space == Discrete(2)
+    assert vec.num_envs == 2
+    assert repr(vec) == "ProcVecEnv(num_envs=2)"
