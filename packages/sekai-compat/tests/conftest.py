@@ -2,8 +2,15 @@
 
 ``RichEnv`` has every composite space (Dict, Tuple, Sequence, MaskedBox) in
 its observation and a Tuple action, with random dynamics drawn from its rng,
-so round trips and seeding are tested on more than boxes. ``FrameRenderer``
-records which env it was asked to draw. Nothing here imports Gymnasium.
+so round trips and seeding are tested on more than boxes. ``InfoEnv`` has
+infos of every kind for the vector conversion. ``DuelEnv`` is a small
+multi-agent env. ``FrameRenderer`` records which env it was asked to draw.
+Nothing here imports Gymnasium.
+
+The reference environments come from ``sekai-envs``, which is not a
+dependency of ``sekai-compat``: tests that use them request the
+``reference_envs`` fixture and are skipped when the package tests run on
+their own (``nox -s tests-sekai-compat``).
 """
 
 from __future__ import annotations
@@ -14,15 +21,29 @@ import numpy as np
 import pytest
 
 import sekai.registry
-from sekai.core import Env, MultiAgentEnv, ResetResult, StepResult
+from sekai.core import (
+    Env,
+    MAResetResult,
+    MAStepResult,
+    MultiAgentEnv,
+    ResetResult,
+    StepResult,
+)
 from sekai.spaces import Box, Dict, Discrete, MaskedBox, Sequence, Tuple
 from sekai.utils.seeding import SeedType
 
 
 def _single_agent_ids() -> list[str]:
-    """Ids of every registered single-agent env."""
+    """Ids of every registered single-agent reference env (those of ``sekai.envs``).
+
+    Environments that other tests register in the same session are left out:
+    they are not part of sekai and may need arguments to be made.
+    """
     ids = []
     for spec in sekai.registry.all_specs():
+        entry_point = spec.entry_point
+        if not (isinstance(entry_point, str) and entry_point.startswith("sekai.envs.")):
+            continue
         env = sekai.registry.make(spec.id)
         try:
             if not isinstance(env, MultiAgentEnv):
@@ -122,6 +143,55 @@ class InfoEnv(Env[Any, Any]):
         return StepResult(self._observation(), float(action), terminated, truncated, info)
 
 
+class DuelEnv(MultiAgentEnv[Any, Any, str]):
+    """Two agents with different spaces; ``"b"`` may drop out early, both stop at ``horizon``."""
+
+    def __init__(self, horizon: int = 25) -> None:
+        self.horizon = horizon
+        self.possible_agents = ["a", "b"]
+        self.agents = []
+        self.observation_spaces = {
+            "a": Box(-1.0, 1.0, (3,)),
+            "b": Dict({"level": Discrete(5), "noise": Box(-np.inf, np.inf, (1,), np.float64)}),
+        }
+        self.action_spaces = {"a": Box(0.0, 1.0, (2,)), "b": Discrete(3)}
+        self.last_options: dict[str, Any] | None = None
+        self.closed = 0
+        self._t = 0
+
+    def _observe(self, agent: str) -> Any:
+        if agent == "a":
+            return self.rng.uniform(-1, 1, 3).astype(np.float32)
+        return {"level": np.int64(self.rng.integers(5)), "noise": self.rng.normal(size=1)}
+
+    def reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> MAResetResult[Any, str]:
+        self._set_rng(seed)
+        self.last_options = options
+        self._t = 0
+        self.agents = list(self.possible_agents)
+        return MAResetResult(
+            {agent: self._observe(agent) for agent in self.agents},
+            {agent: {"t": 0} for agent in self.agents},
+        )
+
+    def step(self, actions: dict[str, Any]) -> MAStepResult[Any, str]:
+        self._t += 1
+        rewards = {agent: float(np.sum(actions[agent])) for agent in self.agents}
+        terminated = dict.fromkeys(self.agents, False)
+        if "b" in terminated and self.rng.random() < 0.1:
+            terminated["b"] = True
+        truncated = dict.fromkeys(self.agents, self._t >= self.horizon)
+        observations = {agent: self._observe(agent) for agent in self.agents}
+        infos = {agent: {"t": self._t} for agent in self.agents}
+        self.agents = [a for a in self.agents if not (terminated[a] or truncated[a])]
+        return MAStepResult(observations, rewards, terminated, truncated, infos)
+
+    def close(self) -> None:
+        self.closed += 1
+
+
 class FrameRenderer:
     """Draws the env's step count into a small image; counts its calls."""
 
@@ -139,6 +209,22 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("single_agent_id", _single_agent_ids())
 
 
+@pytest.fixture
+def reference_envs() -> None:
+    """Skip the test unless ``sekai-envs`` (the reference environments) is installed."""
+    pytest.importorskip("sekai.envs", reason="needs sekai-envs (the reference environments)")
+
+
+@pytest.fixture
+def top_level_sekai() -> None:
+    """Skip the test unless the meta-package (``import sekai; sekai.make``) is installed."""
+    pytest.importorskip("sekai.envs", reason="needs sekai-envs (the reference environments)")
+    import sekai
+
+    if not hasattr(sekai, "make"):
+        pytest.skip("needs the sekai meta-package (the top-level API)")
+
+
 @pytest.fixture(scope="session")
 def single_agent_ids() -> list[str]:
     """Ids of every registered single-agent env (what ``single_agent_id`` runs over)."""
@@ -149,6 +235,21 @@ def single_agent_ids() -> list[str]:
 def info_env_type() -> type[InfoEnv]:
     """The :class:`InfoEnv` class (an env factory for vector envs)."""
     return InfoEnv
+
+
+@pytest.fixture
+def registered_rich_id() -> Any:
+    """The id of :class:`RichEnv` in the global registry (3-step limit), for the test only."""
+    env_id = "compat_tests/Rich-v0"
+    sekai.registry.register(env_id, entry_point=RichEnv, max_episode_steps=3, reward_threshold=9.5)
+    yield env_id
+    sekai.registry.deregister(env_id)
+
+
+@pytest.fixture
+def duel_env() -> DuelEnv:
+    """A fresh :class:`DuelEnv`."""
+    return DuelEnv()
 
 
 @pytest.fixture

@@ -39,7 +39,7 @@ def test_the_page_covers_every_adapter() -> None:
     assert "::: sekai.compat" in text
 
 
-def test_the_examples_run(tmp_path: Path) -> None:
+def test_the_examples_run(tmp_path: Path, top_level_sekai: None) -> None:
     pytest.importorskip("gymnasium", reason="needs the gymnasium extra")
     pytest.importorskip("pettingzoo", reason="needs the pettingzoo extra")
     completed = subprocess.run(

@@ -15,7 +15,7 @@ from sekai.compat import from_gymnasium, to_gymnasium
 from sekai.core import Env
 from sekai.spaces import Box, Discrete, Sequence
 from sekai.utils.checker import check_env
-from sekai.utils.seeding import np_random
+from sekai.utils.seeding import make_seed_sequence, np_random
 
 
 def _balance(observation: Any) -> int:
@@ -23,7 +23,7 @@ def _balance(observation: Any) -> int:
     return int(observation[2] + 0.5 * observation[3] > 0)
 
 
-def test_gymnasium_cartpole_matches_sekai_cartpole_step_for_step() -> None:
+def test_gymnasium_cartpole_matches_sekai_cartpole_step_for_step(reference_envs: None) -> None:
     ported = from_gymnasium(gymnasium.make("CartPole-v1"))
     native = sekai.registry.make("CartPole-v1")
     rng = np.random.default_rng(0)
@@ -205,44 +205,50 @@ def _backends() -> list[Any]:
     return backends
 
 
-def _factories() -> tuple[Callable[[], Env[Any, Any]], Callable[[], Env[Any, Any]]]:
-    # Local functions travel to ProcVecEnv's workers by value (cloudpickle);
+def _gym_cartpole() -> Env[Any, Any]:
+    return from_gymnasium(gymnasium.make("CartPole-v1"))
+
+
+def _gym_cartpole_factory() -> Callable[[], Env[Any, Any]]:
+    # A local function travels to ProcVecEnv's workers by value (cloudpickle);
     # a function of this test module would be looked up by a module name the
     # workers cannot import.
-    def gym_cartpole() -> Env[Any, Any]:
+    def make() -> Env[Any, Any]:
         return from_gymnasium(gymnasium.make("CartPole-v1"))
 
-    def sekai_cartpole() -> Env[Any, Any]:
-        return sekai.registry.make("CartPole-v1")  # type: ignore[no-any-return]
-
-    return gym_cartpole, sekai_cartpole
+    return make
 
 
 @pytest.mark.parametrize("backend", _backends())
 def test_gymnasium_envs_run_in_every_vector_backend(backend: Callable[..., Any]) -> None:
-    gym_cartpole, sekai_cartpole = _factories()
-    ported = backend([gym_cartpole] * 3)
-    reference = sekai.vector.SyncVecEnv([sekai_cartpole] * 3)
+    n = 3
+    vec = backend([_gym_cartpole_factory()] * n)
+    # The reference: the same Gymnasium envs stepped one by one, reset by hand.
+    envs = [_gym_cartpole() for _ in range(n)]
     try:
-        a, b = ported.reset(seed=42), reference.reset(seed=42)
-        np.testing.assert_array_equal(a.observations, b.observations)
+        batch = vec.reset(seed=42)
+        for index, (env, seed) in enumerate(zip(envs, make_seed_sequence(42, n), strict=True)):
+            expected = env.reset(seed=seed).observation
+            np.testing.assert_array_equal(batch.observations[index], expected)
         rng = np.random.default_rng(1)
         finished = 0
-        for _ in range(120):
-            actions = rng.integers(0, 2, 3)
-            a, b = ported.step(actions), reference.step(actions)
-            np.testing.assert_array_equal(a.observations, b.observations)
-            np.testing.assert_array_equal(a.rewards, b.rewards)
-            np.testing.assert_array_equal(a.terminated, b.terminated)
-            np.testing.assert_array_equal(a.truncated, b.truncated)
-            for info_a, info_b in zip(a.infos, b.infos, strict=True):
-                assert ("final_observation" in info_a) == ("final_observation" in info_b)
-                if "final_observation" in info_a:
+        for _ in range(150):
+            actions = rng.integers(0, 2, n)
+            batch = vec.step(actions)
+            for index, env in enumerate(envs):
+                result = env.step(actions[index])
+                assert batch.rewards[index] == result.reward
+                assert batch.terminated[index] == result.terminated
+                assert batch.truncated[index] == result.truncated
+                info = batch.infos[index]
+                if result.done:
                     finished += 1
-                    np.testing.assert_array_equal(
-                        info_a["final_observation"], info_b["final_observation"]
-                    )
+                    np.testing.assert_array_equal(info["final_observation"], result.observation)
+                    expected = env.reset().observation
+                else:
+                    assert "final_observation" not in info
+                    expected = result.observation
+                np.testing.assert_array_equal(batch.observations[index], expected)
         assert finished > 3  # autoreset happened on the way
     finally:
-        ported.close()
-        reference.close()
+        vec.close()

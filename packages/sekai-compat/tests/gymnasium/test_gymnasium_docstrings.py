@@ -15,7 +15,7 @@ MODULES = [
 
 
 @pytest.mark.parametrize("module", MODULES)
-def test_docstring_examples(module: str) -> None:
+def test_docstring_examples(module: str, top_level_sekai: None) -> None:
     result = doctest.testmod(importlib.import_module(module))
     assert result.failed == 0
     assert result.attempted > 0

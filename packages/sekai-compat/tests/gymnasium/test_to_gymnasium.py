@@ -24,7 +24,7 @@ def test_gymnasium_check_env_passes_on_every_registered_env(single_agent_id: str
     env.close()
 
 
-def test_the_reference_envs_are_checked(single_agent_ids: list[str]) -> None:
+def test_the_reference_envs_are_checked(single_agent_ids: list[str], reference_envs: None) -> None:
     assert {"CartPole-v1", "Portfolio-v0"} <= set(single_agent_ids)
     assert "MarketMaking-v0" not in single_agent_ids
 
@@ -39,19 +39,29 @@ def test_gymnasium_check_env_passes_with_composite_spaces_and_a_renderer(
     assert renderer.calls
 
 
-def test_results_become_gymnasium_tuples() -> None:
-    env = to_gymnasium(sekai.registry.make("CartPole-v1"))
-    reference = sekai.registry.make("CartPole-v1")
+def test_results_become_gymnasium_tuples(info_env_type: Any) -> None:
+    env = to_gymnasium(info_env_type())
+    reference = info_env_type()
     observation, info = env.reset(seed=3)
     expected = reference.reset(seed=3)
-    np.testing.assert_array_equal(observation, expected.observation)
+    _assert_equal(observation, expected.observation)
     assert info == expected.info
-    for action in [0, 1, 1, 0, 1]:
+    for action in [0, 1, 2, 0, 1, 2, 2, 1]:
         step = env.step(action)
         result = reference.step(action)
         assert isinstance(step, tuple) and len(step) == 5
-        np.testing.assert_array_equal(step[0], result.observation)
-        assert step[1:] == (result.reward, result.terminated, result.truncated, result.info)
+        _assert_equal(step[0], result.observation)
+        assert step[1:4] == (result.reward, result.terminated, result.truncated)
+        _assert_equal(step[4], result.info)
+
+
+def _assert_equal(x: Any, y: Any) -> None:
+    if isinstance(x, dict):
+        assert isinstance(y, dict) and list(x) == list(y)
+        for key in x:
+            _assert_equal(x[key], y[key])
+    else:
+        np.testing.assert_array_equal(x, y)
 
 
 def test_seed_and_options_pass_through(rich_env: Any) -> None:
@@ -65,6 +75,9 @@ def test_seed_and_options_pass_through(rich_env: Any) -> None:
     assert not np.array_equal(first["price"], third["price"])
     assert env.np_random is rich_env.rng
     assert env.np_random_seed == 12
+
+
+def test_reference_env_options_pass_through(reference_envs: None) -> None:
     cartpole = to_gymnasium(sekai.registry.make("CartPole-v1"))
     observation, _ = cartpole.reset(seed=0, options={"low": 0.02, "high": 0.02})
     np.testing.assert_allclose(observation, 0.02)
@@ -83,24 +96,39 @@ def test_close_closes_the_sekai_env(rich_env: Any) -> None:
     assert rich_env.closed == 1
 
 
-def test_spec_id_is_carried_over_and_remakes_the_env() -> None:
-    env = to_gymnasium(sekai.registry.make("CartPole-v1"))
+def test_spec_id_is_carried_over_and_remakes_the_env(registered_rich_id: str) -> None:
+    env = to_gymnasium(sekai.registry.make(registered_rich_id))
     assert env.spec is not None
-    assert env.spec.id == "CartPole-v1"
-    assert env.spec.max_episode_steps == 500
-    assert env.spec.reward_threshold == 475.0
+    assert env.spec.id == registered_rich_id
+    assert env.spec.max_episode_steps == 3
+    assert env.spec.reward_threshold == 9.5
     remade = gymnasium.make(env.spec)
-    assert remade.unwrapped.sekai_env.spec.id == "CartPole-v1"
-    assert remade.spec is not None and remade.spec.max_episode_steps == 500
+    assert remade.unwrapped.sekai_env.spec.id == registered_rich_id
+    assert remade.spec is not None and remade.spec.max_episode_steps == 3
     remade.close()
 
 
-def test_remade_env_keeps_the_time_limit_and_the_renderer(renderer: Any) -> None:
-    env = to_gymnasium(sekai.registry.make("CartPole-v1", max_episode_steps=3), renderer=renderer)
+@pytest.mark.filterwarnings("ignore:.*render fps")
+def test_remade_env_keeps_the_time_limit_and_the_renderer(
+    registered_rich_id: str, renderer: Any
+) -> None:
+    sekai_env = sekai.registry.make(registered_rich_id, horizon=100)
+    env = to_gymnasium(sekai_env, renderer=renderer)
     remade = gymnasium.make(env.spec, render_mode="rgb_array")
-    remade.reset(seed=0, options={"low": 0.0, "high": 0.0})
-    flags = [remade.step(step % 2)[3] for step in range(3)]
-    assert flags == [False, False, True]
+    assert remade.unwrapped.sekai_env.unwrapped.horizon == 100  # the kwargs came along
+    for seed in range(20):
+        remade.reset(seed=seed)
+        flags = []
+        for _ in range(3):
+            _, _, terminated, truncated, _ = remade.step(remade.action_space.sample())
+            flags.append(truncated)
+            if terminated:
+                break
+        if not terminated:
+            assert flags == [False, False, True]
+            break
+    else:
+        pytest.fail("every episode terminated before the time limit")
     assert remade.render().shape == (4, 6, 3)
     assert renderer.calls == [remade.unwrapped.sekai_env]
 

@@ -6,7 +6,7 @@ import doctest
 import importlib
 
 
-def test_docstring_examples() -> None:
+def test_docstring_examples(top_level_sekai: None) -> None:
     result = doctest.testmod(importlib.import_module("sekai.compat.pettingzoo_env"))
     assert result.failed == 0
     assert result.attempted > 0

@@ -20,7 +20,7 @@ REFERENCE_ID = "MarketMaking-v0"
 
 
 def test_parallel_api_test_passes_on_the_multi_agent_reference_env(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], reference_envs: None
 ) -> None:
     env = to_pettingzoo(sekai.registry.make(REFERENCE_ID))
     assert isinstance(env, pettingzoo.ParallelEnv)
@@ -29,13 +29,22 @@ def test_parallel_api_test_passes_on_the_multi_agent_reference_env(
     env.close()
 
 
-def test_parallel_api_test_passes_on_a_round_trip(capsys: pytest.CaptureFixture[str]) -> None:
-    env = to_pettingzoo(from_pettingzoo(to_pettingzoo(sekai.registry.make(REFERENCE_ID))))
+def test_parallel_api_test_passes_on_an_env_whose_agents_drop_out(
+    capsys: pytest.CaptureFixture[str], duel_env: Any
+) -> None:
+    parallel_api_test(to_pettingzoo(duel_env), num_cycles=300)
+    assert "Passed Parallel API test" in capsys.readouterr().out
+
+
+def test_parallel_api_test_passes_on_a_round_trip(
+    capsys: pytest.CaptureFixture[str], duel_env: Any
+) -> None:
+    env = to_pettingzoo(from_pettingzoo(to_pettingzoo(duel_env)))
     parallel_api_test(env, num_cycles=300)
     assert "Passed Parallel API test" in capsys.readouterr().out
 
 
-def test_spaces_and_agents() -> None:
+def test_spaces_and_agents(reference_envs: None) -> None:
     sekai_env = sekai.registry.make(REFERENCE_ID)
     env = to_pettingzoo(sekai_env)
     assert env.possible_agents == ["market_maker", "trader"]
@@ -50,10 +59,11 @@ def test_spaces_and_agents() -> None:
     assert env.agents == ["trader"]
 
 
-def test_results_become_pettingzoo_dicts_and_seeds_pass_through() -> None:
-    env = to_pettingzoo(sekai.registry.make(REFERENCE_ID))
-    reference = sekai.registry.make(REFERENCE_ID)
-    observations, infos = env.reset(seed=4)
+def test_results_become_pettingzoo_dicts_and_seeds_pass_through(duel_env: Any) -> None:
+    env = to_pettingzoo(duel_env)
+    reference = type(duel_env)()
+    observations, infos = env.reset(seed=4, options={"mode": "x"})
+    assert duel_env.last_options == {"mode": "x"}
     expected = reference.reset(seed=4)
     _assert_equal(observations, expected.observations)
     assert infos == expected.info
@@ -69,9 +79,17 @@ def test_results_become_pettingzoo_dicts_and_seeds_pass_through() -> None:
         _assert_equal(step[4], result.info)
 
 
-def test_round_trip_preserves_trajectories() -> None:
-    through = from_pettingzoo(to_pettingzoo(sekai.registry.make(REFERENCE_ID)))
-    direct = sekai.registry.make(REFERENCE_ID)
+@pytest.mark.parametrize("reference", [False, True], ids=["DuelEnv", REFERENCE_ID])
+def test_round_trip_preserves_trajectories(
+    reference: bool, request: pytest.FixtureRequest, duel_env: Any
+) -> None:
+    if reference:
+        request.getfixturevalue("reference_envs")
+        through = from_pettingzoo(to_pettingzoo(sekai.registry.make(REFERENCE_ID)))
+        direct = sekai.registry.make(REFERENCE_ID)
+    else:
+        through = from_pettingzoo(to_pettingzoo(duel_env))
+        direct = type(duel_env)()
     assert isinstance(through, MultiAgentEnv)
     assert through.possible_agents == direct.possible_agents
     for agent in direct.possible_agents:
@@ -111,8 +129,8 @@ class _Closing:
         return np.zeros((2, 2, 3), np.uint8)
 
 
-def test_render_state_and_close() -> None:
-    sekai_env = sekai.registry.make(REFERENCE_ID)
+def test_render_state_and_close(duel_env: Any) -> None:
+    sekai_env = duel_env
     renderer = _Closing()
     env = to_pettingzoo(sekai_env, renderer=renderer)
     assert env.render_mode == "rgb_array"
@@ -122,18 +140,16 @@ def test_render_state_and_close() -> None:
     assert renderer.frames == [sekai_env]
     with pytest.raises(NotImplementedError, match="state"):
         env.state()
-    closed: list[bool] = []
-    sekai_env.close = lambda: closed.append(True)  # type: ignore[method-assign]
     env.close()
-    assert closed == [True]
-    assert to_pettingzoo(sekai.registry.make(REFERENCE_ID)).render() is None
+    assert sekai_env.closed == 1
+    assert to_pettingzoo(type(duel_env)()).render() is None
 
 
-def test_bad_arguments_are_refused() -> None:
+def test_bad_arguments_are_refused(duel_env: Any, rich_env: Any) -> None:
     with pytest.raises(TypeError, match="expected a sekai MultiAgentEnv"):
-        to_pettingzoo(sekai.registry.make("CartPole-v1"))  # type: ignore[arg-type]
+        to_pettingzoo(rich_env)
     with pytest.raises(ValueError, match="needs a renderer"):
-        to_pettingzoo(sekai.registry.make(REFERENCE_ID), render_mode="rgb_array")
+        to_pettingzoo(duel_env, render_mode="rgb_array")
     with pytest.raises(TypeError, match=r"expected a pettingzoo\.ParallelEnv"):
         from_pettingzoo(object())
 
