@@ -36,12 +36,19 @@ MODULES = (
 )
 
 
+# Names that stay in their module only (spec/vector.md: ``shared`` is exported
+# from sekai.vector, not from the top level).
+MODULE_ONLY = {"sekai.vector": {"shared"}}
+
+
 def exports() -> dict[str, str]:
     """Map every public name of every public module to the module it is loaded from."""
     table: dict[str, str] = {}
     for module_name in MODULES:
         module = importlib.import_module(module_name)
         for name in module.__all__:
+            if name in MODULE_ONLY.get(module_name, ()):
+                continue
             owner = table.get(name)
             if owner is None:
                 table[name] = module_name

@@ -147,9 +147,9 @@ _EXPORTS: dict[str, str] = {
     "VecEnv": "sekai.vector",
     "SyncVecEnv": "sekai.vector",
     "AsyncVecEnv": "sekai.vector",
+    "ProcVecEnv": "sekai.vector",
     "NativeVecEnv": "sekai.vector",
     "InfoArrays": "sekai.vector",
-    "shared": "sekai.vector",
     "VecResetResult": "sekai.vector",
     "VecStepResult": "sekai.vector",
     "stack_infos": "sekai.vector",
@@ -172,9 +172,25 @@ _EXPORTS: dict[str, str] = {
     "PortfolioVecEnv": "sekai.envs",
     "RegimeSwitchingSampler": "sekai.envs",
     "register_envs": "sekai.envs",
+    "from_gymnasium": "sekai.compat",
+    "to_gymnasium": "sekai.compat",
+    "to_gymnasium_vector": "sekai.compat",
+    "from_pettingzoo": "sekai.compat",
+    "to_pettingzoo": "sekai.compat",
+    "from_gymnasium_space": "sekai.compat",
+    "to_gymnasium_space": "sekai.compat",
 }
 
 if TYPE_CHECKING:
+    from sekai.compat import (
+        from_gymnasium as from_gymnasium,
+        from_gymnasium_space as from_gymnasium_space,
+        from_pettingzoo as from_pettingzoo,
+        to_gymnasium as to_gymnasium,
+        to_gymnasium_space as to_gymnasium_space,
+        to_gymnasium_vector as to_gymnasium_vector,
+        to_pettingzoo as to_pettingzoo,
+    )
     from sekai.core import (
         ActionWrapper as ActionWrapper,
         Env as Env,
@@ -278,6 +294,7 @@ if TYPE_CHECKING:
         AsyncVecEnv as AsyncVecEnv,
         InfoArrays as InfoArrays,
         NativeVecEnv as NativeVecEnv,
+        ProcVecEnv as ProcVecEnv,
         SyncVecEnv as SyncVecEnv,
         VecActionWrapper as VecActionWrapper,
         VecEnv as VecEnv,
@@ -291,7 +308,6 @@ if TYPE_CHECKING:
         VecTransformObservation as VecTransformObservation,
         VecTransformReward as VecTransformReward,
         VecWrapper as VecWrapper,
-        shared as shared,
         stack_infos as stack_infos,
     )
     from sekai.wrappers import (
