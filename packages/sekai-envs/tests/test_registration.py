@@ -20,6 +20,7 @@ IDS = {
         "sekai.envs.portfolio_vector:PortfolioVecEnv",
     ),
     "MarketMaking-v0": ("sekai.envs.market_making:MarketMakingEnv", None),
+    "MarketMicrostructure-v0": ("sekai.envs.market_making:MarketMakingEnv", None),
 }
 
 

@@ -30,3 +30,5 @@ def register_envs() -> None:
         vector_entry_point="sekai.envs.portfolio_vector:PortfolioVecEnv",
     )
     register("MarketMaking-v0", entry_point="sekai.envs.market_making:MarketMakingEnv")
+    # The same two-agent market under the name the architecture notes give it.
+    register("MarketMicrostructure-v0", entry_point="sekai.envs.market_making:MarketMakingEnv")
