@@ -1,0 +1,153 @@
+"""Soak test of ProcVecEnv: a million sub-env steps with autoreset, memory and fds must stay flat.
+
+Runs ``--steps`` sub-env steps (default 10**6) on a ProcVecEnv of short-episode
+envs (so autoreset, final observations and reset infos are exercised all the
+time), sampling at regular intervals the resident memory (RSS) and the number
+of open file descriptors of this process and of every worker. Then builds and
+closes the vector env ``--cycles`` times and checks that the file descriptors
+and shared-memory segments come back to where they started.
+
+It fails (exit status 1) if, after the warm-up (the first tenth of the run),
+the RSS of any process grows by more than ``--rss-slack`` MiB, if any process
+gains a file descriptor, or if a construct/close cycle leaks one.
+
+Linux only (reads ``/proc``). Run ``python benchmarks/soak_proc.py [--steps N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from sekai.core import Env, ResetResult, StepResult
+from sekai.spaces import Box, Dict, Discrete
+from sekai.vector import ProcVecEnv
+
+
+class ShortEpisodes(Env[Any, Any]):
+    """Episodes of 5 to 20 steps; Dict observations with a (16, 8) book and a counter."""
+
+    observation_space = Dict({"book": Box(-1e3, 1e3, (16, 8), np.float32), "t": Discrete(64)})
+    action_space = Discrete(3)
+
+    def __init__(self) -> None:
+        self.book = np.zeros((16, 8), np.float32)
+        self.t = 0
+        self.length = 5
+
+    def _obs(self) -> dict[str, Any]:
+        return {"book": self.book, "t": self.t}
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> ResetResult[Any]:
+        self._set_rng(seed)
+        self.t = 0
+        self.length = int(self.rng.integers(5, 21))
+        self.book[:] = self.rng.standard_normal((16, 8), np.float32)
+        return ResetResult(self._obs(), {"length": self.length})
+
+    def step(self, action: int) -> StepResult[Any]:
+        self.t += 1
+        self.book[self.t % 16] += action
+        done = self.t >= self.length
+        return StepResult(self._obs(), float(action), done, False, {"t": self.t})
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+def _status(pid: int, key: str) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    raise KeyError(key)
+
+
+def _fds(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def _sample(pids: list[int]) -> list[tuple[float, int]]:
+    """(RSS in MiB, open fds) of each process."""
+    return [(_status(pid, "VmRSS") / 1024, _fds(pid)) for pid in pids]
+
+
+def _segments() -> set[str]:
+    prefix = f"sekai_{os.getpid()}_"
+    return {name for name in os.listdir("/dev/shm") if name.startswith(prefix)}
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=1_000_000, help="sub-env steps in total")
+    parser.add_argument("--envs", type=int, default=16)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--samples", type=int, default=10, help="measurements during the run")
+    parser.add_argument("--cycles", type=int, default=20, help="construct/close cycles")
+    parser.add_argument("--rss-slack", type=float, default=8.0, help="allowed RSS growth, MiB")
+    args = parser.parse_args(argv)
+    if not os.path.isdir("/proc/self/fd"):
+        print("soak_proc: needs Linux (/proc)")
+        return 0
+
+    failures: list[str] = []
+    vec = ProcVecEnv([ShortEpisodes] * args.envs, num_workers=args.workers)
+    pids = [os.getpid(), *dict.fromkeys(vec.call("pid"))]  # one pid per worker
+    names = ["parent"] + [f"worker {i}" for i in range(len(pids) - 1)]
+    vec.reset(seed=0)
+    rng = np.random.default_rng(0)
+    actions = [rng.integers(0, 3, args.envs) for _ in range(64)]
+    vector_steps = max(1, args.steps // args.envs)
+    every = max(1, vector_steps // args.samples)
+    samples: list[list[tuple[float, int]]] = []
+    episodes = 0
+    start = time.perf_counter()
+    print(f"{'sub-env steps':>14} {'episodes':>9}  " + "  ".join(f"{n:>20}" for n in names))
+    for i in range(1, vector_steps + 1):
+        result = vec.step(actions[i % 64])
+        episodes += int(result.dones.sum())
+        if i % every == 0 or i == vector_steps:
+            sample = _sample(pids)
+            samples.append(sample)
+            cells = "  ".join(f"{rss:>9.1f} MiB {fds:>4} fd" for rss, fds in sample)
+            print(f"{i * args.envs:>14,} {episodes:>9,}  {cells}", flush=True)
+    elapsed = time.perf_counter() - start
+    vec.close()
+    print(
+        f"{vector_steps * args.envs:,} sub-env steps in {elapsed:.1f} s "
+        f"({vector_steps * args.envs / elapsed:,.0f} steps/s)"
+    )
+
+    baseline = samples[min(1, len(samples) - 1)]  # after the warm-up
+    for name, (rss0, fds0), (rss1, fds1) in zip(names, baseline, samples[-1], strict=True):
+        if rss1 - rss0 > args.rss_slack:
+            failures.append(f"{name}: RSS grew from {rss0:.1f} to {rss1:.1f} MiB")
+        if fds1 > fds0:
+            failures.append(f"{name}: open fds grew from {fds0} to {fds1}")
+
+    # Construct/close cycles: nothing may accumulate.
+    fds_before, segments_before = _fds(os.getpid()), _segments()
+    for _ in range(args.cycles):
+        with ProcVecEnv([ShortEpisodes] * 4, num_workers=2) as cycle:
+            cycle.reset()
+            cycle.step(np.zeros(4, np.int64))
+    fds_after, segments_after = _fds(os.getpid()), _segments()
+    print(f"{args.cycles} construct/close cycles: fds {fds_before} -> {fds_after}")
+    if fds_after > fds_before:
+        failures.append(f"construct/close cycles leaked {fds_after - fds_before} fds")
+    if segments_after - segments_before:
+        failures.append(f"shared-memory segments left: {sorted(segments_after)}")
+
+    for failure in failures:
+        print("FAIL:", failure)
+    print("soak_proc:", "FAILED" if failures else "passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
