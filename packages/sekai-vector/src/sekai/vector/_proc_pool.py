@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from sekai.error import VecEnvWorkerError
+from sekai.vector._proc_channel import Channel
 from sekai.vector._proc_shm import BlockLayout, BlockViews
 from sekai.vector._proc_worker import (
     ATTACH,
@@ -166,6 +167,7 @@ class WorkerHandle:
 
     __slots__ = (
         "alive",
+        "channel",
         "conn",
         "count",
         "expect",
@@ -185,6 +187,7 @@ class WorkerHandle:
         self.count = count
         self.process = process
         self.conn = conn
+        self.channel = Channel(conn)
         self.expect = 0
         self.received = False
         self.uncertain = False
@@ -345,7 +348,7 @@ class WorkerPool:
             w.expect = seq
             w.received = False
             try:
-                w.conn.send_bytes(message)
+                w.channel.send(message)
             except OSError:  # broken pipe: the worker is gone, gather() reports it
                 pass
             except BaseException:
@@ -386,9 +389,11 @@ class WorkerPool:
         """The reply of ``w`` to its last command, ``_DEAD``, or ``None`` after ``deadline``."""
         if not w.alive:
             return _DEAD
-        conn = w.conn
+        channel = w.channel
         while True:
-            if deadline is None:
+            if channel.has_message():
+                ready: Any = True
+            elif deadline is None:
                 ready = self._wait(w, None)
             else:
                 ready = self._wait(w, max(0.0, deadline - time.monotonic()))
@@ -398,7 +403,7 @@ class WorkerPool:
                 self._mark_dead(w)
                 return _DEAD
             try:
-                data = conn.recv_bytes()
+                data = channel.recv()
             except (EOFError, OSError):
                 self._mark_dead(w)
                 return _DEAD
@@ -428,7 +433,7 @@ class WorkerPool:
             if w.conn in ready:
                 return True
         # Only the sentinel fired: the process exited. A reply it sent first still counts.
-        return True if w.conn.poll() else _DEAD
+        return True if w.channel.has_message() or w.conn.poll() else _DEAD
 
     def _mark_dead(self, w: WorkerHandle) -> None:
         w.alive = False
@@ -449,7 +454,7 @@ class WorkerPool:
                     w.uncertain = False
                     w.expect = seq
                     with contextlib.suppress(OSError):
-                        w.conn.send_bytes(_dumps((seq, PING, None), _HIGHEST))
+                        w.channel.send(_dumps((seq, PING, None), _HIGHEST))
             for w in stale:
                 self._recv(w)
         self.dirty = False
@@ -458,7 +463,7 @@ class WorkerPool:
         """Wait, without blocking the event loop, until every worker has answered or died."""
         loop = asyncio.get_running_loop()
         for w in self.workers:
-            if not w.alive or w.received or w.conn.poll():
+            if not w.alive or w.received or w.channel.has_message() or w.conn.poll():
                 continue
             future: asyncio.Future[None] = loop.create_future()
 
@@ -508,7 +513,7 @@ class WorkerPool:
                 w.expect = seq
                 w.received = False
                 with contextlib.suppress(OSError):
-                    w.conn.send_bytes(message)
+                    w.channel.send(message)
             for w in self.workers:
                 was_alive = w.alive
                 reply = self._recv(w, deadline)
@@ -551,7 +556,7 @@ class WorkerPool:
         finally:
             for w in self.workers:
                 w.alive = False
-                w.conn.close()
+                w.channel.close()
                 with contextlib.suppress(ValueError):  # pragma: no cover - still running after kill
                     w.process.close()
             self._free_block()

@@ -32,6 +32,7 @@ from sekai.vector._actions import make_action_splitter
 from sekai.vector._autoreset import FINAL_OBSERVATION, FrozenEnvs, autoreset_info
 from sekai.vector._env_list import _read, _write
 from sekai.vector._obs_batch import make_obs_batcher
+from sekai.vector._proc_channel import Channel
 from sekai.vector._proc_shm import BlockLayout, BlockViews
 
 __all__ = [
@@ -190,10 +191,15 @@ class _Worker:
                 write(batch, first + j, obs)
         if views is None:
             return (observations, rewards, terminated, truncated, infos)
-        end = first + self.count
-        views.rewards[first:end] = rewards
-        views.terminated[first:end] = terminated
-        views.truncated[first:end] = truncated
+        if self.count == 1:  # scalar writes are cheaper than converting lists
+            views.rewards[first] = rewards[0]
+            views.terminated[first] = terminated[0]
+            views.truncated[first] = truncated[0]
+        else:
+            end = first + self.count
+            views.rewards[first:end] = rewards
+            views.terminated[first:end] = terminated
+            views.truncated[first:end] = truncated
         return infos
 
     def reset(self, payload: tuple[list[Any], list[Any]]) -> Any:
@@ -338,7 +344,8 @@ def worker_main(
         other.close()
     import cloudpickle
 
-    send = conn.send_bytes
+    channel = Channel(conn)
+    send = channel.send
     try:
         env_fns = _loads(env_fns_blob)
         envs, spaces, metadata = _build_envs(env_fns, first)
@@ -355,7 +362,7 @@ def worker_main(
     send(cloudpickle.dumps((0, OK, (spaces, metadata)), _HIGHEST))
     worker = _Worker(envs, first, autoreset, cloudpickle)
     try:
-        _serve(worker, conn, cloudpickle)
+        _serve(worker, channel, cloudpickle)
     finally:
         worker.detach()
         conn.close()
@@ -372,9 +379,9 @@ def _pack(seq: int, result: Any, worker: _Worker, cloudpickle: Any) -> bytes:
     return blob
 
 
-def _serve(worker: _Worker, conn: Any, cloudpickle: Any) -> None:
-    recv = conn.recv_bytes
-    send = conn.send_bytes
+def _serve(worker: _Worker, channel: Channel, cloudpickle: Any) -> None:
+    recv = channel.recv
+    send = channel.send
     step = worker.step
     while True:
         try:
