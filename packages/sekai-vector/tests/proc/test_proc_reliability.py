@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import multiprocessing
 import os
 import select
 import signal
@@ -297,6 +298,46 @@ def test_env_fns_that_cannot_be_pickled_start_nothing(proc: Any, leaks: Any) -> 
     lock = threading.Lock()
     with pytest.raises(TypeError):
         proc([lambda: (lock, Faulty())[1]])
+    leaks.assert_released()
+
+
+def _exit_at_once() -> Any:
+    os._exit(3)
+
+
+def test_worker_dying_during_start_up(proc: Any, leaks: Any) -> None:
+    with pytest.raises(VecEnvWorkerError, match=r"worker 1 \(sub-env 1\) died .*exit code 3"):
+        proc([Faulty, _exit_at_once, Faulty])
+    leaks.assert_released()
+
+
+def test_worker_failing_to_start(proc: Any, leaks: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    process_type = type(multiprocessing.get_context("fork").Process())
+    start = process_type.start
+    calls: list[int] = []
+
+    def failing_start(self: Any) -> None:
+        calls.append(1)
+        if len(calls) == 2:
+            raise OSError("no more processes")
+        start(self)
+
+    monkeypatch.setattr(process_type, "start", failing_start)
+    with pytest.raises(OSError, match="no more processes"):
+        proc(faulty(3), context="fork")
+    monkeypatch.undo()
+    leaks.assert_released()
+
+
+def _interrupt_parent(parent: int) -> Any:
+    os.kill(parent, signal.SIGINT)
+    return Faulty()
+
+
+def test_keyboard_interrupt_during_construction(proc: Any, leaks: Any) -> None:
+    parent = os.getpid()
+    with pytest.raises(KeyboardInterrupt):
+        proc([Faulty, lambda: _interrupt_parent(parent), Faulty])
     leaks.assert_released()
 
 

@@ -62,6 +62,7 @@ _HIGHEST = pickle.HIGHEST_PROTOCOL
 _dumps = pickle.dumps
 _loads = pickle.loads
 _POLL = getattr(__import__("select"), "poll", None)
+_SIGMASK = getattr(signal, "pthread_sigmask", None)
 _DEAD: Any = object()  # what _recv returns for a worker that died
 
 Reply = tuple[int, Any]
@@ -136,6 +137,17 @@ def _ensure_forkserver() -> None:
         forkserver.ensure_running()
     finally:
         spawn.get_preparation_data = original
+
+
+def _block_sigint() -> Any:
+    if _SIGMASK is None:  # pragma: no cover - Windows
+        return None
+    return _SIGMASK(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def _restore_sigmask(mask: Any) -> None:
+    if _SIGMASK is not None and mask is not None:
+        _SIGMASK(signal.SIG_SETMASK, mask)
 
 
 def _exit_text(exitcode: int | None) -> str:
@@ -262,6 +274,9 @@ class WorkerPool:
             )
             handle = WorkerHandle(i, first, count, process, parent_conn)
             self.workers.append(handle)
+            # Ctrl-C is held back while a process starts: an interrupt inside
+            # start() could leave a running child that nothing tracks.
+            mask = _block_sigint()
             try:
                 process.start()
                 handle.started = True
@@ -270,6 +285,7 @@ class WorkerPool:
                 raise
             finally:
                 child_conn.close()
+                _restore_sigmask(mask)
             if _POLL is not None:
                 poller = _POLL()
                 poller.register(parent_conn.fileno(), 1)  # POLLIN (errors always reported)

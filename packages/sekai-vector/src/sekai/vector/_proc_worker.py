@@ -340,6 +340,8 @@ def worker_main(
     """
     # Ctrl-C is the parent's to handle: it decides what happens to the workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # the parent blocks it while starting workers
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     for other in inherited:
         other.close()
     import cloudpickle
