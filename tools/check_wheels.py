@@ -4,7 +4,8 @@
 - only the ``sekai`` meta wheel ships ``sekai/__init__.py`` (a stray one in any
   other wheel would hide every other portion of the namespace);
 - no file is shipped by two wheels (uninstalling one would delete it for both);
-- every subpackage a wheel ships carries a ``py.typed`` marker.
+- every top-level subpackage a wheel ships (``sekai/core``, ...) carries a
+  ``py.typed`` marker.
 
 Usage: ``python tools/check_wheels.py DIST_DIR``
 """
@@ -51,7 +52,10 @@ def check(dist: Path) -> list[str]:
         if "sekai/__init__.py" in files and name != "sekai":
             problems.append(f"{wheel.name} ships sekai/__init__.py; only the meta wheel may")
         packages = {f.rsplit("/", 1)[0] for f in files if f.endswith("/__init__.py")}
-        for package in sorted(packages):
+        # PEP 561: a marker in a top-level package (``sekai/core``) covers its
+        # subpackages (``sekai/vector/wrappers``).
+        top_level = {p for p in packages if p.count("/") <= 1}
+        for package in sorted(top_level):
             if f"{package}/py.typed" not in files:
                 problems.append(f"{wheel.name}: {package} has no py.typed marker")
         print(f"{wheel.name}: {len(files)} files, packages: {', '.join(sorted(packages))}")
