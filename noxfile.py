@@ -93,12 +93,29 @@ def typecheck(session: nox.Session) -> None:
 
 @nox.session
 def docs(session: nox.Session) -> None:
-    """Build the documentation site in strict mode."""
-    # Without the meta-package: its regular ``sekai/__init__.py`` would hide the
-    # other namespace portions from griffe, which documents them from source.
+    """Build the documentation site in strict mode, then check and run its pages.
+
+    The site is built without the meta-package: its regular ``sekai/__init__.py``
+    would hide the other namespace portions from griffe, which documents them
+    from source. The docs tests (every public name on its API page, every
+    Python example of the pages and the README executed) need everything,
+    extras included, so they run in a second environment.
+    """
     _sync(session, "--all-packages", "--no-install-package", "sekai", "--group", "docs")
-    site = Path(session.create_tmp()) / "site"
-    session.run("mkdocs", "build", "--strict", "-f", "docs/mkdocs.yml", "-d", str(site))
+    tmp = Path(session.create_tmp())
+    session.run("mkdocs", "build", "--strict", "-f", "docs/mkdocs.yml", "-d", str(tmp / "site"))
+
+    examples = tmp / "examples-venv"
+    session.run_install(
+        "uv", "sync", "--locked", "--no-default-groups", "--all-packages", "--all-extras",
+        "--group", "test",
+        env={"UV_PROJECT_ENVIRONMENT": str(examples)},
+        external=True,
+    )  # fmt: skip
+    session.run(
+        str(examples / "bin" / "python"), "-m", "pytest", "docs/tests", *session.posargs,
+        external=True,
+    )  # fmt: skip
 
 
 @nox.session

@@ -378,7 +378,10 @@ default_registry = EnvRegistry(entry_point_group=ENTRY_POINT_GROUP)
 
 
 def current_registry() -> EnvRegistry:
-    """The registry the module-level functions act on: `default_registry`, except
-    while a loader of another registry runs (then that registry)."""
+    """Return the registry the module-level functions act on.
+
+    That is `default_registry`, except while a loader of another registry runs
+    (then that registry).
+    """
     registry = _LOADING.get()
     return default_registry if registry is None else registry

@@ -184,7 +184,7 @@ class Box(Space[NDArray[Any]]):
 
     @property
     def dtype(self) -> np.dtype[Any]:
-        """dtype of every sample."""
+        """The dtype of every sample."""
         assert self._dtype is not None
         return self._dtype
 

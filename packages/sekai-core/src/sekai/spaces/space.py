@@ -58,7 +58,7 @@ class Space(SeededRNG, Generic[T_cov]):
 
     @property
     def dtype(self) -> np.dtype[Any] | None:
-        """dtype of every sample, or ``None`` when the space has no single dtype."""
+        """The dtype of every sample, or ``None`` when the space has no single dtype."""
         return self._dtype
 
     @property
