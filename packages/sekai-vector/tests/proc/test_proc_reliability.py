@@ -181,6 +181,24 @@ def test_unpicklable_infos_travel_with_cloudpickle(proc: Any) -> None:
     assert [fn() for fn in values] == [0, 0]
 
 
+def _fail_to_load() -> Any:
+    raise Boom("cannot load")
+
+
+class Unloadable:
+    """Pickles fine, fails to unpickle."""
+
+    def __reduce__(self) -> Any:
+        return (_fail_to_load, ())
+
+
+def test_a_command_the_worker_cannot_unpickle_is_an_error_not_a_dead_worker(proc: Any) -> None:
+    vec = proc(faulty(2), num_workers=2)
+    with pytest.raises(VecEnvWorkerError, match="cannot load"):
+        vec.reset(options=[{"x": Unloadable()}, None])
+    assert vec.reset().observations.shape == (2, 3)
+
+
 # -- a worker dying ----------------------------------------------------------------------
 
 

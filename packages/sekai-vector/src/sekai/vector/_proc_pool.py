@@ -33,7 +33,7 @@ from sekai.vector._proc_worker import (
     ATTACH,
     CLOSE,
     ERROR,
-    FAST_STEP,
+    HEADER,
     OK,
     PING,
     STEP_IN_BLOCK,
@@ -344,18 +344,19 @@ class WorkerPool:
         """
         self.prepare()
         seq = self.seq + 1
+        header = HEADER.pack(command, seq)
         messages = []
         for payload in payloads:
             try:
-                messages.append(_dumps((seq, command, payload), _HIGHEST))
+                messages.append(header + _dumps(payload, _HIGHEST))
             except Exception:
-                messages.append(self.cloudpickle.dumps((seq, command, payload), _HIGHEST))
+                messages.append(header + self.cloudpickle.dumps(payload, _HIGHEST))
         self._send_all(seq, messages)
 
     def send_step_signal(self) -> None:
         """Send a step whose actions are in the shared block (call :meth:`prepare` first)."""
         seq = self.seq + 1
-        self._send_all(seq, [FAST_STEP.pack(STEP_IN_BLOCK, seq)] * len(self.workers))
+        self._send_all(seq, [HEADER.pack(STEP_IN_BLOCK, seq)] * len(self.workers))
 
     def _send_all(self, seq: int, messages: list[bytes]) -> None:
         self.seq = seq
@@ -470,7 +471,7 @@ class WorkerPool:
                     w.uncertain = False
                     w.expect = seq
                     with contextlib.suppress(OSError):
-                        w.channel.send(_dumps((seq, PING, None), _HIGHEST))
+                        w.channel.send(HEADER.pack(PING, seq))
             for w in stale:
                 self._recv(w)
         self.dirty = False
@@ -522,7 +523,7 @@ class WorkerPool:
         deadline = time.monotonic() + timeout
         try:
             seq = self.seq = self.seq + 1
-            message = _dumps((seq, CLOSE, None), _HIGHEST)
+            message = HEADER.pack(CLOSE, seq)
             for w in self.workers:
                 if not w.alive:
                     continue

@@ -1,11 +1,11 @@
 """The loop a :class:`~sekai.vector.ProcVecEnv` worker process runs.
 
 A worker owns a contiguous group of sub-envs. The parent sends it one message
-per command, ``pickle((seq, command, payload))``, and it answers each with
-``pickle((seq, status, payload))``; ``seq`` lets the parent recognise and drop
-answers to commands it stopped waiting for (e.g. after Ctrl-C). Messages that
-may hold user objects (call arguments, attribute values) are written with
-cloudpickle and read with :func:`pickle.loads`, which reads both.
+per command: ``HEADER.pack(command, seq)`` followed by the pickled payload (if
+any), and it answers each with ``pickle((seq, status, payload))``; ``seq`` lets
+the parent recognise and drop answers to commands it stopped waiting for (e.g.
+after Ctrl-C). Payloads plain pickle cannot write (lambdas, ...) are written
+with cloudpickle; :func:`pickle.loads` reads both.
 
 Right after start-up, before any command, the worker builds its sub-envs and
 sends an unsolicited ``(0, status, ...)`` reply describing them (or the error).
@@ -41,8 +41,8 @@ __all__ = [
     "CALL",
     "CLOSE",
     "ERROR",
-    "FAST_STEP",
     "GET_ATTR",
+    "HEADER",
     "OK",
     "PING",
     "RESET",
@@ -62,10 +62,10 @@ ATTACH = 6
 PING = 7
 CLOSE = 8
 
-# A step whose actions are in the shared block travels as FAST_STEP.pack(
-# STEP_IN_BLOCK, seq) instead of a pickle (pickles start with byte 0x80).
-STEP_IN_BLOCK = 1
-FAST_STEP = struct.Struct("<Bq")
+STEP_IN_BLOCK = 9  # a step whose actions are in the shared block: no payload
+
+HEADER = struct.Struct("<Bq")
+"""Every command message starts with (command, seq)."""
 
 # Reply status. ERROR payload: (sub-env index or None, message, traceback text,
 # cloudpickled exception or None). ATTRIBUTE_ERROR payload: the message.
@@ -385,48 +385,57 @@ def _serve(worker: _Worker, channel: Channel, cloudpickle: Any) -> None:
     recv = channel.recv
     send = channel.send
     step = worker.step
+    header_size = HEADER.size
     while True:
         try:
             message = recv()
         except (EOFError, OSError):  # the parent is gone
             worker.close()
             return
-        if message[0] == STEP_IN_BLOCK:
-            seq = FAST_STEP.unpack(message)[1]
-            command, payload = STEP, worker.block_actions
-        else:
-            seq, command, payload = _loads(message)
-        result: Any = None
+        command, seq = HEADER.unpack_from(message)
         worker.current = 0
         try:
-            if command == STEP:
-                result = step(payload)
-            elif command == RESET:
-                result = worker.reset(payload)
-            elif command == CALL:
-                result = worker.call(payload)
-            elif command == GET_ATTR:
-                result = worker.get_attr(payload)
-            elif command == SET_ATTR:
-                worker.set_attr(payload)
-            elif command == ATTACH:
-                worker.attach(payload)
-            elif command == CLOSE:
-                failure = worker.close()
-                worker.detach()
-                if failure is None:
-                    send(_dumps((seq, OK, None), _HIGHEST))
-                else:
-                    assert isinstance(failure, _SubEnvFailure)
-                    error_payload = _error_payload(failure.index, failure.error, cloudpickle)
-                    send(_dumps((seq, ERROR, error_payload), _HIGHEST))
-                return
-            # PING: an empty answer.
+            if command == STEP_IN_BLOCK:
+                reply = _pack(seq, step(worker.block_actions), worker, cloudpickle)
+            else:
+                payload = _loads(message[header_size:]) if len(message) > header_size else None
+                reply = _run(worker, command, seq, payload, cloudpickle)
         except _LookupFailure as failure:
-            send(_dumps((seq, ATTRIBUTE_ERROR, str(failure)), _HIGHEST))
-            continue
+            reply = _dumps((seq, ATTRIBUTE_ERROR, str(failure)), _HIGHEST)
         except BaseException as error:
             index = worker.first + worker.current
-            send(_dumps((seq, ERROR, _error_payload(index, error, cloudpickle)), _HIGHEST))
-            continue
-        send(_pack(seq, result, worker, cloudpickle))
+            reply = _dumps((seq, ERROR, _error_payload(index, error, cloudpickle)), _HIGHEST)
+        try:
+            send(reply)
+        except OSError:  # the parent is gone
+            worker.close()
+            return
+        if command == CLOSE:
+            return
+
+
+def _run(worker: _Worker, command: int, seq: int, payload: Any, cloudpickle: Any) -> bytes:
+    """Run one (non-fast) command and return the pickled reply."""
+    result: Any = None
+    if command == STEP:
+        result = worker.step(payload)
+    elif command == RESET:
+        result = worker.reset(payload)
+    elif command == CALL:
+        result = worker.call(payload)
+    elif command == GET_ATTR:
+        result = worker.get_attr(payload)
+    elif command == SET_ATTR:
+        worker.set_attr(payload)
+    elif command == ATTACH:
+        worker.attach(payload)
+    elif command == CLOSE:
+        failure = worker.close()
+        worker.detach()
+        if failure is not None:
+            assert isinstance(failure, _SubEnvFailure)
+            error_payload = _error_payload(failure.index, failure.error, cloudpickle)
+            return _dumps((seq, ERROR, error_payload), _HIGHEST)
+    elif command != PING:  # pragma: no cover - the parent sends only the commands above
+        raise ValueError(f"unknown command {command!r}")
+    return _pack(seq, result, worker, cloudpickle)
