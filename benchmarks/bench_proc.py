@@ -235,7 +235,7 @@ def _floor_step_time(steps: int) -> float:
     """A shared-memory write in a worker plus a one-byte signal each way."""
     from multiprocessing import shared_memory
 
-    from sekai.vector._proc_pool import get_context
+    from sekai.vector._proc_context import get_context
 
     context = get_context(None)  # the start method ProcVecEnv uses by default
     block = shared_memory.SharedMemory(create=True, size=64)

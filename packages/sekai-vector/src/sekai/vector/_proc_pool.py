@@ -20,7 +20,6 @@ import multiprocessing
 import os
 import pickle
 import signal
-import sys
 import time
 import warnings
 from collections.abc import Sequence
@@ -43,20 +42,10 @@ from sekai.vector._proc_worker import (
 if TYPE_CHECKING:
     from multiprocessing.shared_memory import SharedMemory
 
-__all__ = ["SHM_PREFIX", "Reply", "WorkerHandle", "WorkerPool", "default_context", "get_context"]
+__all__ = ["SHM_PREFIX", "Reply", "WorkerHandle", "WorkerPool", "close_quietly", "worker_error"]
 
 SHM_PREFIX = "sekai_"
 """Shared-memory blocks are named ``sekai_<parent pid>_<random hex>``."""
-
-_PRELOAD = (
-    "__main__",
-    "numpy",
-    "cloudpickle",
-    "sekai.core",
-    "sekai.spaces",
-    "sekai.vector",
-    "sekai.vector._proc_worker",
-)
 
 _HIGHEST = pickle.HIGHEST_PROTOCOL
 _dumps = pickle.dumps
@@ -67,76 +56,6 @@ _DEAD: Any = object()  # what _recv returns for a worker that died
 
 Reply = tuple[int, Any]
 """``(status, payload)`` of one worker's answer."""
-
-
-def default_context() -> str:
-    """The default start method: ``"forkserver"``, or ``"spawn"`` where it does not exist."""
-    return "spawn" if sys.platform == "win32" else "forkserver"
-
-
-def get_context(method: str | None) -> multiprocessing.context.BaseContext:
-    """The multiprocessing context for ``method``, with sekai preloaded into a forkserver.
-
-    Raises:
-        ValueError: ``method`` is not a start method of this platform.
-    """
-    if method is None:
-        method = default_context()
-    available = multiprocessing.get_all_start_methods()
-    if not isinstance(method, str) or method not in available:
-        raise ValueError(
-            f"ProcVecEnv: context must be None or one of {available!r}, got {method!r}"
-        )
-    context = multiprocessing.get_context(method)
-    if method == "forkserver":
-        # Loaded once in the server instead of once per worker; only effective
-        # before the server starts, which is when it matters.
-        from multiprocessing import forkserver
-
-        server = getattr(forkserver, "_forkserver", None)
-        current = list(getattr(server, "_preload_modules", None) or [])
-        wanted = current + [name for name in _PRELOAD if name not in current]
-        if wanted != current:
-            context.set_forkserver_preload(wanted)
-        _ensure_forkserver()
-    return context
-
-
-def _ensure_forkserver() -> None:
-    """Start the forkserver so that it really preloads the main module.
-
-    Up to Python 3.12 the forkserver is handed the main script's path under a
-    key it does not read, so instead of importing ``__main__`` once, every
-    worker imports it again (with everything it imports). Handing it the path
-    under the name it reads makes workers fork with the main module loaded,
-    as the forkserver intends.
-    """
-    import inspect
-    from multiprocessing import forkserver, spawn
-
-    server = getattr(forkserver, "_forkserver", None)
-    if server is None or getattr(server, "_forkserver_pid", None) is not None:
-        return  # running already (or an unknown implementation): leave it alone
-    try:
-        reads_main_path = "main_path" in inspect.signature(forkserver.main).parameters
-    except (AttributeError, TypeError, ValueError):  # pragma: no cover
-        reads_main_path = False
-    original = spawn.get_preparation_data
-    if not reads_main_path:  # pragma: no cover - other Python versions
-        forkserver.ensure_running()
-        return
-
-    def preparation_data(name: str) -> dict[str, Any]:
-        data: dict[str, Any] = original(name)
-        if "init_main_from_path" in data and "main_path" not in data:
-            data["main_path"] = data["init_main_from_path"]
-        return data
-
-    spawn.get_preparation_data = preparation_data
-    try:
-        forkserver.ensure_running()
-    finally:
-        spawn.get_preparation_data = original
 
 
 def _block_sigint() -> Any:

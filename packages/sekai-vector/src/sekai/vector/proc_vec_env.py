@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable, Sequence
 from multiprocessing import util as _mp_util
 from typing import Any
@@ -11,12 +10,19 @@ import numpy as np
 
 from sekai.core import ActType, Env, ObsType
 from sekai.error import AsyncCallPending, ResetRequired, SpaceMismatch, VecEnvClosed
-from sekai.spaces import Dict, Space, Tuple
 from sekai.utils.seeding import SeedType
 from sekai.vector._actions import make_action_checker
 from sekai.vector._arguments import per_env_options, per_env_seeds, per_env_values
 from sekai.vector._obs_batch import make_obs_batcher
-from sekai.vector._proc_pool import Reply, WorkerPool, close_quietly, get_context, worker_error
+from sekai.vector._proc_args import (
+    check_close_timeout,
+    check_env_fns,
+    check_num_workers,
+    make_slicer,
+    split_evenly,
+)
+from sekai.vector._proc_context import get_context
+from sekai.vector._proc_pool import Reply, WorkerPool, close_quietly, worker_error
 from sekai.vector._proc_shm import BlockViews, block_layout
 from sekai.vector._proc_worker import (
     ATTRIBUTE_ERROR,
@@ -34,79 +40,6 @@ __all__ = ["ProcVecEnv"]
 
 _float64 = np.float64
 _bool = np.bool_
-
-
-def _bounds(num_envs: int, num_workers: int) -> list[tuple[int, int]]:
-    """Split ``num_envs`` sub-envs into ``num_workers`` contiguous, even groups."""
-    size, extra = divmod(num_envs, num_workers)
-    bounds, start = [], 0
-    for i in range(num_workers):
-        stop = start + size + (1 if i < extra else 0)
-        bounds.append((start, stop))
-        start = stop
-    return bounds
-
-
-def _slice_leaf(space: Space[Any]) -> Callable[[Any, int, int], Any]:
-    if isinstance(space, Dict):
-        children = tuple((key, _slice_leaf(child)) for key, child in space.spaces.items())
-        return lambda batch, lo, hi: {key: cut(batch[key], lo, hi) for key, cut in children}
-    if isinstance(space, Tuple):
-        parts = tuple(_slice_leaf(child) for child in space.spaces)
-        return lambda batch, lo, hi: tuple(
-            cut(part, lo, hi) for cut, part in zip(parts, batch, strict=True)
-        )
-    return lambda batch, lo, hi: batch[lo:hi]
-
-
-def _make_slicer(space: Space[Any], bounds: list[tuple[int, int]]) -> Callable[[Any], list[Any]]:
-    """Split a checked batch of actions into one batch per worker (chosen once)."""
-    if len(bounds) == 1:
-        return lambda batch: [batch]
-    cut = _slice_leaf(space)
-    return lambda batch: [cut(batch, lo, hi) for lo, hi in bounds]
-
-
-def _check_env_fns(env_fns: object) -> Sequence[Callable[[], Any]]:
-    if isinstance(env_fns, (str, bytes)) or not isinstance(env_fns, Sequence):
-        raise TypeError(
-            f"ProcVecEnv: env_fns must be a sequence of callables that build an env, "
-            f"got {env_fns!r}"
-        )
-    if len(env_fns) == 0:
-        raise ValueError(f"ProcVecEnv: env_fns must hold at least one env factory, got {env_fns!r}")
-    for fn in env_fns:
-        if not callable(fn):
-            raise TypeError(f"ProcVecEnv: every entry of env_fns must be callable, got {fn!r}")
-    return env_fns
-
-
-def _check_num_workers(num_workers: object, num_envs: int) -> int:
-    if num_workers is None:
-        return num_envs
-    if isinstance(num_workers, bool) or not isinstance(num_workers, numbers.Integral):
-        raise TypeError(
-            f"ProcVecEnv: num_workers must be None or an int in [1, {num_envs}], "
-            f"got {num_workers!r}"
-        )
-    if not 1 <= int(num_workers) <= num_envs:
-        raise ValueError(
-            f"ProcVecEnv: num_workers must be None or an int in [1, {num_envs}] (there are "
-            f"{num_envs} sub-envs), got {num_workers!r}"
-        )
-    return int(num_workers)
-
-
-def _check_close_timeout(close_timeout: object) -> float:
-    if isinstance(close_timeout, bool) or not isinstance(close_timeout, numbers.Real):
-        raise TypeError(
-            f"ProcVecEnv: close_timeout must be a number of seconds >= 0, got {close_timeout!r}"
-        )
-    if not float(close_timeout) >= 0:  # also rejects NaN
-        raise ValueError(
-            f"ProcVecEnv: close_timeout must be a number of seconds >= 0, got {close_timeout!r}"
-        )
-    return float(close_timeout)
 
 
 class ProcVecEnv(VecEnv[ObsType, ActType]):
@@ -198,20 +131,20 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
                 "ProcVecEnv needs cloudpickle to send env_fns to its workers; install it with "
                 "pip install 'sekai-vector[proc]'"
             ) from None
-        fns = _check_env_fns(env_fns)
+        fns = check_env_fns(env_fns)
         if not isinstance(autoreset, bool):
             raise TypeError(f"ProcVecEnv: autoreset must be a bool, got {autoreset!r}")
         if shared_memory is not None and not isinstance(shared_memory, bool):
             raise TypeError(
                 f"ProcVecEnv: shared_memory must be None, True or False, got {shared_memory!r}"
             )
-        self.close_timeout = _check_close_timeout(close_timeout)
+        self.close_timeout = check_close_timeout(close_timeout)
         n = len(fns)
         self.num_envs = n
-        self.num_workers = _check_num_workers(num_workers, n)
+        self.num_workers = check_num_workers(num_workers, n)
         self.autoreset = autoreset
         mp_context = get_context(context)
-        bounds = _bounds(n, self.num_workers)
+        bounds = split_evenly(n, self.num_workers)
         self._bounds = bounds
         blobs = [cloudpickle.dumps(list(fns[lo:hi])) for lo, hi in bounds]
         pool = WorkerPool(mp_context, cloudpickle)
@@ -242,7 +175,7 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
             raise
         self._batcher = make_obs_batcher(self.observation_space, n)
         self._check_actions = make_action_checker(self.action_space, n)
-        self._slice_actions = _make_slicer(self.action_space, bounds)
+        self._slice_actions = make_slicer(self.action_space, bounds)
         self._single = len(bounds) == 1
         views = self._views
         self._block_actions = None if views is None else views.actions

@@ -1,0 +1,95 @@
+"""Choosing the start method of :class:`~sekai.vector.ProcVecEnv` workers.
+
+The default is ``"forkserver"`` (``"spawn"`` on Windows). numpy, cloudpickle
+and sekai are preloaded into the fork server, and so is the main module (see
+:func:`_ensure_forkserver`), so that each worker forks with them loaded
+instead of importing them again.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from typing import Any
+
+__all__ = ["default_context", "get_context"]
+
+_PRELOAD = (
+    "__main__",
+    "numpy",
+    "cloudpickle",
+    "sekai.core",
+    "sekai.spaces",
+    "sekai.vector",
+    "sekai.vector._proc_worker",
+)
+
+
+def default_context() -> str:
+    """The default start method: ``"forkserver"``, or ``"spawn"`` where it does not exist."""
+    return "spawn" if sys.platform == "win32" else "forkserver"
+
+
+def get_context(method: str | None) -> multiprocessing.context.BaseContext:
+    """The multiprocessing context for ``method``, with sekai preloaded into a forkserver.
+
+    Raises:
+        ValueError: ``method`` is not a start method of this platform.
+    """
+    if method is None:
+        method = default_context()
+    available = multiprocessing.get_all_start_methods()
+    if not isinstance(method, str) or method not in available:
+        raise ValueError(
+            f"ProcVecEnv: context must be None or one of {available!r}, got {method!r}"
+        )
+    context = multiprocessing.get_context(method)
+    if method == "forkserver":
+        # Loaded once in the server instead of once per worker; only effective
+        # before the server starts, which is when it matters.
+        from multiprocessing import forkserver
+
+        server = getattr(forkserver, "_forkserver", None)
+        current = list(getattr(server, "_preload_modules", None) or [])
+        wanted = current + [name for name in _PRELOAD if name not in current]
+        if wanted != current:
+            context.set_forkserver_preload(wanted)
+        _ensure_forkserver()
+    return context
+
+
+def _ensure_forkserver() -> None:
+    """Start the forkserver so that it really preloads the main module.
+
+    Up to Python 3.12 the forkserver is handed the main script's path under a
+    key it does not read, so instead of importing ``__main__`` once, every
+    worker imports it again (with everything it imports). Handing it the path
+    under the name it reads makes workers fork with the main module loaded,
+    as the forkserver intends.
+    """
+    import inspect
+    from multiprocessing import forkserver, spawn
+
+    server = getattr(forkserver, "_forkserver", None)
+    if server is None or getattr(server, "_forkserver_pid", None) is not None:
+        return  # running already (or an unknown implementation): leave it alone
+    try:
+        reads_main_path = "main_path" in inspect.signature(forkserver.main).parameters
+    except (AttributeError, TypeError, ValueError):  # pragma: no cover
+        reads_main_path = False
+    original = spawn.get_preparation_data
+    if not reads_main_path:  # pragma: no cover - other Python versions
+        forkserver.ensure_running()
+        return
+
+    def preparation_data(name: str) -> dict[str, Any]:
+        data: dict[str, Any] = original(name)
+        if "init_main_from_path" in data and "main_path" not in data:
+            data["main_path"] = data["init_main_from_path"]
+        return data
+
+    spawn.get_preparation_data = preparation_data
+    try:
+        forkserver.ensure_running()
+    finally:
+        spawn.get_preparation_data = original
