@@ -184,3 +184,10 @@ def bench(session: nox.Session) -> None:
     _sync(session, "--all-packages", "--group", "bench")
     os.makedirs(ROOT / "benchmarks" / "results", exist_ok=True)
     session.run("python", "benchmarks/run.py", *session.posargs)
+
+
+@nox.session(default=False)
+def soak(session: nox.Session) -> None:
+    """ProcVecEnv soak test: 10**6 sub-env steps; memory and file descriptors stay flat."""
+    _sync(session, "--package", "sekai-vector", "--all-extras")
+    session.run("python", "benchmarks/soak_proc.py", *session.posargs)
