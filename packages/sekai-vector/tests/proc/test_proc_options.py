@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import subprocess
 import sys
 from typing import Any
 
@@ -140,3 +142,29 @@ def test_metadata_and_spaces_come_from_the_sub_envs(proc: Any) -> None:
     assert vec.action_space == Discrete(2)
     assert vec.num_envs == 2
     assert repr(vec) == "ProcVecEnv(num_envs=2)"
+
+
+@pytest.mark.skipif(
+    "forkserver" not in multiprocessing.get_all_start_methods(), reason="needs the fork server"
+)
+def test_an_unguarded_script_gets_a_clear_error(tmp_path: Any) -> None:
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "import numpy as np\n"
+        "from sekai.core import Env, ResetResult, StepResult\n"
+        "from sekai.spaces import Box, Discrete\n"
+        "from sekai.vector import ProcVecEnv\n"
+        "class E(Env):\n"
+        "    observation_space = Box(0, 1, (2,), np.float32)\n"
+        "    action_space = Discrete(2)\n"
+        "    def reset(self, *, seed=None, options=None):\n"
+        "        return ResetResult(np.zeros(2, np.float32), {})\n"
+        "    def step(self, action):\n"
+        "        return StepResult(np.zeros(2, np.float32), 0.0, False, False, {})\n"
+        "ProcVecEnv([E, E])  # no 'if __name__ == \"__main__\":' guard\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode != 0
+    assert "must guard its entry point" in done.stderr

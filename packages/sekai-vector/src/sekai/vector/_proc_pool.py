@@ -199,6 +199,14 @@ class WorkerPool:
             try:
                 process.start()
                 handle.started = True
+            except EOFError as error:  # the fork server died: usually an unguarded script
+                handle.alive = False
+                raise RuntimeError(
+                    f"ProcVecEnv: could not start worker {i} with the "
+                    f"{self.context.get_start_method()!r} start method (its server process "
+                    "exited). With 'forkserver' or 'spawn', the script that creates a "
+                    "ProcVecEnv must guard its entry point with 'if __name__ == \"__main__\":'"
+                ) from error
             except BaseException:
                 handle.alive = False
                 raise
