@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from sekai.core import Env, ResetResult, StepResult
-from sekai.error import AsyncCallPending, SpaceMismatch, VecEnvWorkerError
+from sekai.error import AsyncCallPending, SpaceMismatch, VecEnvClosed, VecEnvWorkerError
 from sekai.spaces import Box, Discrete
 from sekai.vector import ProcVecEnv
 
@@ -404,6 +404,18 @@ def test_garbage_collected_vec_env_releases_everything(tmp_path: Path, leaks: An
     gc.collect()
     assert marker.exists()
     leaks.assert_released(pids)
+
+
+def test_after_the_exit_finaliser_ran_the_vec_env_reports_closed(proc: Any) -> None:
+    vec = proc(faulty(2))
+    vec.reset()
+    vec._finalizer()  # what interpreter exit runs for a vector env left open
+    assert vec.closed
+    with pytest.raises(VecEnvClosed):
+        vec.step([0, 0])
+    with pytest.raises(VecEnvClosed):
+        vec.get_attr("t")
+    assert vec.shared_memory
 
 
 def test_vec_env_left_open_is_closed_at_interpreter_exit(tmp_path: Path) -> None:

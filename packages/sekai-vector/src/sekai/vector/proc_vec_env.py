@@ -178,6 +178,7 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
         self._slice_actions = make_slicer(self.action_space, bounds)
         self._single = len(bounds) == 1
         views = self._views
+        self._shared_memory = views is not None
         self._block_actions = None if views is None else views.actions
         self._finalizer = _mp_util.Finalize(
             self, close_quietly, args=(pool, self.close_timeout), exitpriority=10
@@ -206,17 +207,18 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
     @property
     def shared_memory(self) -> bool:
         """Whether observations travel through shared memory (else they are pickled)."""
-        return self._views is not None
+        return self._shared_memory
 
     @property
     def closed(self) -> bool:
-        """Whether :meth:`close` was called."""
-        return self._closed
+        """Whether :meth:`close` was called (or the finaliser closed the workers)."""
+        pool = getattr(self, "_pool", None)
+        return self._closed or pool is None or pool.closed
 
     # -- commands ---------------------------------------------------------------------
 
     def _not_ready(self) -> Exception:
-        if self._closed:
+        if self.closed:
             return VecEnvClosed(f"{self!r} is closed")
         if self._in_call:
             return self._pending_error()
@@ -229,7 +231,7 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
         )
 
     def _begin(self) -> None:
-        if self._closed:
+        if self.closed:
             raise VecEnvClosed(f"{self!r} is closed")
         if self._in_call:
             raise self._pending_error()
@@ -326,7 +328,7 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
             VecEnvWorkerError: A sub-env raised (every other worker's step
                 completed first), or a worker died.
         """
-        if self._needs_reset or self._closed or self._in_call:
+        if self._needs_reset or self._in_call or self._pool.closed:
             raise self._not_ready()
         batch = self._check_actions(actions)
         self._in_call = True
@@ -351,7 +353,7 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
             AsyncCallPending: Another call of this vector env is still running.
             VecEnvWorkerError: A sub-env raised, or a worker died.
         """
-        if self._needs_reset or self._closed or self._in_call:
+        if self._needs_reset or self._in_call or self._pool.closed:
             raise self._not_ready()
         batch = self._check_actions(actions)
         self._in_call = True
@@ -474,7 +476,9 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
             return
         self._closed = True
         self._finalizer.cancel()
-        failure = self._pool.close(self.close_timeout)
+        # No view of the block may outlive its mapping.
         self._views = None
+        self._block_actions = None
+        failure = self._pool.close(self.close_timeout)
         if failure is not None:
             raise failure
