@@ -145,7 +145,7 @@ def sekai_cartpole() -> Env[Any, Any]:
 def _gym_classes() -> dict[str, Any]:
     import gymnasium as gym
 
-    class GymBook(gym.Env):  # type: ignore[misc]
+    class GymBook(gym.Env):
         observation_space = gym.spaces.Box(-1e3, 1e3, BOOK_SHAPE, np.float32)
         action_space = gym.spaces.Discrete(3)
 
@@ -158,7 +158,7 @@ def _gym_classes() -> dict[str, Any]:
         def step(self, action: Any) -> Any:
             return self.sim.step(int(action)), 0.0, False, False, {}
 
-    class GymCartPole(gym.Env):  # type: ignore[misc]
+    class GymCartPole(gym.Env):
         observation_space = gym.spaces.Box(-np.inf, np.inf, (4,), np.float32)
         action_space = gym.spaces.Discrete(2)
 
@@ -235,17 +235,28 @@ def _floor_step_time(steps: int) -> float:
     """A shared-memory write in a worker plus a one-byte signal each way."""
     from multiprocessing import shared_memory
 
+    import cloudpickle
+
     from sekai.vector._proc_context import get_context
 
     context = get_context(None)  # the start method ProcVecEnv uses by default
     block = shared_memory.SharedMemory(create=True, size=64)
     parent, child = context.Pipe()
+    # benchmarks/run.py loads this file without registering it as a module, so
+    # the worker function travels by value, started through the builtin exec.
+    code = "import cloudpickle; cloudpickle.loads(blob)(conn, name, shape)"
+    namespace = {
+        "blob": cloudpickle.dumps(_echo_worker),
+        "conn": child,
+        "name": block.name,
+        "shape": (1, 4),
+    }
     process = context.Process(  # type: ignore[attr-defined]
-        target=_echo_worker, args=(child, block.name, (1, 4)), daemon=True
+        target=exec, args=(code, namespace), daemon=True
     )
-    process.start()
-    child.close()
     try:
+        process.start()
+        child.close()
         send, recv = parent.send_bytes, parent.recv_bytes
         for _ in range(100):
             send(b"s")
@@ -256,8 +267,9 @@ def _floor_step_time(steps: int) -> float:
             recv()
         return (time.perf_counter() - start) / steps
     finally:
-        parent.send_bytes(b"q")
-        process.join()
+        if process.is_alive():
+            parent.send_bytes(b"q")
+            process.join()
         block.close()
         block.unlink()
 
