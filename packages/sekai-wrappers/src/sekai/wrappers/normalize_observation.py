@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, Literal
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import Any
 
 from sekai.core import ActType, Env, ObservationWrapper
-from sekai.spaces import Box, Dict, MaskedBox, Space, Tuple
-from sekai.utils.running_stats import ExponentialMovingStats, RunningMeanStd
+from sekai.utils._normalization import StatsKind, build_normalizer, load_state, state_of
 from sekai.wrappers._checks import check_choice, check_real
 
 __all__ = ["NormalizeObservation", "StatsKind"]
-
-StatsKind = Literal["running", "ewm"]
-"""How statistics weigh past samples: ``"running"`` equally, ``"ewm"`` by recency."""
-
-_Stats = RunningMeanStd | ExponentialMovingStats
-_Leaf = Callable[[Any, bool], Any]
 
 
 class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
@@ -93,7 +82,9 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
         self.halflife = life
         self.clip = bound
         self.update_running_mean = True
-        self._transform, space, self._obs_rms = self._build(env.observation_space)
+        self._transform, space, self._obs_rms = build_normalizer(
+            env.observation_space, kind=self.stats, halflife=life, epsilon=eps, clip=bound
+        )
         self.observation_space = space
 
     @property
@@ -114,7 +105,7 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
 
     def state_dict(self) -> Any:
         """The statistics as plain data (arrays and numbers), nested like :attr:`obs_rms`."""
-        return _state(self._obs_rms)
+        return state_of(self._obs_rms)
 
     def load_state_dict(self, state: Any) -> None:
         """Restore statistics saved by :meth:`state_dict`.
@@ -123,165 +114,4 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
             ValueError: ``state`` does not match the observation space's nesting
                 or shapes.
         """
-        _load(self._obs_rms, state, "state")
-
-    # -- construction ---------------------------------------------------------
-
-    def _new_stats(self, shape: tuple[int, ...]) -> _Stats:
-        if self.stats == "ewm":
-            return ExponentialMovingStats(shape, halflife=self.halflife)
-        return RunningMeanStd(shape)
-
-    def _out_box(self, shape: tuple[int, ...]) -> Box:
-        bound = float("inf") if self.clip is None else self.clip
-        return Box(-bound, bound, shape, np.float64)
-
-    def _build(self, space: Space[Any]) -> tuple[_Leaf, Space[Any], Any]:
-        if isinstance(space, MaskedBox):
-            stats = self._new_stats(space.element_shape)
-            bound = float("inf") if self.clip is None else self.clip
-            out = MaskedBox(
-                -bound, bound, space.element_shape, max_size=space.max_size, dtype=np.float64
-            )
-            return _MaskedNorm(stats, self.epsilon, self.clip), out, stats
-        if isinstance(space, Box):
-            stats = self._new_stats(space.shape)
-            return _BoxNorm(stats, self.epsilon, self.clip), self._out_box(space.shape), stats
-        if isinstance(space, Dict):
-            parts = {key: self._build(child) for key, child in space.spaces.items()}
-            new_space = Dict({key: sub for key, (_, sub, _) in parts.items()})
-            rms = {key: stats for key, (_, _, stats) in parts.items()}
-            return _DictNorm({key: fn for key, (fn, _, _) in parts.items()}), new_space, rms
-        if isinstance(space, Tuple):
-            built = [self._build(child) for child in space.spaces]
-            new_tuple = Tuple(sub for _, sub, _ in built)
-            return _TupleNorm([fn for fn, _, _ in built]), new_tuple, tuple(r for _, _, r in built)
-        return _passthrough, space, None
-
-
-def _passthrough(x: Any, update: bool) -> Any:
-    return x
-
-
-# The parts are small classes rather than closures so that a wrapper can be
-# deep-copied or pickled with its own, independent statistics.
-
-
-class _DictNorm:
-    """Normalises the parts of a Dict observation."""
-
-    def __init__(self, parts: dict[str, _Leaf]) -> None:
-        self.parts = list(parts.items())
-
-    def __call__(self, x: Any, update: bool) -> dict[str, Any]:
-        return {key: fn(x[key], update) for key, fn in self.parts}
-
-
-class _TupleNorm:
-    """Normalises the parts of a Tuple observation."""
-
-    def __init__(self, parts: list[_Leaf]) -> None:
-        self.parts = parts
-
-    def __call__(self, x: Any, update: bool) -> tuple[Any, ...]:
-        return tuple(fn(item, update) for fn, item in zip(self.parts, x, strict=True))
-
-
-class _BoxNorm:
-    """Normalises one Box part."""
-
-    def __init__(self, stats: _Stats, epsilon: float, clip: float | None) -> None:
-        self.stats = stats
-        self.epsilon = epsilon
-        self.clip = clip
-
-    def __call__(self, x: Any, update: bool) -> NDArray[np.float64]:
-        value = np.asarray(x, dtype=np.float64)
-        stats = self.stats
-        if update:
-            if isinstance(stats, RunningMeanStd):
-                # RunningMeanStd.update_from_moments for a batch of one sample,
-                # written with fewer array operations (this runs every step).
-                count = stats.count
-                total = count + 1.0
-                delta = value - stats.mean
-                stats.mean = stats.mean + delta / total
-                stats.var = (stats.var + delta * delta / total) * (count / total)
-                stats.count = total
-            else:
-                stats.update(value[np.newaxis])
-        out: NDArray[np.float64] = (value - stats.mean) / np.sqrt(stats.var + self.epsilon)
-        if self.clip is not None:
-            np.maximum(out, -self.clip, out=out)
-            np.minimum(out, self.clip, out=out)
-        return out
-
-
-class _MaskedNorm:
-    """Normalises the occupied slots of one MaskedBox part."""
-
-    def __init__(self, stats: _Stats, epsilon: float, clip: float | None) -> None:
-        self.stats = stats
-        self.epsilon = epsilon
-        self.clip = clip
-
-    def __call__(self, x: Any, update: bool) -> dict[str, Any]:
-        values = np.asarray(x["values"], dtype=np.float64)
-        slots = x["mask"]
-        held_at = np.asarray(slots).astype(np.bool_)
-        held = values[held_at]
-        stats = self.stats
-        if update and held.shape[0]:
-            stats.update(held)
-        out = np.zeros_like(values)
-        normalised = (held - stats.mean) / np.sqrt(stats.var + self.epsilon)
-        if self.clip is not None:
-            np.maximum(normalised, -self.clip, out=normalised)
-            np.minimum(normalised, self.clip, out=normalised)
-        out[held_at] = normalised
-        return {"values": out, "mask": slots}
-
-
-def _state(tree: Any) -> Any:
-    if tree is None:
-        return None
-    if isinstance(tree, dict):
-        return {key: _state(value) for key, value in tree.items()}
-    if isinstance(tree, tuple):
-        return tuple(_state(value) for value in tree)
-    return tree.state_dict()
-
-
-def _load(tree: Any, state: Any, where: str) -> None:
-    if tree is None:
-        if state is not None:
-            raise ValueError(f"{where} must be None (this part is not normalised), got {state!r}")
-        return
-    if isinstance(tree, dict):
-        if not isinstance(state, Mapping) or set(state) != set(tree):
-            raise ValueError(
-                f"{where} must be a dict with keys {sorted(tree)!r}, got {_describe(state)}"
-            )
-        for key, sub in tree.items():
-            _load(sub, state[key], f"{where}[{key!r}]")
-        return
-    if isinstance(tree, tuple):
-        if not isinstance(state, (tuple, list)) or len(state) != len(tree):
-            raise ValueError(
-                f"{where} must be a sequence of {len(tree)} entries, got {_describe(state)}"
-            )
-        for i, (sub, sub_state) in enumerate(zip(tree, state, strict=True)):
-            _load(sub, sub_state, f"{where}[{i}]")
-        return
-    if not isinstance(state, Mapping):
-        raise ValueError(f"{where} must be a statistics dict, got {_describe(state)}")
-    try:
-        tree.load_state_dict(dict(state))
-    except (KeyError, ValueError) as error:
-        raise ValueError(f"{where}: {error}") from error
-
-
-def _describe(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return f"a dict with keys {sorted(map(str, value))!r}"
-    return repr(value)
+        load_state(self._obs_rms, state)

@@ -5,15 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from sekai.core import ActType
+from sekai.utils._normalization import StatsKind, build_normalizer, load_state, state_of
 from sekai.vector._rows import batch_of_one, get_row
 from sekai.vector.vec_env import VecEnv
-from sekai.vector.wrappers._normalize import (
-    StatsKind,
-    build_normalizer,
-    check_real,
-    load_state,
-    state_of,
-)
+from sekai.vector.wrappers._checks import check_real
 from sekai.vector.wrappers.base import VecObservationWrapper
 
 __all__ = ["StatsKind", "VecNormalizeObservation"]
@@ -88,11 +83,11 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, Any]):
         self.update_running_mean = True
         self._normalize, space, self._obs_rms = build_normalizer(
             venv.observation_space,
-            num_envs=self.num_envs,
             kind=stats,
             halflife=life,
             epsilon=eps,
             clip=bound,
+            num_envs=self.num_envs,
         )
         self.observation_space = space
 

@@ -11,7 +11,7 @@ from sekai.utils.running_stats import RunningMeanStd
 from sekai.vector._autoreset import FINAL_OBSERVATION
 from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.vector.vec_env import VecEnv
-from sekai.vector.wrappers._normalize import check_real
+from sekai.vector.wrappers._checks import check_real
 from sekai.vector.wrappers.base import VecWrapper
 
 if TYPE_CHECKING:
