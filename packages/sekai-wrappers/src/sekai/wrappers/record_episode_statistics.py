@@ -7,9 +7,9 @@ from collections import deque
 from typing import Any
 
 from sekai.core import ActType, Env, ObsType, ResetResult, StepResult, Wrapper
-from sekai.stats import EpisodeStats, InMemoryTracker, StatsTracker
+from sekai.stats import EpisodeStats, StatsTracker
+from sekai.stats._arguments import tracker_and_size
 from sekai.utils.seeding import SeedType
-from sekai.wrappers._checks import check_int
 
 __all__ = ["RecordEpisodeStatistics"]
 
@@ -50,14 +50,9 @@ class RecordEpisodeStatistics(Wrapper[ObsType, ActType, ObsType, ActType]):
         tracker: StatsTracker | None = None,
         deque_size: int = 100,
     ) -> None:
-        size = check_int(deque_size, "RecordEpisodeStatistics", "deque_size", minimum=1)
-        if tracker is not None and not isinstance(tracker, StatsTracker):
-            raise TypeError(
-                "RecordEpisodeStatistics: tracker must be a StatsTracker (an object with a "
-                f"record(stats) method), got {tracker!r}"
-            )
+        chosen, size = tracker_and_size("RecordEpisodeStatistics", tracker, deque_size)
         super().__init__(env)
-        self.tracker: StatsTracker = tracker if tracker is not None else InMemoryTracker(size)
+        self.tracker: StatsTracker = chosen
         self.return_queue: deque[float] = deque(maxlen=size)
         self.length_queue: deque[int] = deque(maxlen=size)
         self.time_queue: deque[float] = deque(maxlen=size)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
@@ -10,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sekai.core import ActType, ObsType
-from sekai.stats import EpisodeStats, InMemoryTracker, StatsTracker
+from sekai.stats import EpisodeStats, StatsTracker
+from sekai.stats._arguments import tracker_and_size
 from sekai.vector._autoreset import FINAL_OBSERVATION
 from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.vector.vec_env import VecEnv
@@ -57,24 +57,10 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
         tracker: StatsTracker | None = None,
         deque_size: int = 100,
     ) -> None:
-        size: object = deque_size
-        if isinstance(size, bool) or not isinstance(size, numbers.Integral):
-            raise TypeError(
-                f"VecRecordEpisodeStatistics: deque_size must be an int >= 1, got {deque_size!r}"
-            )
-        if size < 1:
-            raise ValueError(
-                f"VecRecordEpisodeStatistics: deque_size must be an int >= 1, got {deque_size!r}"
-            )
-        if tracker is not None and not isinstance(tracker, StatsTracker):
-            raise TypeError(
-                "VecRecordEpisodeStatistics: tracker must be a StatsTracker (an object with a "
-                f"record(stats) method), got {tracker!r}"
-            )
+        chosen, maxlen = tracker_and_size("VecRecordEpisodeStatistics", tracker, deque_size)
         super().__init__(venv)
         n = self.num_envs
-        maxlen = int(size)
-        self.tracker: StatsTracker = tracker if tracker is not None else InMemoryTracker(maxlen)
+        self.tracker: StatsTracker = chosen
         self.return_queue: deque[float] = deque(maxlen=maxlen)
         self.length_queue: deque[int] = deque(maxlen=maxlen)
         self.time_queue: deque[float] = deque(maxlen=maxlen)
