@@ -139,9 +139,16 @@ def _loop_stepper(scenario: str, n: int) -> tuple[Stepper, list[Any]]:
     actions = _action_cycle(envs[0].action_space)
 
     def step() -> None:
+        # The least a vector env must do: step each env, reset the finished
+        # ones, and hand the policy one batch of observations and rewards.
+        observations = []
+        rewards = []
         for env in envs:
-            if env.step(next(actions)).done:
-                env.reset()
+            result = env.step(next(actions))
+            rewards.append(result.reward)
+            observations.append(env.reset().observation if result.done else result.observation)
+        np.stack(observations)
+        np.array(rewards)
 
     return step, envs
 

@@ -21,6 +21,8 @@ def main(argv: list[str]) -> int:
         spec = importlib.util.spec_from_file_location(path.stem, path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
+        # Registered before it runs: dataclasses and pickling look modules up by name.
+        sys.modules[spec.name] = module
         spec.loader.exec_module(module)
         print(f"== {path.stem} ==", flush=True)
         module.main(argv)
