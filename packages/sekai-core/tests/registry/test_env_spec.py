@@ -56,6 +56,7 @@ def test_malformed_id_raises() -> None:
         ("max_episode_steps", 2.5, ValueError),
         ("max_episode_steps", True, ValueError),
         ("reward_threshold", "high", TypeError),
+        ("reward_threshold", float("nan"), ValueError),
         ("nondeterministic", 1, TypeError),
         ("kwargs", [("a", 1)], TypeError),
         ("additional_wrappers", [3.5], TypeError),

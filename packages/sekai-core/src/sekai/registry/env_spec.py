@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -114,6 +115,10 @@ class EnvSpec:
             if not is_real(threshold):
                 raise TypeError(
                     f"EnvSpec.reward_threshold must be a real number or None; got {threshold!r}"
+                )
+            if math.isnan(threshold):
+                raise ValueError(
+                    f"EnvSpec.reward_threshold must be a number, not NaN; got {threshold!r}"
                 )
             self.reward_threshold = float(threshold)
         if not isinstance(self.nondeterministic, bool):
