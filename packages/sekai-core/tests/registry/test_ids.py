@@ -25,7 +25,8 @@ def test_parse_valid_ids(env_id: str, expected: tuple[str | None, str, int | Non
 
 
 @pytest.mark.parametrize(
-    "env_id", ["", "a/b/c", "-v1", "Cart Pole-v1", "/Env-v0", "ns/", "Env-v01", "Env!-v0"]
+    "env_id",
+    ["", "a/b/c", "-v1", "Cart Pole-v1", "/Env-v0", "ns/", "Env-v01", "Env-v-1", "Env!-v0"],
 )
 def test_malformed_ids_raise_value_error_naming_the_form(env_id: str) -> None:
     with pytest.raises(ValueError, match=r"\[namespace/\]Name\[-vN\]") as info:

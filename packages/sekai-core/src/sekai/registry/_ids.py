@@ -14,7 +14,7 @@ _ENV_ID_RE = re.compile(
     rf"^(?:(?P<namespace>{_PART})/)?(?P<name>{_PART}?)(?:-v(?P<version>0|[1-9][0-9]*))?$"
 )
 _NAMESPACE_RE = re.compile(rf"^{_PART}$")
-_VERSION_SUFFIX_RE = re.compile(r"-v[0-9]+$")
+_VERSION_SUFFIX_RE = re.compile(r"-v-?[0-9]+$")
 
 
 def parse_env_id(env_id: str) -> tuple[str | None, str, int | None]:
@@ -38,10 +38,11 @@ def parse_env_id(env_id: str) -> tuple[str | None, str, int | None]:
         raise ValueError(f"malformed environment id {env_id!r}: expected {ENV_ID_FORM}")
     version = match.group("version")
     if version is None and _VERSION_SUFFIX_RE.search(match.group("name")):
-        # e.g. "Name-v01": a version suffix that is not a canonical version number.
+        # e.g. "Name-v01" or "Name-v-1": a version suffix that is not a canonical
+        # version number.
         raise ValueError(
-            f"malformed environment id {env_id!r}: a version is '-v' followed by a number "
-            f"without leading zeros; expected {ENV_ID_FORM}"
+            f"malformed environment id {env_id!r}: a version is '-v' followed by a "
+            f"non-negative number without leading zeros; expected {ENV_ID_FORM}"
         )
     return match.group("namespace"), match.group("name"), None if version is None else int(version)
 
