@@ -71,8 +71,9 @@ def test_close_default_is_a_no_op_and_context_manager_closes(counter_env_cls: An
         def step(self, action: int) -> StepResult[int]:
             return StepResult(0, 0.0, False, False, {})
 
-    Plain().close()
-    Plain().close()
+    plain = Plain()
+    plain.close()
+    plain.close()  # closing twice is safe
     with counter_env_cls() as env:
         assert env.closed == 0
     assert env.closed == 1
