@@ -31,8 +31,8 @@ class CountingEnv(Env[NDArray[np.float32], int]):
     """Observation ``[start, t, total]``: episode start value, steps taken, sum of actions.
 
     Terminates after ``length`` steps; truncates after ``truncate_after`` steps
-    if given. The start is drawn from the env's rng when ``random_start``,
-    else it comes from ``options["start"]`` (default 0). Reward: ``action + t / 2``.
+    if given. The start is ``options["start"]`` (default 0), plus a draw from
+    the env's rng when ``random_start``. Reward: ``action + t / 2``.
     """
 
     def __init__(
@@ -70,10 +70,9 @@ class CountingEnv(Env[NDArray[np.float32], int]):
         self.reset_calls += 1
         self.t = 0
         self.total = 0
+        self.start = float((options or {}).get("start", 0.0))
         if self.random_start:
-            self.start = float(self.rng.random())
-        else:
-            self.start = float((options or {}).get("start", 0.0))
+            self.start += float(self.rng.random())
         return ResetResult(self._obs(), {"start": self.start})
 
     def step(self, action: int) -> StepResult[NDArray[np.float32]]:
@@ -126,10 +125,9 @@ class CountingNativeVecEnv(NativeVecEnv[NDArray[np.float32], Any]):
         self.reset_indices.append(indices.tolist())
         self.t[indices] = 0
         self.total[indices] = 0
+        self.start[indices] = [float((o or {}).get("start", 0.0)) for o in options]
         if self.random_start:
-            self.start[indices] = self.rng.random(len(indices))
-        else:
-            self.start[indices] = [float((o or {}).get("start", 0.0)) for o in options]
+            self.start[indices] += self.rng.random(len(indices))
 
     def _observe(self) -> NDArray[np.float32]:
         return np.stack([self.start, self.t, self.total], axis=1).astype(np.float32)

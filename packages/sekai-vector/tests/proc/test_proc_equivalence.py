@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from sekai.core import Env, ResetResult, StepResult, TimeLimit
 from sekai.spaces import Box, Dict, Discrete, MaskedBox, Sequence, Tuple
-from sekai.vector import SyncVecEnv, VecEnv
+from sekai.vector import AsyncVecEnv, SyncVecEnv, VecEnv
 
 
 def _assert_equal(a: Any, b: Any) -> None:
@@ -79,6 +79,63 @@ def test_time_limit_and_options_agree_with_sync(kit: Any, proc: Any, case: Any, 
     expected = _run(SyncVecEnv(fns, autoreset=autoreset), seed, options, actions)
     vec = proc(fns, autoreset=autoreset, num_workers=workers, shared_memory=shared)
     _assert_equal(expected, _run(vec, seed, options, actions))
+
+
+def _seed_arg(n: int) -> st.SearchStrategy[Any]:
+    """Every form of reset seed that gives a reproducible run: an int or a list of ints."""
+    return st.one_of(st.integers(0, 2**32), st.lists(st.integers(0, 2**32), min_size=n, max_size=n))
+
+
+def _options_arg(n: int) -> st.SearchStrategy[Any]:
+    """Every form of reset options: None, one dict, or a list of dicts and Nones."""
+    start = st.builds(lambda x: {"start": float(x)}, st.integers(0, 9))
+    return st.one_of(
+        st.none(), start, st.lists(st.one_of(st.none(), start), min_size=n, max_size=n)
+    )
+
+
+backends_scenario = st.integers(1, 3).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.integers(1, 3), min_size=n, max_size=n),
+        st.lists(st.lists(st.integers(0, 2), min_size=n, max_size=n), min_size=1, max_size=8),
+        st.booleans(),
+        _seed_arg(n),
+        _options_arg(n),
+        _options_arg(n),
+        st.integers(1, n),
+    )
+)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(backends_scenario)
+def test_sync_async_and_proc_give_identical_trajectories(kit: Any, proc: Any, case: Any) -> None:
+    """One seed (int or list) and one options argument (dict, list or None) give the
+    same trajectory on Sync, Async and Proc, with autoreset on or off, including the
+    random streams that autoreset and a later ``reset(seed=None)`` continue."""
+    lengths, actions, autoreset, seed, options, later_options, workers = case
+    fns = kit.counting_fns(lengths, random_start=True)
+
+    def run(vec: VecEnv[Any, Any]) -> list[Any]:
+        trace = _run_open(vec, seed, options, actions)
+        trace += _run_open(vec, None, later_options, actions)
+        vec.close()
+        return trace
+
+    expected = run(SyncVecEnv(fns, autoreset=autoreset))
+    _assert_equal(expected, run(AsyncVecEnv(fns, autoreset=autoreset)))
+    _assert_equal(expected, run(proc(fns, autoreset=autoreset, num_workers=workers)))
+
+
+def _run_open(vec: VecEnv[Any, Any], seed: Any, options: Any, actions: list[Any]) -> list[Any]:
+    reset = vec.reset(seed=seed, options=options)
+    trace: list[Any] = [(reset.observations, reset.infos)]
+    for batch in actions:
+        r = vec.step(np.array(batch))
+        trace.append((r.observations, r.rewards, r.terminated, r.truncated, r.infos))
+    return trace
 
 
 class BoxActionEnv(Env[Any, Any]):
