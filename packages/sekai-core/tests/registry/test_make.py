@@ -127,3 +127,12 @@ def test_max_episode_steps_minus_one_without_a_limit(registry: EnvRegistry) -> N
     assert isinstance(env, CallableEnv)
     assert env.kwargs == {}
     assert env.spec.max_episode_steps is None
+
+
+def test_an_entry_point_returning_none_is_named(registry: EnvRegistry) -> None:
+    def forgets_to_return(**kwargs: Any) -> None:
+        CallableEnv(**kwargs)
+
+    registry.register("ns/Env-v0", forgets_to_return)
+    with pytest.raises(TypeError, match=r"'ns/Env-v0'.*forgets_to_return.*returned None"):
+        registry.make("ns/Env-v0")

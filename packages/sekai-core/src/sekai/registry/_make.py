@@ -6,7 +6,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from sekai.registry._checks import is_int
-from sekai.registry._loading import load_reference
+from sekai.registry._loading import callable_name, load_reference
 
 if TYPE_CHECKING:
     from sekai.core import TimeLimit
@@ -69,6 +69,11 @@ def make_env(spec: EnvSpec, max_episode_steps: int | None, kwargs: dict[str, Any
     creator = load_reference(spec.entry_point, f"entry point of {spec.id!r}")
     env_kwargs = {**spec.kwargs, **kwargs}
     env = creator(**env_kwargs)
+    if env is None:
+        raise TypeError(
+            f"the entry point of {spec.id!r} ({callable_name(spec.entry_point)}) returned "
+            "None; it must return the environment it builds"
+        )
     if limit is not None:
         env = _time_limit()(env, limit)
     for wrapper_spec in spec.additional_wrappers:
