@@ -250,10 +250,14 @@ def test_a_registered_sampler_is_spawned_too(registry: EnvRegistry, fake_vector:
     assert [fn().kwargs["sampler"].name for fn in vec.env_fns] == ["root.1", "root.2"]
 
 
-def test_a_sampler_without_spawn_is_rejected(registry: EnvRegistry, fake_vector: Any) -> None:
-    registry.register("Env-v0", Env)
-    with pytest.raises(TypeError, match="spawn"):
-        registry.make_vec("Env-v0", 2, sampler="fixed")
+@pytest.mark.parametrize("mode", ["native", "sync", "async", "proc"])
+def test_a_sampler_without_spawn_is_rejected(
+    registry: EnvRegistry, fake_vector: Any, mode: str
+) -> None:
+    registry.register("Env-v0", Env, vector_entry_point=NativeVec)
+    with pytest.raises(TypeError, match="spawn") as info:
+        registry.make_vec("Env-v0", 2, vectorization_mode=mode, sampler="fixed")
+    assert "'fixed'" in str(info.value)
 
 
 def test_env_fns_pickle_for_process_backends(
@@ -318,6 +322,34 @@ def test_invalid_mode(registry: EnvRegistry) -> None:
     registry.register("Env-v0", Env)
     with pytest.raises(ValueError, match="'threads'"):
         registry.make_vec("Env-v0", 2, vectorization_mode="threads")
+
+
+@pytest.mark.parametrize("mode", ["native", "sync"])
+def test_max_episode_steps_in_vector_kwargs_is_refused(
+    registry: EnvRegistry, fake_vector: Any, mode: str
+) -> None:
+    registry.register("Env-v0", Env, vector_entry_point=NativeVec, max_episode_steps=9)
+    with pytest.raises(ValueError, match=r"make_vec\(\.\.\., max_episode_steps=N\)"):
+        registry.make_vec(
+            "Env-v0", 2, vectorization_mode=mode, vector_kwargs={"max_episode_steps": 5}
+        )
+
+
+@pytest.mark.parametrize("wrappers", [lambda env: env, "abc", 3])
+def test_wrappers_must_be_a_sequence(registry: EnvRegistry, wrappers: Any) -> None:
+    registry.register("Env-v0", Env, vector_entry_point=NativeVec)
+    with pytest.raises(TypeError, match="wrappers must be a sequence") as info:
+        registry.make_vec("Env-v0", 2, wrappers=wrappers)
+    assert repr(wrappers) in str(info.value)
+
+
+def test_a_native_entry_point_returning_none_is_named(registry: EnvRegistry) -> None:
+    def forgets_to_return(num_envs: int, **kwargs: Any) -> None:
+        NativeVec(num_envs, **kwargs)
+
+    registry.register("Env-v0", Env, vector_entry_point=forgets_to_return)
+    with pytest.raises(TypeError, match=r"'Env-v0'.*forgets_to_return.*returned None"):
+        registry.make_vec("Env-v0", 2)
 
 
 def test_invalid_wrappers_and_vector_kwargs(registry: EnvRegistry) -> None:

@@ -128,8 +128,10 @@ def make_vec(
         num_envs: The number of sub-environments (>= 1).
         vectorization_mode: See above.
         vector_kwargs: Keyword arguments for the vector env's constructor (e.g.
-            ``autoreset``; ``num_workers``, ``shared_memory`` for ``"proc"``).
-        wrappers: Callables applied in order to each sub-env.
+            ``autoreset``; ``num_workers``, ``shared_memory`` for ``"proc"``). The
+            time limit is not one of them: ``max_episode_steps`` here raises
+            ValueError.
+        wrappers: A sequence of callables applied in order to each sub-env.
         **env_kwargs: Keyword arguments for every sub-env (``max_episode_steps``
             overrides the time limit as in `make`; ``-1`` removes it).
     """

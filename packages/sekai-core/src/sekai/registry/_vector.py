@@ -5,11 +5,11 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from sekai.registry._checks import is_int
-from sekai.registry._loading import load_reference
+from sekai.registry._loading import callable_name, load_reference
 from sekai.registry._make import make_env, resolve_time_limit
 
 if TYPE_CHECKING:
@@ -54,14 +54,12 @@ class SubEnvFactory:
         return f"SubEnvFactory({self.spec.id!r})"
 
 
-def _spawn_sampler(sampler: Any) -> Any:
-    spawn = getattr(sampler, "spawn", None)
-    if not callable(spawn):
+def _check_sampler(sampler: Any) -> None:
+    if not callable(getattr(sampler, "spawn", None)):
         raise TypeError(
             "make_vec gives every sub-env its own copy of the episode sampler with "
             f"sampler.spawn(), so sampler= must have a spawn() method; got {sampler!r}"
         )
-    return spawn()
 
 
 def _import_backend(mode: str) -> Any:
@@ -100,6 +98,18 @@ def make_vec_from_spec(
         vector_kwargs = {}
     elif not isinstance(vector_kwargs, dict):
         raise TypeError(f"vector_kwargs must be a dict or None; got {vector_kwargs!r}")
+    if "max_episode_steps" in vector_kwargs:
+        raise ValueError(
+            "make_vec got max_episode_steps in vector_kwargs; pass it as "
+            "make_vec(..., max_episode_steps=N) instead (it overrides the time limit of "
+            f"every sub-env; -1 removes it); got vector_kwargs={vector_kwargs!r}"
+        )
+    given: object = wrappers  # checked at run time: a lone callable is a common slip
+    if isinstance(given, (str, bytes)) or not isinstance(given, Iterable):
+        raise TypeError(
+            "wrappers must be a sequence of callables taking an env (e.g. [wrap]); "
+            f"got {wrappers!r}"
+        )
     wrappers = tuple(wrappers)
     for wrapper in wrappers:
         if not callable(wrapper):
@@ -107,6 +117,9 @@ def make_vec_from_spec(
 
     kwargs = dict(env_kwargs)
     limit = resolve_time_limit(spec, kwargs.pop("max_episode_steps", None))
+    sampler = {**spec.kwargs, **kwargs}.get("sampler")
+    if sampler is not None:
+        _check_sampler(sampler)
 
     mode = vectorization_mode
     if mode is None:
@@ -121,13 +134,11 @@ def make_vec_from_spec(
         vec_env = _make_native(spec, num_envs, limit, kwargs, vector_kwargs, wrappers)
     else:
         backend = _import_backend(mode)
-        merged = {**spec.kwargs, **kwargs}
-        sampler = merged.get("sampler")
         env_fns = []
         for _ in range(num_envs):
             sub_kwargs = dict(kwargs)
             if sampler is not None:
-                sub_kwargs["sampler"] = _spawn_sampler(sampler)
+                sub_kwargs["sampler"] = sampler.spawn()
             sub_limit = -1 if limit is None else limit
             env_fns.append(SubEnvFactory(spec, sub_limit, sub_kwargs, wrappers))
         vec_env = backend(env_fns, **vector_kwargs)
@@ -171,4 +182,10 @@ def _make_native(
         call_kwargs["max_episode_steps"] = limit
     if "num_envs" in call_kwargs:
         raise ValueError("num_envs is make_vec's own argument; do not pass it as a kwarg")
-    return factory(num_envs=num_envs, **call_kwargs)
+    vec_env = factory(num_envs=num_envs, **call_kwargs)
+    if vec_env is None:
+        raise TypeError(
+            f"the vector entry point of {spec.id!r} ({callable_name(spec.vector_entry_point)}) "
+            "returned None; it must return the vector environment it builds"
+        )
+    return vec_env
