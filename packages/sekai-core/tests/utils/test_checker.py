@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import numpy as np
@@ -246,6 +247,22 @@ def test_anomalies_are_warnings_that_can_be_silenced(env_cls: Any, expected: str
     assert errors(report) == []
     assert any(line.startswith("WARNING: ") and expected in line for line in report)
     assert check_env(env_cls(), warn_on_anomaly=False) == []
+
+
+@pytest.mark.parametrize(
+    ("n_steps", "error"), [(-1, ValueError), (2.5, TypeError), ("10", TypeError), (True, TypeError)]
+)
+def test_bad_n_steps_is_an_error_of_the_call(n_steps: Any, error: type[Exception]) -> None:
+    with pytest.raises(
+        error, match=rf"n_steps must be an int >= 0, got {re.escape(repr(n_steps))}"
+    ):
+        check_env(GoodEnv(), n_steps=n_steps)
+
+
+def test_zero_steps_checks_reset_only() -> None:
+    assert check_env(GoodEnv(), n_steps=np.int64(0)) == []
+    assert check_env(ObsOutsideSpace(), n_steps=0) != []
+    assert check_env(StepRaises(), n_steps=0) == []
 
 
 def test_not_an_env() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import math
+import numbers
 from collections.abc import Callable, Coroutine, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -101,7 +102,8 @@ def check_env(
 
     Args:
         env: The environment to check.
-        n_steps: Random steps to take.
+        n_steps: Random steps to take, >= 0 (0 checks the spaces and
+            ``reset`` only).
         warn_on_anomaly: Include ``"WARNING:"`` entries (integer rewards,
             infinite observation values, unbounded Box action space, ...).
         check_obs_space: Check the observation space and membership of
@@ -113,7 +115,12 @@ def check_env(
 
     Returns:
         The problems found; empty when the env conforms.
+
+    Raises:
+        TypeError: ``n_steps`` is not an int.
+        ValueError: ``n_steps`` is negative.
     """
+    n_steps = _check_n_steps(n_steps)
     report = _Report(warn_on_anomaly)
     candidate: object = env
     if not isinstance(candidate, Env):
@@ -143,6 +150,14 @@ def check_env(
     if check_async:
         _check_async(env, actions, min(n_steps, _ASYNC_STEPS), report)
     return report.items
+
+
+def _check_n_steps(n_steps: object) -> int:
+    if isinstance(n_steps, bool) or not isinstance(n_steps, numbers.Integral):
+        raise TypeError(f"check_env: n_steps must be an int >= 0, got {n_steps!r}")
+    if n_steps < 0:
+        raise ValueError(f"check_env: n_steps must be an int >= 0, got {n_steps!r}")
+    return int(n_steps)
 
 
 # -- spaces -------------------------------------------------------------------
