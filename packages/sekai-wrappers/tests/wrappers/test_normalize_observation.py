@@ -94,6 +94,8 @@ def test_masked_box_uses_occupied_slots_only() -> None:
     np.testing.assert_allclose(rms.mean, [held.mean()], rtol=1e-4)
     np.testing.assert_allclose(rms.var, [held.var()], rtol=1e-3)
     assert out["values"][2, 0] == 0.0  # empty slot
+    assert out["values"].dtype == np.float64
+    assert env.observation_space["values"].dtype == np.float64
     np.testing.assert_array_equal(out["mask"], [1, 1, 0])
     np.testing.assert_allclose(out["values"][0], (8.0 - rms.mean) / np.sqrt(rms.var + 1e-8))
     assert out in env.observation_space
@@ -167,6 +169,9 @@ def test_load_state_dict_rejects_mismatches(space_env) -> None:
         ({"halflife": 0.0}, "halflife"),
         ({"clip": -1.0}, "clip"),
         ({"epsilon": -1.0}, "epsilon"),
+        ({"epsilon": float("inf")}, "epsilon"),
+        ({"epsilon": float("nan")}, "epsilon"),
+        ({"clip": float("nan")}, "clip"),
     ],
 )
 def test_rejects_bad_arguments(space_env, kwargs, match) -> None:

@@ -41,7 +41,7 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
 
     Args:
         env: The environment to wrap.
-        epsilon: Added to the variance before taking the square root.
+        epsilon: Added to the variance before taking the square root (finite, >= 0).
         stats: ``"running"`` or ``"ewm"``.
         halflife: Halflife in steps for ``stats="ewm"`` (> 0).
         clip: If given (> 0), normalised values are clipped to ``[-clip, clip]``.
@@ -66,8 +66,8 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
         owner = "NormalizeObservation"
         kind = check_choice(stats, owner, "stats", ("running", "ewm"))
         eps = check_real(epsilon, owner, "epsilon")
-        if eps < 0:
-            raise ValueError(f"{owner}: epsilon must be >= 0, got {epsilon!r}")
+        if not 0 <= eps < float("inf"):
+            raise ValueError(f"{owner}: epsilon must be a finite number >= 0, got {epsilon!r}")
         life = check_real(halflife, owner, "halflife")
         if not (0 < life < float("inf")):
             raise ValueError(f"{owner}: halflife must be a finite number > 0, got {halflife!r}")
