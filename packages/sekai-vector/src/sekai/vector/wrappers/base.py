@@ -184,7 +184,7 @@ class VecObservationWrapper(
     def observation(self, observations: Any) -> Any:
         """Transform a batch of observations (leading ``num_envs`` axis)."""
 
-    def final_observation(self, observation: Any) -> Any:
+    def final_observation(self, obs: Any) -> Any:
         """Transform one sub-env's terminal observation (from an autoreset info).
 
         The default runs :meth:`observation` on a batch of one and returns its
@@ -192,7 +192,7 @@ class VecObservationWrapper(
         batch of one, or has side effects (updating statistics, ...) that
         terminal observations should not cause.
         """
-        return get_row(self.observation(batch_of_one(observation)), 0)
+        return get_row(self.observation(batch_of_one(obs)), 0)
 
     def _final_infos(self, result: VecStepResult[Any]) -> list[InfoDict]:
         infos = result.infos

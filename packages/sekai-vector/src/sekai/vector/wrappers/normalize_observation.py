@@ -106,9 +106,9 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, Any]):
         """Update the statistics (unless frozen) and normalise a batch."""
         return self._normalize(observations, self.update_running_mean)
 
-    def final_observation(self, observation: Any) -> Any:
+    def final_observation(self, obs: Any) -> Any:
         """Normalise one terminal observation without updating the statistics."""
-        return get_row(self._normalize(batch_of_one(observation), False), 0)
+        return get_row(self._normalize(batch_of_one(obs), False), 0)
 
     def state_dict(self) -> Any:
         """The statistics as plain data, nested like :attr:`obs_rms`."""
