@@ -56,6 +56,29 @@ def test_dict_gets_a_time_key(space_env) -> None:
     assert env.step(np.zeros(2, np.float32)).observation["clock"].tolist() == [pytest.approx(0.2)]
 
 
+def test_dict_key_defaults_to_time(space_env) -> None:
+    env = TimeAwareObservation(space_env(Dict({"price": Box(-1.0, 1.0, (2,))})), 4)
+    assert list(env.observation_space.keys()) == ["price", "time"]
+    env.reset(seed=0)
+    assert env.step(np.zeros(2, np.float32)).observation["time"].tolist() == [0.25]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"normalize_time": "no"}, "normalize_time must be a bool, got 'no'"),
+        ({"normalize_time": 0}, "normalize_time must be a bool, got 0"),
+        ({"dict_key": 3}, "dict_key must be a str, got 3"),
+        ({"max_episode_steps": 2.5}, "max_episode_steps must be an int"),
+    ],
+)
+def test_rejects_bad_argument_types(space_env, kwargs, match) -> None:
+    with pytest.raises(TypeError, match=match):
+        TimeAwareObservation(
+            space_env(Dict({"a": Discrete(2)})), **{"max_episode_steps": 5, **kwargs}
+        )
+
+
 def test_integer_box_is_cast_to_float32(space_env) -> None:
     env = TimeAwareObservation(space_env(Box(0, 9, (3,), np.int64)), 5)
     assert env.observation_space.dtype == np.float32

@@ -45,8 +45,9 @@ class TimeAwareObservation(ObservationWrapper[Any, ActType, Any]):
         dict_key: The key of the time feature in a Dict observation.
 
     Raises:
-        TypeError: The observation space is neither a 1-D Box nor a Dict, or
-            ``max_episode_steps`` is not an int.
+        TypeError: The observation space is neither a 1-D Box nor a Dict,
+            ``max_episode_steps`` is not an int, ``normalize_time`` is not a
+            bool or ``dict_key`` is not a str.
         ValueError: ``normalize_time=True`` and no ``max_episode_steps`` is
             given or found, ``max_episode_steps`` < 1, or ``dict_key`` is
             already a key of the Dict.
@@ -61,6 +62,10 @@ class TimeAwareObservation(ObservationWrapper[Any, ActType, Any]):
         dict_key: str = "time",
     ) -> None:
         owner = "TimeAwareObservation"
+        if not isinstance(normalize_time, (bool, np.bool_)):
+            raise TypeError(f"{owner}: normalize_time must be a bool, got {normalize_time!r}")
+        if not isinstance(dict_key, str):
+            raise TypeError(f"{owner}: dict_key must be a str, got {dict_key!r}")
         space = env.observation_space
         limit = (
             _find_limit(env)
