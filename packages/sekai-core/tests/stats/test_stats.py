@@ -6,7 +6,9 @@ import dataclasses
 import logging
 import math
 import pickle
+import re
 
+import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
@@ -91,10 +93,29 @@ def test_in_memory_tracker_default_and_unbounded() -> None:
     assert len(tracker) == 150
 
 
-@pytest.mark.parametrize("bad", [0, -2, 1.5, True, "10"])
-def test_in_memory_tracker_rejects_bad_maxlen(bad: object) -> None:
-    with pytest.raises(ValueError, match=repr(bad).replace(".", r"\.")):
+@pytest.mark.parametrize(
+    ("bad", "error"),
+    [(0, ValueError), (-2, ValueError), (1.5, TypeError), (True, TypeError), ("10", TypeError)],
+)
+def test_in_memory_tracker_rejects_bad_maxlen(bad: object, error: type[Exception]) -> None:
+    with pytest.raises(
+        error, match=re.escape(f"maxlen must be a positive int or None, got {bad!r}")
+    ):
         InMemoryTracker(maxlen=bad)  # type: ignore[arg-type]
+
+
+def test_in_memory_tracker_accepts_numpy_ints() -> None:
+    tracker = InMemoryTracker(maxlen=np.int64(2))
+    assert tracker.maxlen == 2 and type(tracker.maxlen) is int
+    for i in range(3):
+        tracker.record(stats(float(i)))
+    assert [e.episode_return for e in tracker.episodes] == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("extra", [None, [("pnl", 1.0)], "pnl"])
+def test_extra_must_be_a_dict(extra: object) -> None:
+    with pytest.raises(TypeError, match=re.escape(f"extra must be a dict, got {extra!r}")):
+        stats(extra=extra)
 
 
 @given(st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=30), st.integers(1, 10))
@@ -134,3 +155,36 @@ def test_logging_tracker_custom_logger_and_level(caplog: pytest.LogCaptureFixtur
     (record,) = caplog.records
     assert record.name == "test.episodes"
     assert record.levelno == logging.DEBUG
+
+
+def test_logging_tracker_accepts_level_names(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    logger = logging.getLogger("test.adapted")
+    tracker = LoggingTracker(logger, level="WARNING")
+    assert tracker.level == logging.WARNING
+    with caplog.at_level(logging.INFO, logger="test.adapted"):
+        tracker.record(stats(2.0))
+    (record,) = caplog.records
+    assert record.levelno == logging.WARNING
+    assert record.episode_return == 2.0  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        (
+            {"logger": "sekai.stats"},
+            TypeError,
+            "logger must be a logging.Logger, got 'sekai.stats'",
+        ),
+        ({"level": "LOUD"}, ValueError, "level must be a logging level name or int, got 'LOUD'"),
+        ({"level": 20.0}, TypeError, "level must be a logging level name or int, got 20.0"),
+        ({"level": True}, TypeError, "level must be a logging level name or int, got True"),
+    ],
+)
+def test_logging_tracker_rejects_bad_arguments(
+    kwargs: dict[str, object], error: type[Exception], match: str
+) -> None:
+    with pytest.raises(error, match=re.escape(match)):
+        LoggingTracker(**kwargs)  # type: ignore[arg-type]

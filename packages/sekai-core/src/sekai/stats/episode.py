@@ -25,6 +25,9 @@ class EpisodeStats:
         truncated: The episode was cut short (time limit, end of data).
         extra: Any further, env- or wrapper-specific, values (a fresh dict per
             instance).
+
+    Raises:
+        TypeError: ``extra`` is not a dict.
     """
 
     episode_return: float
@@ -35,6 +38,11 @@ class EpisodeStats:
     terminated: bool
     truncated: bool
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        extra: object = self.extra
+        if not isinstance(extra, dict):
+            raise TypeError(f"EpisodeStats.extra must be a dict, got {extra!r}")
 
     @property
     def done(self) -> bool:

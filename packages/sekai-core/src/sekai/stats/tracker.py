@@ -34,16 +34,19 @@ class InMemoryTracker:
             every episode.
 
     Raises:
-        ValueError: ``maxlen`` is not a positive int or ``None``.
+        TypeError: ``maxlen`` is neither an int nor ``None``.
+        ValueError: ``maxlen`` is below 1.
     """
 
     def __init__(self, maxlen: int | None = 100) -> None:
         value: object = maxlen
-        if value is not None and (
-            isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1
-        ):
-            raise ValueError(f"maxlen must be a positive int or None, got {maxlen!r}")
-        self._episodes: deque[EpisodeStats] = deque(maxlen=maxlen)
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise TypeError(f"maxlen must be a positive int or None, got {maxlen!r}")
+            if value < 1:
+                raise ValueError(f"maxlen must be a positive int or None, got {maxlen!r}")
+            value = int(value)
+        self._episodes: deque[EpisodeStats] = deque(maxlen=value)
 
     @property
     def maxlen(self) -> int | None:
@@ -95,13 +98,28 @@ class LoggingTracker:
     ``truncated`` and ``episode_extra`` (the ``extra`` dict).
 
     Args:
-        logger: Where to log; defaults to the ``"sekai.stats"`` logger.
-        level: The level of the records.
+        logger: Where to log, a :class:`logging.Logger`; defaults to the
+            ``"sekai.stats"`` logger.
+        level: The level of the records, an int or a level name such as
+            ``"DEBUG"`` (stored as its int).
+
+    Raises:
+        TypeError: ``logger`` is not a logger, or ``level`` is neither an int
+            nor a str.
+        ValueError: ``level`` is a name :mod:`logging` does not know.
     """
 
-    def __init__(self, logger: logging.Logger | None = None, level: int = logging.INFO) -> None:
-        self.logger = logger if logger is not None else logging.getLogger("sekai.stats")
-        self.level = level
+    def __init__(
+        self,
+        logger: logging.Logger | None = None,
+        level: int | str = logging.INFO,
+    ) -> None:
+        if logger is None:
+            logger = logging.getLogger("sekai.stats")
+        elif not isinstance(logger, logging.Logger):
+            raise TypeError(f"logger must be a logging.Logger, got {logger!r}")
+        self.logger = logger
+        self.level: int = _level_number(level)
 
     def record(self, stats: EpisodeStats) -> None:
         """Log ``stats`` (nothing is built when the level is disabled)."""
@@ -129,3 +147,14 @@ class LoggingTracker:
 
     def __repr__(self) -> str:
         return f"LoggingTracker(logger={self.logger.name!r}, level={self.level!r})"
+
+
+def _level_number(level: object) -> int:
+    if isinstance(level, str):
+        number = logging.getLevelName(level)  # the level's number for a known name
+        if not isinstance(number, int):
+            raise ValueError(f"level must be a logging level name or int, got {level!r}")
+        return number
+    if isinstance(level, bool) or not isinstance(level, numbers.Integral):
+        raise TypeError(f"level must be a logging level name or int, got {level!r}")
+    return int(level)
