@@ -121,15 +121,42 @@ def test_unknown_id_is_one_line_without_traceback(
         (["bench", "--num-envs", "x"], "positive integer"),
         (["bench", "--seconds", "-1"], "positive number"),
         (["bench", "--modes", "sync,warp"], "comma-separated list"),
+        (["check"], "required: ID"),
+        (["check", "CartPole-v1", "--stepz", "3"], "unrecognized arguments"),
+        (["frobnicate"], "invalid choice"),
     ],
 )
-def test_bad_flag_values(
+def test_bad_flag_values_are_one_line(
     capsys: pytest.CaptureFixture[str], argv: list[str], fragment: str
 ) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(argv)
     assert exit_info.value.code == 2
-    assert fragment in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert fragment in err
+    assert len(err.strip().splitlines()) == 1
+    assert err.startswith("sekai")
+    assert "usage:" not in err
+    assert "--help" in err
+
+
+def test_list_reports_a_failed_plugin_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    def broken_loader() -> None:
+        raise RuntimeError("boom")
+
+    default_registry.register_namespace("clibroken", broken_loader)
+    try:
+        assert main(["list"]) == 0
+    finally:
+        default_registry._failures.pop("namespace loader 'clibroken'", None)
+    captured = capsys.readouterr()
+    assert "clibroken" in captured.out  # the listing's "failed to load" block
+    assert "boom" in captured.out
+    warning_lines = [line for line in captured.err.splitlines() if "clibroken" in line]
+    assert len(warning_lines) == 1
+    assert warning_lines[0].startswith("sekai: warning:")
+    assert "RuntimeError: boom" in warning_lines[0]
+    assert "Traceback" not in captured.err
 
 
 def test_bench_prints_a_table_and_writes_json(

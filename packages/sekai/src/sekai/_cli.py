@@ -2,7 +2,10 @@
 
 ``sekai list`` prints the registry, ``sekai check ID`` runs the env checker,
 ``sekai bench [ID]`` measures steps per second on every vector backend.
-Errors print one line (``sekai: error: ...``) and exit with status 2.
+Errors, including bad arguments, print one line (``sekai: error: ...``, or
+``sekai check: error: ...`` for a bad argument of a subcommand) and exit with
+status 2, without a traceback; warnings (e.g. a plugin that failed to load) print
+one line each too.
 """
 
 from __future__ import annotations
@@ -10,9 +13,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import NoReturn, TextIO
 
 __all__ = ["build_parser", "main"]
 
@@ -26,6 +31,24 @@ def _version() -> str:
         from sekai import __version__
 
         return __version__
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors take one line (usage is under ``--help``)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    print(f"sekai: warning: {message}", file=sys.stderr if file is None else file)
 
 
 def _positive_int(text: str) -> int:
@@ -115,7 +138,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser of the ``sekai`` command."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="sekai",
         description=(
             "sekai: reinforcement-learning environments for large simulators and financial markets."
@@ -179,7 +202,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from sekai.error import SekaiError
 
     try:
-        return int(handler(args))
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return int(handler(args))
     except (SekaiError, ValueError, TypeError, ImportError, OSError) as error:
         # Bad ids, bad kwargs, missing optional distributions: one clear line.
         message = str(error).splitlines()[0] if str(error) else type(error).__name__
