@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -147,3 +150,53 @@ def test_ewm_rejects_bad_arguments_and_round_trips_state() -> None:
     np.testing.assert_array_equal(other.var, ems.var)
     with pytest.raises(ValueError, match="halflife"):
         ExponentialMovingStats(shape=(2,), halflife=6.0).load_state_dict(ems.state_dict())
+
+
+@pytest.mark.parametrize("stats", [RunningMeanStd(), ExponentialMovingStats()])
+def test_a_single_scalar_is_not_a_batch(stats: Any) -> None:
+    with pytest.raises(ValueError, match=r"batch of shape \(n\).*got an array of shape \(\)"):
+        stats.update(5.0)
+    assert stats.mean == 0.0
+
+
+@pytest.mark.parametrize("count", [-1.0, math.nan, math.inf])
+def test_update_from_moments_rejects_a_bad_count(count: float) -> None:
+    rms = RunningMeanStd()
+    with pytest.raises(ValueError, match=f"batch_count must be a finite number >= 0, got {count}"):
+        rms.update_from_moments(1.0, 1.0, count)
+    assert (rms.mean, rms.var, rms.count) == (0.0, 1.0, 1e-4)
+    rms.update_from_moments(5.0, 1.0, 0)
+    assert rms.mean == 0.0
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "match"),
+    [
+        ({"count": None}, KeyError, r"no 'count' entry \(keys: \['mean', 'var'\]\)"),
+        ({"count": -1.0}, ValueError, r"state\['count'\] must be a finite float >= 0, got -1\.0"),
+        ({"count": "3"}, ValueError, r"state\['count'\] must be a finite float >= 0, got '3'"),
+        ({"var": [-1.0, 1.0]}, ValueError, r"state\['var'\] must be >= 0 everywhere"),
+        ({"mean": ["a", "b"]}, ValueError, r"state\['mean'\] must be an array of numbers"),
+    ],
+)
+def test_load_state_dict_rejects_bad_entries(
+    change: dict[str, Any], error: type[Exception], match: str
+) -> None:
+    rms = RunningMeanStd(shape=(2,))
+    state = {"mean": [0.5, 0.5], "var": [2.0, 2.0], "count": 3.0}
+    state.update(change)
+    state = {key: value for key, value in state.items() if value is not None}
+    with pytest.raises(error, match=match):
+        rms.load_state_dict(state)
+    assert rms.count == 1e-4  # nothing was half-loaded
+
+
+def test_state_saved_through_numpy_files_loads(tmp_path: Any) -> None:
+    ems = ExponentialMovingStats(shape=(2,), halflife=3.0)
+    ems.update(np.arange(6.0).reshape(3, 2))
+    np.savez(tmp_path / "stats.npz", **ems.state_dict())
+    other = ExponentialMovingStats(shape=(2,), halflife=3.0)
+    with np.load(tmp_path / "stats.npz") as saved:
+        other.load_state_dict(dict(saved))
+    assert (other.count, other.weight) == (ems.count, ems.weight)
+    np.testing.assert_array_equal(other.var, ems.var)

@@ -41,7 +41,7 @@ def _as_float(value: object, name: str, *, positive: bool) -> float:
 
 def _as_batch(batch: ArrayLike, shape: tuple[int, ...], owner: str) -> NDArray[np.float64]:
     array = np.asarray(batch, dtype=np.float64)
-    if array.shape[1:] != shape:
+    if array.ndim == 0 or array.shape[1:] != shape:
         raise ValueError(
             f"{owner}.update expects a batch of shape (n{''.join(f', {d}' for d in shape)}) "
             f"(n samples of shape {shape!r}), got an array of shape {array.shape!r}"
@@ -49,13 +49,30 @@ def _as_batch(batch: ArrayLike, shape: tuple[int, ...], owner: str) -> NDArray[n
     return array
 
 
-def _load_array(state: dict[str, Any], key: str, shape: tuple[int, ...]) -> NDArray[np.float64]:
+def _load_entry(state: dict[str, Any], key: str) -> Any:
     if key not in state:
         raise KeyError(f"state dict has no {key!r} entry (keys: {sorted(state)!r})")
-    array = np.array(state[key], dtype=np.float64)
+    return state[key]
+
+
+def _load_array(state: dict[str, Any], key: str, shape: tuple[int, ...]) -> NDArray[np.float64]:
+    value = _load_entry(state, key)
+    try:
+        array = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"state[{key!r}] must be an array of numbers, got {value!r}") from None
     if array.shape != shape:
         raise ValueError(f"state[{key!r}] must have shape {shape!r}, got {array.shape!r}")
+    if key == "var" and not bool(np.all(array >= 0)):
+        raise ValueError(f"state['var'] must be >= 0 everywhere, got {value!r}")
     return array
+
+
+def _load_number(state: dict[str, Any], key: str) -> float:
+    value = _load_entry(state, key)
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]  # a number saved through np.save / np.savez
+    return _as_float(value, f"state[{key!r}]", positive=False)
 
 
 class RunningMeanStd:
@@ -106,9 +123,20 @@ class RunningMeanStd:
     def update_from_moments(
         self, batch_mean: ArrayLike, batch_var: ArrayLike, batch_count: float
     ) -> None:
-        """Merge a batch given by its mean, population variance and size."""
-        if batch_count <= 0:
-            return
+        """Merge a batch given by its mean, population variance and size.
+
+        A ``batch_count`` of 0 changes nothing.
+
+        Raises:
+            ValueError: ``batch_count`` is negative, infinite or NaN.
+        """
+        if not 0 < batch_count < math.inf:
+            if batch_count == 0:
+                return
+            raise ValueError(
+                f"RunningMeanStd.update_from_moments: batch_count must be a finite number >= 0, "
+                f"got {batch_count!r}"
+            )
         b_mean = np.asarray(batch_mean, dtype=np.float64)
         b_var = np.asarray(batch_var, dtype=np.float64)
         total = self.count + batch_count
@@ -132,11 +160,13 @@ class RunningMeanStd:
 
         Raises:
             KeyError: An entry is missing.
-            ValueError: An array does not have this object's shape.
+            ValueError: An array does not have this object's shape, a
+                variance is negative, or ``count`` is not a finite number
+                >= 0.
         """
         mean = _load_array(state, "mean", self.shape)
         var = _load_array(state, "var", self.shape)
-        count = float(state["count"])
+        count = _load_number(state, "count")
         self.mean, self.var, self.count = mean, var, count
 
     def __repr__(self) -> str:
@@ -227,7 +257,9 @@ class ExponentialMovingStats:
 
         Raises:
             KeyError: An entry is missing.
-            ValueError: An array has the wrong shape, or the halflife differs.
+            ValueError: An array has the wrong shape, a variance is negative,
+                ``count`` or ``weight`` is not a finite number >= 0, or the
+                halflife differs.
         """
         mean = _load_array(state, "mean", self.shape)
         var = _load_array(state, "var", self.shape)
@@ -237,7 +269,7 @@ class ExponentialMovingStats:
                 f"state was saved with halflife={halflife!r}, this object has "
                 f"halflife={self.halflife!r}"
             )
-        count, weight = float(state["count"]), float(state["weight"])
+        count, weight = _load_number(state, "count"), _load_number(state, "weight")
         self.mean, self.var, self.count, self.weight = mean, var, count, weight
 
     def __repr__(self) -> str:
