@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sekai.error import InvalidAction
 from sekai.spaces import Box, Discrete
 from sekai.wrappers import ClipAction
 
@@ -27,6 +28,16 @@ def test_action_space_is_unbounded_with_the_env_shape(space_env) -> None:
     assert space.shape == (3,) and space.dtype == np.float64
     assert not space.is_bounded("below") and not space.is_bounded("above")
     assert np.full(3, 1e6) in space
+
+
+@pytest.mark.parametrize("action", [5.0, np.array([0.5]), np.zeros(3), np.zeros((1, 2))])
+def test_actions_of_another_shape_are_refused_not_broadcast(space_env, action) -> None:
+    inner = space_env(Box(0.0, 1.0, (1,)), Box(-1.0, 1.0, (2,)))
+    env = ClipAction(inner)
+    env.reset(seed=0)
+    with pytest.raises(InvalidAction, match=r"shape \(2,\), got one of shape"):
+        env.step(action)
+    assert inner.actions == []
 
 
 @pytest.mark.parametrize("action_space", [Discrete(3), Box(0, 5, (2,), np.int64)])

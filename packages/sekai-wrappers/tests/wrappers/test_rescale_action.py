@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from sekai.error import InvalidAction
 from sekai.spaces import Box, Discrete
 from sekai.wrappers import RescaleAction
 
@@ -33,6 +34,16 @@ def test_results_are_clipped_to_the_env_bounds(space_env) -> None:
     env.reset(seed=0)
     env.step(np.array([3.0]))
     np.testing.assert_array_equal(inner.actions[-1], [1.0])
+
+
+@pytest.mark.parametrize("action", [0.5, np.array([0.5]), np.zeros(3)])
+def test_actions_of_another_shape_are_refused_not_broadcast(space_env, action) -> None:
+    inner = space_env(OBS, Box(0.0, 1.0, (2,)))
+    env = RescaleAction(inner, -1.0, 1.0)
+    env.reset(seed=0)
+    with pytest.raises(InvalidAction, match=r"shape \(2,\), got one of shape"):
+        env.step(action)
+    assert inner.actions == []
 
 
 def test_reverse_action(space_env) -> None:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from sekai.error import InvalidObservation
 from sekai.spaces import Box, Discrete
 from sekai.wrappers import RescaleObservation
 
@@ -32,6 +33,13 @@ def test_array_bounds_and_degenerate_components(space_env) -> None:
     inner = space_env(Box(np.array([1.0, 0.0]), np.array([1.0, 4.0])))
     env = RescaleObservation(inner, np.array([0.0, 10.0]), np.array([1.0, 20.0]))
     np.testing.assert_allclose(env.observation(np.array([1.0, 2.0], np.float32)), [0.0, 15.0])
+
+
+@pytest.mark.parametrize("observation", [0.5, np.array([0.5]), np.zeros(3)])
+def test_observations_of_another_shape_are_refused_not_broadcast(space_env, observation) -> None:
+    env = RescaleObservation(space_env(Box(0.0, 1.0, (2,))), -1.0, 1.0)
+    with pytest.raises(InvalidObservation, match=r"shape \(2,\), got one of shape"):
+        env.observation(observation)
 
 
 @pytest.mark.parametrize(

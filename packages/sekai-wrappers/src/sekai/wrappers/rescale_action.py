@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import ActionWrapper, Env, ObsType
+from sekai.error import InvalidAction
 from sekai.spaces import Box
 from sekai.utils.masking import supports_action_mask
 from sekai.wrappers._box import as_bound, clip_into, require_box
@@ -23,7 +24,8 @@ class RescaleAction(ActionWrapper[ObsType, NDArray[np.float32], NDArray[np.float
     ``[min_action, max_action]`` onto ``[low, high]`` of the env's Box and
     clipped to the env's bounds; :meth:`reverse_action` maps the other way
     and clips to ``[min_action, max_action]``. The wrapper's action space is
-    ``Box(min_action, max_action)`` with the env's shape and dtype.
+    ``Box(min_action, max_action)`` with the env's shape and dtype; an action
+    of another shape is refused rather than broadcast.
 
     Action masks: if the env implements ``action_mask()`` (see
     :mod:`sekai.utils.masking`), the components its mask sets to ``False``
@@ -74,6 +76,7 @@ class RescaleAction(ActionWrapper[ObsType, NDArray[np.float32], NDArray[np.float
             high - low, env_range, out=np.zeros_like(env_range), where=env_range > 0
         )
         self._dtype = space.dtype
+        self._shape = space.shape
         self._env_low, self._env_high, self._env_zero = space.low, space.high, space.zero()
         self.action_space = Box(low, high, space.shape, space.dtype)
         wrapper_space = self.action_space
@@ -82,8 +85,18 @@ class RescaleAction(ActionWrapper[ObsType, NDArray[np.float32], NDArray[np.float
         self._masked = supports_action_mask(env)
 
     def action(self, action: NDArray[np.float32]) -> NDArray[np.float32]:
-        """Map one action onto the env's range (masked components become the env's zero)."""
-        value = np.asarray(action, dtype=np.float64) * self._scale + self._offset
+        """Map one action onto the env's range (masked components become the env's zero).
+
+        Raises:
+            InvalidAction: The action does not have the action space's shape.
+        """
+        value = np.asarray(action, dtype=np.float64)
+        if value.shape != self._shape:
+            raise InvalidAction(
+                f"RescaleAction: expected an action of shape {self._shape}, got one of shape "
+                f"{value.shape}: {action!r}"
+            )
+        value = value * self._scale + self._offset
         out: NDArray[Any] = clip_into(value.astype(self._dtype), self._env_low, self._env_high)
         if self._masked:
             mask = self.env.action_mask()  # type: ignore[attr-defined]

@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import ActType, Env, ObservationWrapper
+from sekai.error import InvalidObservation
 from sekai.spaces import Box
 from sekai.wrappers._box import as_bound, require_box
 
@@ -61,15 +62,25 @@ class RescaleObservation(ObservationWrapper[NDArray[Any], ActType, NDArray[Any]]
         self._scale = span
         self._offset = low - env_low * span
         self._dtype = dtype
+        self._shape = space.shape
         box = Box(low, high, space.shape, dtype)
         self._low, self._high = box.low, box.high
         self.observation_space = box
 
     def observation(self, observation: NDArray[Any]) -> NDArray[Any]:
-        """Rescale one observation."""
-        out = (np.asarray(observation, dtype=np.float64) * self._scale + self._offset).astype(
-            self._dtype
-        )
+        """Rescale one observation.
+
+        Raises:
+            InvalidObservation: The observation does not have the env's
+                observation shape.
+        """
+        value = np.asarray(observation, dtype=np.float64)
+        if value.shape != self._shape:
+            raise InvalidObservation(
+                f"RescaleObservation: expected an observation of shape {self._shape}, got one "
+                f"of shape {value.shape}: {observation!r}"
+            )
+        out = (value * self._scale + self._offset).astype(self._dtype)
         np.maximum(out, self._low, out=out)
         np.minimum(out, self._high, out=out)
         return out
