@@ -13,6 +13,7 @@ import pytest
 from sekai.core import (
     ActionWrapper,
     Env,
+    MultiAgentEnv,
     ObservationWrapper,
     ResetResult,
     RewardWrapper,
@@ -49,8 +50,32 @@ class Marked(Wrapper[int, int, int, int]):
 
 
 def test_wrapper_requires_an_env() -> None:
-    with pytest.raises(TypeError, match=r"expects a sekai\.core\.Env"):
+    with pytest.raises(TypeError, match=r"expects a sekai\.core\.Env to wrap, got 'not an env'$"):
         Wrapper("not an env")  # type: ignore[arg-type]
+
+
+class FakeGymnasiumEnv:
+    """Stands in for a Gymnasium env (gymnasium is not a dependency of sekai-core)."""
+
+
+FakeGymnasiumEnv.__module__ = "gymnasium.envs.classic_control.cartpole"
+
+
+def test_wrapping_a_non_env_says_how_to_fix_the_usual_mistakes(counter_env_cls: Any) -> None:
+    with pytest.raises(TypeError, match=r"a class, not an instance.*CounterEnv\(\.\.\.\)"):
+        Wrapper(counter_env_cls)
+    with pytest.raises(TypeError, match=r"sekai\.compat\.from_gymnasium\(env\)"):
+        Wrapper(FakeGymnasiumEnv())  # type: ignore[arg-type]
+
+    class Agents(MultiAgentEnv[int, int, str]):
+        def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+            return None
+
+        def step(self, actions: Any) -> Any:
+            return None
+
+    with pytest.raises(TypeError, match="a MultiAgentEnv is not a single-agent"):
+        Wrapper(Agents())  # type: ignore[arg-type]
 
 
 def test_methods_are_delegated(env: Any) -> None:

@@ -267,6 +267,8 @@ def test_zero_steps_checks_reset_only() -> None:
 
 def test_not_an_env() -> None:
     assert check_env("CartPole") == ["ERROR: check_env expects a sekai.core.Env, got 'CartPole'"]  # type: ignore[arg-type]
+    (line,) = check_env(GoodEnv)  # type: ignore[arg-type]
+    assert "a class, not an instance: create the env first, e.g. GoodEnv(...)" in line
 
 
 def test_works_inside_a_running_event_loop() -> None:

@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
+from sekai.core._hints import not_an_env_hint
 from sekai.core.env import ActType, Env
 from sekai.core.results import ObsType, ResetResult, StepResult
 from sekai.utils.seeding import SeededRNG, SeedType
@@ -76,7 +77,10 @@ class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActT
 
     def __init__(self, env: Env[ObsType, ActType]) -> None:
         if not isinstance(env, Env):
-            raise TypeError(f"{type(self).__name__} expects a sekai.core.Env to wrap, got {env!r}")
+            raise TypeError(
+                f"{type(self).__name__} expects a sekai.core.Env to wrap, got {env!r}"
+                f"{not_an_env_hint(env)}"
+            )
         self.env: Env[ObsType, ActType] = env
         self._observation_space: Space[WObsType] | None = None
         self._action_space: Space[WActType] | None = None

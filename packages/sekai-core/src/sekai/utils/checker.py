@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from sekai.core._hints import not_an_env_hint
 from sekai.core.env import Env
 from sekai.core.results import ResetResult, StepResult
 from sekai.utils.masking import flatten_action_mask, supports_action_mask
@@ -124,7 +125,10 @@ def check_env(
     report = _Report(warn_on_anomaly)
     candidate: object = env
     if not isinstance(candidate, Env):
-        report.error("not-env", f"check_env expects a sekai.core.Env, got {candidate!r}")
+        report.error(
+            "not-env",
+            f"check_env expects a sekai.core.Env, got {candidate!r}{not_an_env_hint(candidate)}",
+        )
         return report.items
     obs_space = _get_space(env, "observation_space", report)
     act_space = _get_space(env, "action_space", report)
