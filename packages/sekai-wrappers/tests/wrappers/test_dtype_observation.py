@@ -43,6 +43,7 @@ def test_observation_is_a_new_array(space_env) -> None:
         (Discrete(3), np.float32, TypeError),
         (Box(0.0, 1.0, (2,)), np.bool_, TypeError),
         (Box(0.0, 1.0, (2,)), "not-a-dtype", TypeError),
+        (Box(0.0, 1.0, (2,), np.float32), None, TypeError),
         (Box(0.0, np.inf, (2,)), np.int32, ValueError),
         (Box(0, 1000, (2,), np.int64), np.int8, ValueError),
     ],

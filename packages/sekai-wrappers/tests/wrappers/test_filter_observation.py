@@ -38,6 +38,8 @@ def test_env_observation_is_not_modified(space_env) -> None:
         (SPACE, ["a", "z"], ValueError, "'z'"),
         (SPACE, "a", TypeError, "str"),
         (SPACE, [1], TypeError, "strings"),
+        (SPACE, 3, TypeError, "keys must be an iterable of keys, got 3"),
+        (SPACE, None, TypeError, "keys must be an iterable of keys, got None"),
     ],
 )
 def test_rejects_bad_arguments(space_env, space, keys, error, match) -> None:

@@ -36,6 +36,8 @@ class DtypeObservation(ObservationWrapper[NDArray[Any], ActType, NDArray[Any]]):
 
     def __init__(self, env: Env[NDArray[Any], ActType], dtype: DTypeLike) -> None:
         space = require_box(env.observation_space, "DtypeObservation", "observation")
+        if dtype is None:  # numpy reads None as float64
+            raise TypeError("DtypeObservation: dtype must be a numpy dtype, got None")
         try:
             target = np.dtype(dtype)
         except TypeError as error:

@@ -24,7 +24,7 @@ class FilterObservation(ObservationWrapper[dict[str, Any], ActType, dict[str, An
 
     Raises:
         TypeError: The observation space is not a ``Dict``, or ``keys`` is a
-            string or holds a non-string.
+            string, not iterable, or holds a non-string.
         ValueError: ``keys`` is empty, repeats a key, or names a key the space
             does not have.
     """
@@ -35,7 +35,12 @@ class FilterObservation(ObservationWrapper[dict[str, Any], ActType, dict[str, An
             raise TypeError(f"FilterObservation needs a Dict observation space, got {space!r}")
         if isinstance(keys, str):
             raise TypeError(f"FilterObservation: keys must be a list of keys, got the str {keys!r}")
-        wanted = list(keys)
+        try:
+            wanted = list(keys)
+        except TypeError as error:
+            raise TypeError(
+                f"FilterObservation: keys must be an iterable of keys, got {keys!r}"
+            ) from error
         if not wanted:
             raise ValueError("FilterObservation: keys must name at least one key, got none")
         for key in wanted:
