@@ -127,3 +127,50 @@ def test_sub_envs_have_the_time_limit(
     registry.register("Counter-v0", Counter, max_episode_steps=3)
     vec = registry.make_vec("Counter-v0", 2, vectorization_mode=mode)
     assert [_episode_length(env) for env in vec.envs] == [3, 3]
+
+
+class Closable(Counter):
+    """Records how many times it was closed."""
+
+    closed = 0
+
+    def close(self) -> None:
+        type(self).closed += 1
+
+
+def test_a_failing_additional_wrapper_closes_the_env(registry: EnvRegistry) -> None:
+    Closable.closed = 0
+    registry.register(
+        "Counter-v0",
+        Closable,
+        max_episode_steps=5,
+        additional_wrappers=(WrapperSpec("Missing", "sekai_registry_no_such_module:W"),),
+    )
+    with pytest.raises(ImportError):
+        registry.make("Counter-v0")
+    assert Closable.closed == 1
+
+
+def test_a_failing_make_vec_wrapper_closes_the_sub_env(
+    registry: EnvRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+    import types
+
+    class Builder:
+        def __init__(self, env_fns: list[Any], **kwargs: Any) -> None:
+            self.env_fns = env_fns
+
+    fake = types.ModuleType("sekai.vector")
+    fake.SyncVecEnv = Builder  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "sekai.vector", fake)
+
+    def broken(env: Any) -> Any:
+        raise ValueError("bad wrapper")
+
+    Closable.closed = 0
+    registry.register("Counter-v0", Closable, max_episode_steps=5)
+    vec = registry.make_vec("Counter-v0", 2, vectorization_mode="sync", wrappers=[broken])
+    with pytest.raises(ValueError, match="bad wrapper"):
+        vec.env_fns[0]()
+    assert Closable.closed == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +13,7 @@ if TYPE_CHECKING:
     from sekai.core import TimeLimit
     from sekai.registry.env_spec import EnvSpec
 
-__all__ = ["attach_spec", "make_env", "resolve_time_limit"]
+__all__ = ["attach_spec", "close_quietly", "make_env", "resolve_time_limit"]
 
 
 def resolve_time_limit(spec: EnvSpec, max_episode_steps: int | None) -> int | None:
@@ -57,7 +58,9 @@ def make_env(spec: EnvSpec, max_episode_steps: int | None, kwargs: dict[str, Any
     The order is: the entry point called with the registered kwargs updated by
     ``kwargs``; then `sekai.core.TimeLimit` if there is a limit; then each of
     ``spec.additional_wrappers`` in order. The env gets a copy of ``spec`` whose
-    ``kwargs`` and ``max_episode_steps`` are the ones actually used.
+    ``kwargs`` and ``max_episode_steps`` are the ones actually used. If a wrapper
+    cannot be loaded or applied, the env built so far is closed before the error
+    propagates.
     """
     if spec.entry_point is None:
         raise ValueError(
@@ -74,12 +77,27 @@ def make_env(spec: EnvSpec, max_episode_steps: int | None, kwargs: dict[str, Any
             f"the entry point of {spec.id!r} ({callable_name(spec.entry_point)}) returned "
             "None; it must return the environment it builds"
         )
-    if limit is not None:
-        env = _time_limit()(env, limit)
-    for wrapper_spec in spec.additional_wrappers:
-        wrapper = load_reference(
-            wrapper_spec.entry_point, f"wrapper {wrapper_spec.name!r} of {spec.id!r}"
-        )
-        env = wrapper(env, **wrapper_spec.kwargs)
-    attach_spec(env, dataclasses.replace(spec, kwargs=env_kwargs, max_episode_steps=limit))
+    try:
+        if limit is not None:
+            env = _time_limit()(env, limit)
+        for wrapper_spec in spec.additional_wrappers:
+            wrapper = load_reference(
+                wrapper_spec.entry_point, f"wrapper {wrapper_spec.name!r} of {spec.id!r}"
+            )
+            env = wrapper(env, **wrapper_spec.kwargs)
+        attach_spec(env, dataclasses.replace(spec, kwargs=env_kwargs, max_episode_steps=limit))
+    except BaseException:
+        close_quietly(env)
+        raise
     return env
+
+
+def close_quietly(env: Any) -> None:
+    """Close an env that will not be returned (a wrapper around it failed).
+
+    The error being raised is the one that matters, so one from ``close`` is dropped.
+    """
+    close = getattr(env, "close", None)
+    if callable(close):
+        with contextlib.suppress(Exception):
+            close()

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from sekai.registry._checks import is_int
 from sekai.registry._loading import callable_name, load_reference
-from sekai.registry._make import make_env, resolve_time_limit
+from sekai.registry._make import close_quietly, make_env, resolve_time_limit
 
 if TYPE_CHECKING:
     from sekai.registry.env_spec import EnvSpec
@@ -46,8 +46,12 @@ class SubEnvFactory:
 
     def __call__(self) -> Any:
         env = make_env(self.spec, self.max_episode_steps, dict(self.kwargs))
-        for wrapper in self.wrappers:
-            env = wrapper(env)
+        try:
+            for wrapper in self.wrappers:
+                env = wrapper(env)
+        except BaseException:
+            close_quietly(env)
+            raise
         return env
 
     def __repr__(self) -> str:
