@@ -85,6 +85,15 @@ def test_native_mode_and_its_alias(registry: EnvRegistry, mode: str) -> None:
     assert vec.num_envs == 3
 
 
+def test_native_is_called_with_num_envs_as_a_keyword(registry: EnvRegistry) -> None:
+    def factory(*, num_envs: int, **kwargs: Any) -> NativeVec:
+        return NativeVec(num_envs, **kwargs)
+
+    registry.register("Env-v0", Env, vector_entry_point=factory, kwargs={"a": 1})
+    vec = registry.make_vec("Env-v0", 5)
+    assert (vec.num_envs, vec.kwargs) == (5, {"a": 1})
+
+
 def test_native_string_entry_point_is_imported(registry: EnvRegistry, env_module: str) -> None:
     registry.register("Env-v0", Env, vector_entry_point=f"{env_module}:NativeVec")
     assert env_module not in sys.modules
