@@ -28,7 +28,7 @@ class RandomWalkEnv(Env[NDArray[np.float32], np.int64]):
         self.volatility = volatility
         self.observation_space = Box(-np.inf, np.inf, shape=(lookback,), dtype=np.float32)
         self.action_space = Discrete(3)
-        self._returns = np.zeros(lookback, dtype=np.float32)
+        self._returns: NDArray[np.float32] = np.zeros(lookback, dtype=np.float32)
 
     def reset(
         self,

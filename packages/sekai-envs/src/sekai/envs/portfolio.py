@@ -102,7 +102,7 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
         self._returns: NDArray[np.float64] | None = None
         # 1.0 where an entry can be traded, 0.0 where the asset is halted
         self._tradable = np.ones((0, config.n_assets + 1))
-        self._weights = np.zeros((1, config.n_assets + 1))
+        self._weights: NDArray[np.float64] = np.zeros((1, config.n_assets + 1))
         self._time = 0
         self._steps = 0
         self._value = 1.0

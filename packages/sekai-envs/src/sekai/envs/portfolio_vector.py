@@ -80,7 +80,7 @@ class PortfolioVecEnv(NativeVecEnv[PortfolioObs, NDArray[np.float32]]):
         self._window = np.arange(1 - config.lookback, 1)
         self._returns = np.zeros((n, p, m))
         self._tradable = np.ones((n, p, m + 1))  # 1.0 tradable, 0.0 halted
-        self._weights = np.zeros((n, m + 1))
+        self._weights: NDArray[np.float64] = np.zeros((n, m + 1))
         self._weights[:, -1] = 1.0
         self._time = np.full(n, config.lookback - 1, dtype=np.intp)
         self._steps = np.zeros(n, dtype=np.int64)
