@@ -158,6 +158,10 @@ def test_async_records_too(counter_env) -> None:
         ({"format": "mp3"}, ValueError),
         ({"fps": 0}, ValueError),
         ({"episode_trigger": 3}, TypeError),
+        ({"fps": float("nan")}, ValueError),
+        ({"name_prefix": None}, TypeError),
+        ({"name_prefix": ""}, TypeError),
+        ({"close_renderer": "no"}, TypeError),
     ],
 )
 def test_rejects_bad_arguments(counter_env, kwargs, error) -> None:

@@ -37,6 +37,9 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
     - ``format="npz"``: ``<name_prefix>-<episode_id>.npz`` with the stacked
       ``frames`` and ``fps`` (needs numpy only).
 
+    The episode id in file names has six digits (``episode-000003.gif``), so
+    the files sort in episode order.
+
     GIF and PNG need the optional imaging dependency:
     ``pip install "sekai-wrappers[images]"``; without it, the constructor
     raises an ``ImportError`` saying so. Paths written so far are in
@@ -59,8 +62,9 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
         close_renderer: Close the renderer in :meth:`close`.
 
     Raises:
-        TypeError: ``renderer`` is not a Renderer, or ``episode_trigger`` is
-            not callable.
+        TypeError: ``renderer`` is not a Renderer, ``episode_trigger`` is not
+            callable, ``name_prefix`` is not a non-empty str or
+            ``close_renderer`` is not a bool.
         ValueError: An unknown ``format`` or a bad ``fps``.
         ImportError: ``directory`` is given with ``"gif"`` or ``"png"`` and
             imageio is not installed.
@@ -89,6 +93,10 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
         fmt = format
         if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not (0 < fps < math.inf):
             raise ValueError(f"{owner}: fps must be a finite number > 0, got {fps!r}")
+        if not isinstance(name_prefix, str) or not name_prefix:
+            raise TypeError(f"{owner}: name_prefix must be a non-empty str, got {name_prefix!r}")
+        if not isinstance(close_renderer, bool):
+            raise TypeError(f"{owner}: close_renderer must be a bool, got {close_renderer!r}")
         if episode_trigger is not None and not callable(episode_trigger):
             raise TypeError(f"{owner}: episode_trigger must be callable, got {episode_trigger!r}")
         if directory is not None and fmt != "npz":
