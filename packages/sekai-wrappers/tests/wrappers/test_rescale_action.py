@@ -85,6 +85,7 @@ def test_a_none_mask_masks_nothing(masked_env) -> None:
         (Box(0.0, 1.0, (2,)), (1.0, 1.0), ValueError),
         (Box(0.0, 1.0, (2,)), (np.zeros(3), 1.0), ValueError),
         (Box(0.0, 1.0, (2,)), ("a", 1.0), TypeError),
+        (Box(0.0, 1.0, (2,)), (False, True), TypeError),
     ],
 )
 def test_rejects_bad_arguments(space_env, action_space, bounds, error) -> None:

@@ -50,6 +50,7 @@ def test_observations_of_another_shape_are_refused_not_broadcast(space_env, obse
         (Box(0.0, 1.0, (2,)), (1.0, 0.0), ValueError),
         (Box(0.0, 1.0, (2,)), (0.0, np.inf), ValueError),
         (Box(0.0, 1.0, (2,)), (np.zeros(3), 1.0), ValueError),
+        (Box(0.0, 1.0, (2,)), (0.0, np.array([True, True])), TypeError),
     ],
 )
 def test_rejects_bad_arguments(space_env, space, args, error) -> None:

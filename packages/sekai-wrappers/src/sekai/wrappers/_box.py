@@ -24,7 +24,11 @@ def require_box(space: Space[Any], owner: str, what: str, *, bounded: bool = Fal
 
 
 def as_bound(value: Any, shape: tuple[int, ...], owner: str, name: str) -> NDArray[np.float64]:
-    """Broadcast a finite scalar or array bound to ``shape`` as float64."""
+    """Broadcast a finite scalar or array bound to ``shape`` as float64 (bools are refused)."""
+    if isinstance(value, (bool, np.bool_)) or (
+        isinstance(value, np.ndarray) and value.dtype == np.bool_
+    ):
+        raise TypeError(f"{owner}: {name} must be a number or an array, got {value!r}")
     try:
         array = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as error:
