@@ -20,9 +20,11 @@ def test_register_returns_the_spec(registry: EnvRegistry) -> None:
     assert registry.spec("ns/Env-v1") is spec
 
 
-def test_register_takes_only_env_spec_fields(registry: EnvRegistry) -> None:
-    with pytest.raises(TypeError, match="colour"):
-        registry.register("Env-v0", "pkg:Env", colour="red")
+@pytest.mark.parametrize("option", ["colour", "max_episode_step", "namespace"])
+def test_register_takes_only_env_spec_fields(registry: EnvRegistry, option: str) -> None:
+    with pytest.raises(TypeError, match=rf"\['{option}'\].*'max_episode_steps'"):
+        registry.register("Env-v0", "pkg:Env", **{option: 1})
+    assert registry.all_specs() == []
 
 
 def test_registering_a_taken_id_raises(registry: EnvRegistry) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import warnings
 from collections.abc import Callable, Sequence
@@ -23,6 +24,11 @@ __all__ = ["ENTRY_POINT_GROUP", "EnvRegistry", "current_registry", "default_regi
 # functions (``sekai.registry.register`` ...) act on it while a loader runs, so a
 # plugin's loader registers into whichever registry asked for it.
 _LOADING: ContextVar[EnvRegistry | None] = ContextVar("sekai_registry_loading", default=None)
+
+# The EnvSpec fields `EnvRegistry.register` takes as keyword arguments.
+_SPEC_OPTIONS = frozenset(
+    f.name for f in dataclasses.fields(EnvSpec) if f.init and f.name not in ("id", "entry_point")
+)
 
 
 class EnvRegistry:
@@ -88,8 +94,16 @@ class EnvRegistry:
 
         Raises:
             ValueError: If the id or an entry point is malformed.
+            TypeError: If a keyword is not an `EnvSpec` field, or a field has the
+                wrong type.
             EnvAlreadyRegistered: If the id is taken.
         """
+        unknown = sorted(set(kwargs) - _SPEC_OPTIONS)
+        if unknown:
+            raise TypeError(
+                f"register({id!r}) got unknown argument(s) {unknown}; the EnvSpec fields it "
+                f"takes are {sorted(_SPEC_OPTIONS)} (the env's own arguments go in kwargs={{...}})"
+            )
         spec = EnvSpec(id, entry_point, **kwargs)
         with self._lock:
             existing = self._specs.get(spec.id)
