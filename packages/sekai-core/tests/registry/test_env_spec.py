@@ -150,6 +150,10 @@ def test_to_json_of_unserialisable_kwargs_names_the_spec() -> None:
         ('{"id": "Env-v0", "colour": "red"}', "unknown field"),
         ('{"entry_point": "pkg:Env"}', "no 'id'"),
         ('{"id": "Env-v0", "additional_wrappers": [{"name": "W"}]}', "additional_wrappers"),
+        ('{"id": 3}', "must be a str.*got 3"),
+        ('{"id": "Env-v0", "kwargs": [1]}', r"kwargs must be a dict.*\[1\]"),
+        ('{"id": "Env-v0", "nondeterministic": "yes"}', "nondeterministic must be a bool"),
+        ('{"id": "Env-v0", "max_episode_steps": 2.5}', "max_episode_steps"),
     ],
 )
 def test_from_json_errors(text: str, match: str) -> None:

@@ -223,7 +223,10 @@ class EnvSpec:
         except TypeError as exc:
             raise ValueError(f"EnvSpec.from_json: bad additional_wrappers entry; {exc}") from exc
         kwargs = data.pop("kwargs", None)
-        return cls(**data, kwargs={} if kwargs is None else kwargs, additional_wrappers=parsed)
+        try:
+            return cls(**data, kwargs={} if kwargs is None else kwargs, additional_wrappers=parsed)
+        except TypeError as exc:  # a field of the wrong JSON type
+            raise ValueError(f"EnvSpec.from_json: {exc}") from exc
 
     def pprint(self) -> str:
         """A readable multi-line description of the spec, one field per line."""
