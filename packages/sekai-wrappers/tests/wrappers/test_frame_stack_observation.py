@@ -7,7 +7,7 @@ import asyncio
 import numpy as np
 import pytest
 
-from sekai.spaces import Box, Dict, Discrete, MaskedBox, MultiDiscrete, Sequence
+from sekai.spaces import Box, Dict, Discrete, MaskedBox, MultiDiscrete, Sequence, zero_sample
 from sekai.wrappers import AutoReset, FrameStackObservation
 
 
@@ -28,6 +28,30 @@ def test_zeros_padding_uses_the_space_zero(counter_env) -> None:
     obs = env.reset(seed=0).observation
     assert obs[:, 0].tolist() == [0, 0, start]
     assert env.step(0).observation[:, 0].tolist() == [0, start, start + 1]
+
+
+def test_zeros_padding_is_the_zero_sample_of_every_leaf(space_env, same) -> None:
+    # Zero clipped into the bounds for a Box, start for a Discrete, empty slots for a MaskedBox.
+    space = Dict(
+        {
+            "price": Box(1.0, 2.0, (2,)),
+            "regime": Discrete(3, start=5),
+            "book": MaskedBox(0.0, 1.0, (2,), max_size=2),
+        }
+    )
+    env = FrameStackObservation(space_env(space), 3, padding="zeros")
+    obs = env.reset(seed=0).observation
+    zero = zero_sample(space)
+    assert obs["price"][:2].tolist() == [[1.0, 1.0]] * 2
+    assert obs["regime"][:2].tolist() == [5, 5]
+
+    def frame(x, i):
+        return {k: frame(v, i) for k, v in x.items()} if isinstance(x, dict) else x[i]
+
+    for i in range(2):
+        assert same(frame(obs, i), zero)
+    assert not same(frame(obs, 2), zero)
+    assert obs in env.observation_space
 
 
 def test_reset_clears_the_previous_episode(counter_env) -> None:

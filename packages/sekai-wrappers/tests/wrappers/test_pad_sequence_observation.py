@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from sekai.error import InvalidObservation
-from sekai.spaces import Box, Dict, Discrete, MaskedBox, Sequence, Tuple
+from sekai.spaces import Box, Dict, Discrete, MaskedBox, Sequence, Tuple, batch_space, concatenate
 from sekai.wrappers import FlattenObservation, NormalizeObservation, PadSequenceObservation
 
 ELEMENT = Box(-1.0, 1.0, (2,), np.float32)
@@ -78,6 +78,17 @@ def test_truncate_error(space_env) -> None:
     )
     with pytest.raises(InvalidObservation, match="2 elements"):
         env.observation(elements([0.1, 0.1], [0.2, 0.2]))
+
+
+def test_result_can_be_batched_for_vectorising(space_env) -> None:
+    env = PadSequenceObservation(space_env(Sequence(ELEMENT, max_length=3)))
+    batched = batch_space(env.observation_space, 2)
+    a = env.observation(elements([0.1, 0.1]))
+    b = env.observation(elements([0.2, 0.2], [0.3, 0.3], [0.4, 0.4]))
+    stacked = concatenate(env.observation_space, [a, b])
+    assert stacked in batched
+    assert stacked["values"].shape == (2, 3, 2)
+    np.testing.assert_array_equal(stacked["mask"], [[1, 0, 0], [1, 1, 1]])
 
 
 def test_result_can_be_normalised_and_flattened(space_env, assert_conforms) -> None:
