@@ -30,6 +30,39 @@ def test_box_noop_defaults_to_the_zero_action(space_env) -> None:
     np.testing.assert_array_equal(inner.actions[1], [1.0, 1.0])
 
 
+def test_a_reused_action_array_is_delayed_by_value(space_env) -> None:
+    # A policy writing every action into the same array must not change queued actions.
+    executed = []
+    inner = space_env(OBS, Box(-1.0, 1.0, (1,)), episode_length=100)
+    original = inner.step
+
+    def step(action):
+        executed.append(float(action[0]))
+        return original(action)
+
+    inner.step = step
+    env = DelayAction(inner, 2)
+    env.reset(seed=0)
+    buffer = np.zeros(1, np.float32)
+    for i in range(5):
+        buffer[:] = (i + 1) / 10
+        env.step(buffer)
+    np.testing.assert_allclose(executed, [0.0, 0.0, 0.1, 0.2, 0.3], rtol=1e-6)
+
+
+def test_dict_actions_are_copied_too(space_env) -> None:
+    from sekai.spaces import Dict
+
+    inner = space_env(OBS, Dict({"size": Box(-1.0, 1.0, (1,))}), episode_length=100)
+    env = DelayAction(inner, 1, noop={"size": np.zeros(1, np.float32)})
+    env.reset(seed=0)
+    action = {"size": np.full(1, 0.5, np.float32)}
+    env.step(action)
+    action["size"][:] = -0.5
+    env.step(action)
+    assert inner.actions[1]["size"].tolist() == [0.5]
+
+
 def test_reset_refills_the_pipeline(counter_env) -> None:
     inner = counter_env(episode_length=100)
     env = DelayAction(inner, 1, noop=0)

@@ -61,6 +61,33 @@ def test_does_not_touch_the_env_stream(counter_env) -> None:
     assert sticky.sticky_rng is not sticky.unwrapped.rng
 
 
+def test_a_reused_action_array_is_repeated_by_value(space_env) -> None:
+    # A policy writing every action into the same array: a repeat must execute the
+    # previous action's values, not the buffer's new ones.
+    from sekai.spaces import Box
+
+    executed = []
+    inner = space_env(Box(0.0, 1.0, (1,)), Box(-1.0, 1.0, (1,)), episode_length=1000)
+    original = inner.step
+
+    def step(action):
+        executed.append(float(action[0]))
+        return original(action)
+
+    inner.step = step
+    env = StickyAction(inner, 0.5)
+    env.reset(seed=0)
+    buffer = np.zeros(1, np.float32)
+    chosen = [float(np.float32(i / 100)) for i in range(200)]
+    for value in chosen:
+        buffer[:] = value
+        env.step(buffer)
+    repeats = sum(e != c for e, c in zip(executed, chosen, strict=True))
+    assert repeats > 50
+    for prev, now, c in zip(executed, executed[1:], chosen[1:], strict=False):
+        assert now in (prev, c)
+
+
 def test_reset_forgets_the_previous_action(counter_env) -> None:
     env = StickyAction(counter_env(episode_length=1000), 0.99)
     env.reset(seed=0)

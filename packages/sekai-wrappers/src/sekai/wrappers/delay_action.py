@@ -9,6 +9,7 @@ from sekai.core import ActionWrapper, ActType, Env, ObsType, ResetResult
 from sekai.spaces import Box
 from sekai.utils.seeding import SeedType
 from sekai.wrappers._checks import check_int, warn_if_around_autoreset
+from sekai.wrappers._copy import copier_for
 
 __all__ = ["DelayAction"]
 
@@ -19,7 +20,8 @@ class DelayAction(ActionWrapper[ObsType, ActType, ActType]):
     Models order latency: a decision made on bar ``t`` reaches the market on
     bar ``t + delay``, so a policy cannot trade on the very price it just
     observed. During the first ``delay`` steps of an episode the env receives
-    ``noop``. ``delay=0`` changes nothing.
+    ``noop``. ``delay=0`` changes nothing. A queued action is a copy of the
+    one given, so a policy may write every action into the same array.
 
     ``noop`` defaults to the zero action of a Box action space
     (``action_space.zero()``: all-cash or no-trade, depending on the env). For
@@ -60,6 +62,7 @@ class DelayAction(ActionWrapper[ObsType, ActType, ActType]):
         self.delay = steps
         self.noop: Any = noop
         self._queue: deque[Any] = deque([noop] * steps)
+        self._copy = copier_for(space) if steps > 0 else None
 
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
@@ -77,8 +80,10 @@ class DelayAction(ActionWrapper[ObsType, ActType, ActType]):
 
     def action(self, action: ActType) -> ActType:
         """Queue ``action`` and return the one chosen ``delay`` steps ago (or ``noop``)."""
+        if self._copy is None:
+            return action
         queue = self._queue
-        queue.append(action)
+        queue.append(self._copy(action))
         return queue.popleft()  # type: ignore[no-any-return]
 
     def _refill(self) -> None:

@@ -10,6 +10,7 @@ import numpy as np
 from sekai.core import ActionWrapper, ActType, Env, ObsType, ResetResult
 from sekai.utils.seeding import SeedType
 from sekai.wrappers._checks import warn_if_around_autoreset
+from sekai.wrappers._copy import copier_for
 
 __all__ = ["StickyAction"]
 
@@ -24,6 +25,8 @@ class StickyAction(ActionWrapper[ObsType, ActType, ActType]):
     actions, Machado et al., 2018, for Atari; order-routing delay in
     trading). On each step after the first of an episode, the action executed
     is the previously executed one with that probability, else the new one.
+    The wrapper keeps a copy of the executed action, so a policy may write
+    every action into the same array.
 
     The wrapper keeps its own random generator, so it never draws from (and
     never perturbs) the env's stream. It is derived from the seed given to
@@ -62,6 +65,7 @@ class StickyAction(ActionWrapper[ObsType, ActType, ActType]):
         self._sticky_rng: np.random.Generator | None = None
         self._last_action: Any = None
         self._has_last = False
+        self._copy = copier_for(env.action_space)
 
     @property
     def sticky_rng(self) -> np.random.Generator:
@@ -88,7 +92,7 @@ class StickyAction(ActionWrapper[ObsType, ActType, ActType]):
         """Return the action to execute: the new one, or, sometimes, the previous one."""
         if self._has_last and self.sticky_rng.random() < self.repeat_action_probability:
             return self._last_action  # type: ignore[no-any-return]
-        self._last_action = action
+        self._last_action = self._copy(action)
         self._has_last = True
         return action
 
