@@ -14,7 +14,7 @@ import pytest
 
 from sekai._bench import BenchResult, format_table
 from sekai._cli import main
-from sekai.core import Env, ResetResult, StepResult
+from sekai.core import Env, MAResetResult, MAStepResult, MultiAgentEnv, ResetResult, StepResult
 from sekai.registry import default_registry
 from sekai.spaces import Box, Discrete
 
@@ -32,6 +32,39 @@ class _Broken(Env[Any, Any]):
 
     def step(self, action: Any) -> StepResult[Any]:
         return StepResult(np.full(2, 5.0, dtype=np.float32), 0.0, False, False, {})
+
+
+class _TwoAgents(MultiAgentEnv[Any, Any, str]):
+    """Agent "good" is well behaved; agent "bad" observes outside its space."""
+
+    def __init__(self) -> None:
+        self.possible_agents = ["good", "bad"]
+        self.agents = list(self.possible_agents)
+        self.observation_spaces = {a: Box(0.0, 1.0, shape=(2,)) for a in self.possible_agents}
+        self.action_spaces = {"good": Discrete(2), "bad": Discrete(3)}
+
+    def _observations(self) -> dict[str, Any]:
+        return {
+            "good": np.full(2, 0.5, dtype=np.float32),
+            "bad": np.full(2, 5.0, dtype=np.float32),
+        }
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> MAResetResult[Any, str]:
+        self._set_rng(seed)
+        return MAResetResult(self._observations(), {"good": {}, "bad": {}})
+
+    def step(self, actions: dict[str, Any]) -> MAStepResult[Any, str]:
+        assert set(actions) == {"good", "bad"}
+        assert actions["good"] in self.action_spaces["good"]
+        assert actions["bad"] in self.action_spaces["bad"]
+        flags = {"good": False, "bad": False}
+        return MAStepResult(
+            self._observations(),
+            {"good": 0.0, "bad": 0.0},
+            flags,
+            dict(flags),
+            {"good": {}, "bad": {}},
+        )
 
 
 @pytest.fixture
@@ -94,6 +127,24 @@ def test_check_reports_problems_and_fails(
     out = capsys.readouterr().out
     assert "ERROR:" in out
     assert "observation" in out
+
+
+def test_check_multi_agent_env_checks_every_agent(capsys: pytest.CaptureFixture[str]) -> None:
+    default_registry.register("clitest/TwoAgents-v0", entry_point=_TwoAgents)
+    try:
+        assert main(["check", "clitest/TwoAgents-v0", "--steps", "5"]) == 1
+    finally:
+        default_registry.deregister("clitest/TwoAgents-v0")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines
+    assert all(line.startswith("ERROR: agent 'bad': ") for line in lines if "ERROR" in line)
+    assert any("observation" in line for line in lines)
+    assert not any("'good'" in line for line in lines)
+
+
+def test_check_reference_multi_agent_env(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "MarketMaking-v0", "--steps", "50"]) == 0
+    assert "no problems" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
 __all__ = ["build_parser", "main"]
 
@@ -90,13 +90,60 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _agent_view(env: Any, agent: Any) -> Any:
+    """One agent of a multi-agent env as a single-agent Env, for check_env.
+
+    The other agents act with random samples of their action spaces, seeded from
+    the view's own stream at each reset (so a seeded reset replays the same
+    partner actions).
+    """
+    from sekai.core import Env, ResetResult, StepResult
+
+    class AgentView(Env[Any, Any]):
+        def __init__(self) -> None:
+            self.observation_space = env.observation_space(agent)
+            self.action_space = env.action_space(agent)
+            self._partners = {a: env.action_space(a) for a in env.possible_agents if a != agent}
+
+        def reset(
+            self, *, seed: Any = None, options: dict[str, Any] | None = None
+        ) -> ResetResult[Any]:
+            self._set_rng(seed)
+            for space in self._partners.values():
+                space.seed(int(self.rng.integers(2**32)))
+            result = env.reset(seed=seed, options=options)
+            return ResetResult(result.observations[agent], result.info[agent])
+
+        def step(self, action: Any) -> StepResult[Any]:
+            actions = {a: action if a == agent else self._partners[a].sample() for a in env.agents}
+            result = env.step(actions)
+            return StepResult(
+                result.observations[agent],
+                result.rewards[agent],
+                result.terminated[agent],
+                result.truncated[agent],
+                result.info[agent],
+            )
+
+    return AgentView()
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
+    from sekai.core import MultiAgentEnv
     from sekai.registry import make
     from sekai.utils import check_env
 
     env = make(args.env_id)
     try:
-        problems = check_env(env, n_steps=args.steps)
+        if isinstance(env, MultiAgentEnv):
+            # check_env checks single-agent envs: check each agent in turn.
+            problems = []
+            for agent in env.possible_agents:
+                for problem in check_env(_agent_view(env, agent), n_steps=args.steps):
+                    level, _, text = problem.partition(": ")
+                    problems.append(f"{level}: agent {agent!r}: {text}")
+        else:
+            problems = check_env(env, n_steps=args.steps)
     finally:
         env.close()
     for problem in problems:
