@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from sekai.core import TimeLimit
-from sekai.error import SpaceMismatch
-from sekai.spaces import Box, Dict, Discrete, MultiDiscrete
+from sekai.error import InvalidAction, SpaceMismatch
+from sekai.spaces import Box, Dict, Discrete, MultiBinary, MultiDiscrete
+from sekai.vector._actions import make_action_checker, make_action_splitter
 
 
 class _Boom(Exception):
@@ -216,3 +217,21 @@ def test_tuple_and_unbatchable_observations(env_list_backend: Any, kit: Any) -> 
         final = vec.step([0, 0])
         assert final.observations == ((), ())
         assert final.infos[0]["final_observation"] == (0, 1)
+
+
+def test_integer_action_spaces_refuse_float_batches() -> None:
+    split = make_action_splitter(MultiDiscrete([3, 3]), 2)
+    with pytest.raises(InvalidAction, match=r"integer actions for MultiDiscrete.*float32"):
+        split(np.zeros((2, 2), np.float32))
+    assert [a.tolist() for a in split(np.ones((2, 2), np.int32))] == [[1, 1], [1, 1]]
+    binary = make_action_splitter(MultiBinary(2), 2)
+    assert [a.tolist() for a in binary(np.ones((2, 2), bool))] == [[True, True]] * 2
+    with pytest.raises(InvalidAction, match="MultiBinary"):
+        binary(np.ones((2, 2)))
+    nested = make_action_splitter(Dict({"side": Discrete(2), "size": Box(0, 1, (1,))}), 2)
+    with pytest.raises(InvalidAction, match=r"\['side'\]"):
+        nested({"side": np.array([0.0, 1.0]), "size": np.zeros((2, 1))})
+    assert nested({"side": [0, 1], "size": np.zeros((2, 1))})[1]["side"] == 1
+    # A native env checks only the shape: it validates its action values itself.
+    shape_only = make_action_checker(Discrete(3), 2, integer_dtypes=False)
+    assert shape_only(np.array([0.5, 1.0])).dtype == np.float64

@@ -7,7 +7,11 @@ then pays for one shape comparison per array leaf. A bad batch raises
 stepped.
 
 * Box, Discrete, MultiDiscrete, MultiBinary: an array (or nested list) of
-  shape ``(num_envs, *space.shape)``.
+  shape ``(num_envs, *space.shape)``; for the three integer spaces, of an
+  integer dtype (bool too for MultiBinary), else
+  :class:`~sekai.error.InvalidAction` (a float batch would be truncated
+  silently by the sub-envs). A native vector env checks only the shape: it
+  validates the values of its actions itself.
 * Dict / Tuple: a mapping / tuple of such batches, leaf by leaf (the layout of
   ``batch_space(space, num_envs)``).
 * Any other space: a sequence of ``num_envs`` actions.
@@ -20,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from sekai.error import InvalidAction
 from sekai.spaces import Box, Dict, Discrete, MultiBinary, MultiDiscrete, Space, Tuple
 
 __all__ = ["ActionChecker", "ActionSplitter", "make_action_checker", "make_action_splitter"]
@@ -37,9 +42,21 @@ def _shape_text(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
-def _array_checker(space: Space[Any], num_envs: int, where: str) -> Callable[[Any], Any]:
+def _integer_kinds(space: Space[Any]) -> str:
+    """The numpy dtype kinds a batch of ``space``'s actions may have ("" for any kind)."""
+    if isinstance(space, MultiBinary):
+        return "iub"
+    if isinstance(space, (Discrete, MultiDiscrete)):
+        return "iu"
+    return ""
+
+
+def _array_checker(
+    space: Space[Any], num_envs: int, where: str, dtypes: bool
+) -> Callable[[Any], Any]:
     shape = (num_envs, *(space.shape or ()))
     expected = _shape_text(shape)
+    kinds = _integer_kinds(space) if dtypes else ""
 
     def check(actions: Any) -> Any:
         if type(actions) is not np.ndarray:
@@ -55,6 +72,11 @@ def _array_checker(space: Space[Any], num_envs: int, where: str) -> Callable[[An
                 f"expected a batch of actions{where} of shape {expected} "
                 f"(num_envs={num_envs}, action shape {space.shape!r}), got an array of shape "
                 f"{actions.shape!r}: {actions!r}"
+            )
+        if kinds and actions.dtype.kind not in kinds:
+            raise InvalidAction(
+                f"expected a batch of integer actions{where} for {space!r}, got an array of "
+                f"dtype {actions.dtype}: {actions!r}"
             )
         return actions
 
@@ -80,12 +102,14 @@ def _sequence_checker(space: Space[Any], num_envs: int, where: str) -> Callable[
     return check
 
 
-def _checker(space: Space[Any], num_envs: int, where: str) -> Callable[[Any], Any]:
+def _checker(
+    space: Space[Any], num_envs: int, where: str, dtypes: bool = True
+) -> Callable[[Any], Any]:
     if isinstance(space, _ARRAY_SPACES):
-        return _array_checker(space, num_envs, where)
+        return _array_checker(space, num_envs, where, dtypes)
     if isinstance(space, Dict):
         children = {
-            key: _checker(child, num_envs, f"{where}[{key!r}]")
+            key: _checker(child, num_envs, f"{where}[{key!r}]", dtypes)
             for key, child in space.spaces.items()
         }
         keys = set(children)
@@ -100,7 +124,10 @@ def _checker(space: Space[Any], num_envs: int, where: str) -> Callable[[Any], An
 
         return check_dict
     if isinstance(space, Tuple):
-        parts = [_checker(child, num_envs, f"{where}[{i}]") for i, child in enumerate(space.spaces)]
+        parts = [
+            _checker(child, num_envs, f"{where}[{i}]", dtypes)
+            for i, child in enumerate(space.spaces)
+        ]
 
         def check_tuple(actions: Any) -> Any:
             if not isinstance(actions, (tuple, list)) or len(actions) != len(parts):
@@ -114,13 +141,17 @@ def _checker(space: Space[Any], num_envs: int, where: str) -> Callable[[Any], An
     return _sequence_checker(space, num_envs, where)
 
 
-def make_action_checker(space: Space[Any], num_envs: int) -> ActionChecker:
+def make_action_checker(
+    space: Space[Any], num_envs: int, *, integer_dtypes: bool = True
+) -> ActionChecker:
     """Build the validator of batches of actions of ``space`` for ``num_envs`` sub-envs.
 
     The returned function raises :class:`ValueError` naming the expected
-    batch shape, or returns the batch with its array leaves as numpy arrays.
+    batch shape (:class:`~sekai.error.InvalidAction`, a ValueError, for a
+    non-integer batch of an integer space when ``integer_dtypes``), or
+    returns the batch with its array leaves as numpy arrays.
     """
-    return _checker(space, num_envs, "")
+    return _checker(space, num_envs, "", integer_dtypes)
 
 
 def _rows(space: Space[Any], num_envs: int) -> Callable[[Any], list[Any]]:
