@@ -66,6 +66,8 @@ def test_all_none_list_continues_like_seed_none(native: Any) -> None:
         (np.random.default_rng(0), TypeError),
         ([np.random.default_rng(0), 1], TypeError),
         ([1], ValueError),
+        ([1, -1], ValueError),
+        ([1, 2.5], TypeError),
         ("1", TypeError),
     ],
 )

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from sekai.error import ResetRequired, VecEnvClosed
+from sekai.error import InvalidAction, ResetRequired, VecEnvClosed
 from sekai.spaces import Box, MultiDiscrete
 from sekai.utils.seeding import make_seed_sequence
 from sekai.vector import VecResetResult, VecStepResult
@@ -181,6 +181,20 @@ def test_bad_action_batch_raises_before_any_step(
         assert all(env.actions == [] for env in vec.envs)
 
 
+def test_float_batch_for_a_discrete_space_raises_before_any_step(
+    backend: str, make_vec: Any
+) -> None:
+    if backend == "native":
+        pytest.skip("a native vector env validates the values of its actions itself")
+    vec = make_vec()
+    vec.reset()
+    with pytest.raises(InvalidAction, match=r"integer actions for Discrete\(3\).*float64"):
+        vec.step(np.array([0.0, 1.0, 2.0]))
+    assert vec.get_attr("actions") == [[], [], []]
+    vec.step(np.array([0, 1, 2], dtype=np.uint8))
+    assert vec.get_attr("actions") == [[0], [1], [2]]
+
+
 def test_use_after_close_raises_and_close_is_idempotent(make_vec: Any) -> None:
     vec = make_vec()
     vec.reset()
@@ -190,6 +204,12 @@ def test_use_after_close_raises_and_close_is_idempotent(make_vec: Any) -> None:
         vec.step([0, 0, 0])
     with pytest.raises(VecEnvClosed):
         vec.reset()
+    with pytest.raises(VecEnvClosed):
+        vec.get_attr("name")
+    with pytest.raises(VecEnvClosed):
+        vec.call("name")
+    with pytest.raises(VecEnvClosed):
+        vec.set_attr("name", "closed")
 
 
 def test_context_manager_closes(backend: str, make_vec: Any) -> None:
@@ -238,6 +258,8 @@ def test_list_of_seeds(make_vec: Any) -> None:
         (np.random.default_rng(0), TypeError),
         ("42", TypeError),
         (-1, ValueError),
+        ([1, -1, 2], ValueError),
+        ([1, 2.5, 3], TypeError),
     ],
 )
 def test_bad_seeds_raise(make_vec: Any, seed: Any, error: type[Exception]) -> None:

@@ -43,7 +43,8 @@ def per_env_seeds(seed: object, num_envs: int) -> list[SeedType]:
     Raises:
         TypeError: ``seed`` is a single Generator (one stream cannot be handed
             to several sub-envs) or of another unsupported type.
-        ValueError: The int is negative or the list has the wrong length.
+        ValueError: The int (or an int in the list) is negative, or the list
+            has the wrong length.
     """
     if seed is None:
         return [None] * num_envs
@@ -65,6 +66,11 @@ def per_env_seeds(seed: object, num_envs: int) -> list[SeedType]:
                 raise TypeError(
                     "reset: each seed in the list must be an int, a numpy.random.Generator "
                     f"or None, got {entry!r}"
+                )
+            if _is_int(entry) and entry < 0:
+                raise ValueError(
+                    f"reset: each int seed in the list must be non-negative, got {entry!r} "
+                    f"in {seed!r}"
                 )
         return list(seed)
     if isinstance(seed, np.random.Generator):

@@ -183,7 +183,8 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
         self.action_space = action_space
         self.autoreset = autoreset
         self.max_episode_steps: int | None = limit
-        self._check_actions = make_action_checker(action_space, self.num_envs)
+        # Shapes only: a native env validates the values of its actions itself.
+        self._check_actions = make_action_checker(action_space, self.num_envs, integer_dtypes=False)
         self._numeric_actions = isinstance(action_space, _NUMERIC_ACTION_SPACES)
         self._elapsed: NDArray[np.int64] = np.zeros(self.num_envs, dtype=np.int64)
         self._frozen: NDArray[np.bool_] = np.zeros(self.num_envs, dtype=bool)
@@ -271,10 +272,15 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
                     f"got {len(seed)}: {seed!r}"
                 )
             for entry in seed:
-                if entry is not None and (
-                    isinstance(entry, bool) or not isinstance(entry, numbers.Integral) or entry < 0
-                ):
+                if entry is None:
+                    continue
+                if isinstance(entry, bool) or not isinstance(entry, numbers.Integral):
                     raise TypeError(
+                        f"{type(self).__name__}.reset: each seed in the list must be a "
+                        f"non-negative int or None, got {entry!r}"
+                    )
+                if entry < 0:
+                    raise ValueError(
                         f"{type(self).__name__}.reset: each seed in the list must be a "
                         f"non-negative int or None, got {entry!r}"
                     )
@@ -294,6 +300,10 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
 
     # -- the env API --------------------------------------------------------------------------
 
+    def _check_open(self) -> None:
+        if self._closed:
+            raise VecEnvClosed(f"{self!r} is closed")
+
     def reset(
         self,
         *,
@@ -301,8 +311,7 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
         options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
     ) -> VecResetResult[Any]:
         """Reset every sub-env (see the seeding rules in the class docstring)."""
-        if self._closed:
-            raise VecEnvClosed(f"{self!r} is closed")
+        self._check_open()
         opts = per_env_options(options, self.num_envs)
         self._seed(seed)
         indices = np.arange(self.num_envs, dtype=np.intp)
@@ -430,12 +439,20 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
 
         Raises:
             AttributeError: The env has no such attribute.
+            VecEnvClosed: The env is closed.
         """
+        self._check_open()
         value = getattr(self, name)
         return self._per_env(value, self._is_shared(name))
 
     def call(self, method: str, *args: Any, **kwargs: Any) -> list[Any]:
-        """Call ``method`` (or read it, if not callable) and split the result per sub-env."""
+        """Call ``method`` (or read it, if not callable) and split the result per sub-env.
+
+        Raises:
+            AttributeError: The env has no such attribute.
+            VecEnvClosed: The env is closed.
+        """
+        self._check_open()
         value = getattr(self, method)
         if callable(value):
             value = value(*args, **kwargs)
@@ -448,7 +465,9 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
             AttributeError: The env has no attribute ``name`` (a new attribute
                 would have no effect on the simulation).
             ValueError: ``values`` is a list whose length is not ``num_envs``.
+            VecEnvClosed: The env is closed.
         """
+        self._check_open()
         if not hasattr(self, name):
             raise AttributeError(
                 f"{type(self).__name__} has no attribute {name!r}; set_attr only changes "

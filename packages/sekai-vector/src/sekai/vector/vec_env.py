@@ -128,7 +128,10 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
 
         Raises:
             ValueError: The batch has the wrong length or shape (nothing is
-                stepped); the message names the expected batch shape.
+                stepped); the message names the expected batch shape. A
+                float batch for a Discrete, MultiDiscrete or MultiBinary
+                action space raises :class:`~sekai.error.InvalidAction` (a
+                ValueError) on the backends that run sub-env objects.
             ResetRequired: :meth:`reset` was never called.
             VecEnvClosed: The vector env is closed.
         """
