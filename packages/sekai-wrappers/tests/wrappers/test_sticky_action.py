@@ -105,6 +105,19 @@ def test_rejects_bad_probability(counter_env, p, error) -> None:
         StickyAction(counter_env(), p)
 
 
+@pytest.mark.parametrize(
+    ("seed", "error"), [(-1, ValueError), (3.7, TypeError), ("3", TypeError), (True, TypeError)]
+)
+def test_rejects_bad_seeds_before_touching_the_env(space_env, seed, error) -> None:
+    from sekai.spaces import Box
+
+    inner = space_env(Box(0.0, 1.0, (1,)))
+    env = StickyAction(inner, 0.5)
+    with pytest.raises(error, match=f"StickyAction: seed must be .*, got {seed!r}"):
+        env.reset(seed=seed)
+    assert inner.resets == 0
+
+
 def test_warns_around_autoreset(counter_env) -> None:
     with pytest.warns(UserWarning, match="StickyAction is wrapped around an AutoReset"):
         StickyAction(AutoReset(counter_env()), 0.25)

@@ -109,8 +109,22 @@ class StickyAction(ActionWrapper[ObsType, ActType, ActType]):
                 pool_size=parent.pool_size,
             )
         else:
-            sequence = np.random.SeedSequence(int(seed), spawn_key=(_SPAWN_KEY,))
+            sequence = np.random.SeedSequence(_check_seed(seed), spawn_key=(_SPAWN_KEY,))
         self._sticky_rng = np.random.default_rng(sequence)
+
+
+def _check_seed(seed: object) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(
+            "StickyAction: seed must be a non-negative int, a numpy.random.Generator or None, "
+            f"got {seed!r}"
+        )
+    if seed < 0:
+        raise ValueError(
+            "StickyAction: seed must be a non-negative int, a numpy.random.Generator or None, "
+            f"got {seed!r}"
+        )
+    return int(seed)
 
 
 def _seed_sequence(generator: np.random.Generator) -> np.random.SeedSequence:
