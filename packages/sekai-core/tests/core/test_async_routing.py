@@ -146,3 +146,67 @@ def test_multi_agent_routing_rule() -> None:
     reset, step = _run_both(CustomStep(), {"a": 1})
     assert step.observations["a"] == "custom"
     assert reset.observations["a"] == "async-reset"
+
+
+class StepLogger:
+    """A plain mixin (not an Env) that adds logic to step() only."""
+
+    steps: int = 0
+
+    def step(self, action: int) -> StepResult[str]:
+        self.steps += 1
+        result: StepResult[str] = super().step(action)  # type: ignore[misc]
+        return StepResult(result.observation + "+logged", result.reward, False, False, {})
+
+
+def test_step_from_a_mixin_before_a_native_async_base_is_routed() -> None:
+    class Logged(StepLogger, NativeAsyncEnv):
+        pass
+
+    env = Logged()
+    reset, step = _run_both(env)
+    assert step.observation == "sync-step+logged"
+    assert env.steps == 1
+    assert reset.observation == "async-reset"
+
+
+def test_a_mixin_after_the_native_base_does_not_route() -> None:
+    class Shadowed(NativeAsyncEnv, StepLogger):
+        pass
+
+    _, step = _run_both(Shadowed())
+    assert step.observation == "async-step"
+
+
+def test_a_mixin_with_both_methods_keeps_its_async() -> None:
+    class BothMixin(StepLogger):
+        async def async_step(self, action: int) -> StepResult[str]:
+            return StepResult("mixin-async", 0.0, False, False, {})
+
+    class Logged(BothMixin, NativeAsyncEnv):
+        pass
+
+    _, step = _run_both(Logged())
+    assert step.observation == "mixin-async"
+
+
+def test_an_async_only_override_is_kept() -> None:
+    class AsyncOnly(NativeAsyncEnv):
+        async def async_step(self, action: int) -> StepResult[str]:
+            return StepResult("async-only", 0.0, False, False, {})
+
+    _, step = _run_both(AsyncOnly())
+    assert step.observation == "async-only"
+
+
+def test_a_routed_method_is_reused_by_subclasses_that_override_step_again() -> None:
+    class First(NativeAsyncEnv):
+        def step(self, action: int) -> StepResult[str]:
+            return StepResult("first", 0.0, False, False, {})
+
+    class Second(First):
+        def step(self, action: int) -> StepResult[str]:
+            return StepResult("second", 0.0, False, False, {})
+
+    _, step = _run_both(Second())
+    assert step.observation == "second"

@@ -38,9 +38,10 @@ class Env(SeededRNG, ABC, Generic[ObsType, ActType]):
     Async routing: a subclass that overrides ``step`` (or ``reset``) without
     overriding ``async_step`` (or ``async_reset``) gets an async method that
     calls its sync one, even when a class between it and ``Env`` implements the
-    async method natively. ``await env.async_step(a)`` therefore never skips
-    logic that only lives in ``step``. The choice is made once per class, when
-    it is created.
+    async method natively. The same holds when ``step`` comes from a mixin
+    listed before that class (``class Logged(StepLogger, LiveFeedEnv)``).
+    ``await env.async_step(a)`` therefore never skips logic that only lives in
+    ``step``. The choice is made once per class, when it is created.
 
     Attributes:
         metadata: Free-form class-level description (render modes, frame rate,
