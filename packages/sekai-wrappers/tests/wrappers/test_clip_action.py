@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from sekai.error import InvalidAction
 from sekai.spaces import Box, Discrete
@@ -48,3 +49,16 @@ def test_rejects_non_float_box(space_env, action_space) -> None:
 
 def test_check_env(space_env, any_space, assert_conforms) -> None:
     assert_conforms(ClipAction(space_env(any_space)))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(-1e6, 1e6, width=32), min_size=2, max_size=2))
+def test_clipped_actions_are_in_the_env_space_and_inside_ones_unchanged(space_env, values) -> None:
+    bounds = Box(np.array([-1.0, 0.0], np.float32), np.array([1.0, 2.0], np.float32))
+    env = ClipAction(space_env(Box(0.0, 1.0, (1,)), bounds))
+    action = np.array(values, np.float32)
+    out = env.action(action)
+    assert out in bounds
+    np.testing.assert_array_equal(out, np.clip(action, bounds.low, bounds.high))
+    inside = bounds.contains(action)
+    assert inside == bool(np.array_equal(out, action))
