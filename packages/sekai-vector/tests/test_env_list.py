@@ -10,6 +10,7 @@ import pytest
 from sekai.core import TimeLimit
 from sekai.error import InvalidAction, SpaceMismatch
 from sekai.spaces import Box, Dict, Discrete, MultiBinary, MultiDiscrete
+from sekai.vector import SyncVecEnv
 from sekai.vector._actions import make_action_checker, make_action_splitter
 
 
@@ -45,6 +46,16 @@ def test_factory_returning_a_non_env_raises(env_list_backend: Any, kit: Any) -> 
 def test_bad_env_fns(env_list_backend: Any, env_fns: Any) -> None:
     with pytest.raises((TypeError, ValueError)):
         env_list_backend(env_fns)
+
+
+def test_sync_copy_is_a_bool_without_effect(kit: Any) -> None:
+    with SyncVecEnv(kit.counting_fns((3, 3)), copy=False) as vec:
+        first = vec.reset().observations
+        second = vec.step([1, 1]).observations
+        assert first.flags.owndata and not np.shares_memory(first, second)
+        np.testing.assert_array_equal(first[:, 1], [0, 0])
+    with pytest.raises(TypeError, match="copy must be a bool, got 'yes'"):
+        SyncVecEnv(kit.counting_fns((3,)), copy="yes")  # type: ignore[arg-type]
 
 
 def test_sub_envs_with_different_spaces_raise(env_list_backend: Any, kit: Any) -> None:

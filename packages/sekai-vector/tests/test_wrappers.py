@@ -122,6 +122,13 @@ def test_transform_wrappers(make_vec: Any) -> None:
         VecTransformReward(vec, 3)  # type: ignore[arg-type]
 
 
+def test_reward_transform_must_keep_one_reward_per_sub_env(make_vec: Any) -> None:
+    vec = VecTransformReward(make_vec(), np.sum)
+    vec.reset()
+    with pytest.raises(ValueError, match=r"one reward per sub-env, shape \(3,\), got shape \(\)"):
+        vec.step([1, 1, 1])
+
+
 def test_record_episode_statistics_with_autoreset(make_vec: Any) -> None:
     tracker = InMemoryTracker(None)
     vec = VecRecordEpisodeStatistics(make_vec((2, 3, 9)), tracker=tracker, deque_size=5)

@@ -45,8 +45,9 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
             observations is a new array already.
 
     Raises:
-        TypeError: ``env_fns`` is not a sequence of callables, or one returned
-            something that is not an Env.
+        TypeError: ``env_fns`` is not a sequence of callables, one returned
+            something that is not an Env, or ``autoreset`` / ``copy`` is not a
+            bool.
         ValueError: ``env_fns`` is empty.
         SpaceMismatch: The sub-envs do not all have the same spaces.
 
@@ -63,6 +64,8 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         autoreset: bool = True,
         copy: bool = True,
     ) -> None:
+        if not isinstance(copy, bool):
+            raise TypeError(f"SyncVecEnv: copy must be a bool, got {copy!r}")
         super().__init__(env_fns, autoreset=autoreset)
         self.copy = copy
 

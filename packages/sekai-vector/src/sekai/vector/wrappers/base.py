@@ -251,10 +251,19 @@ class VecRewardWrapper(VecWrapper[ObsType, ActType, ObsType, ActType], Generic[O
 
     @abstractmethod
     def reward(self, rewards: Any) -> Any:
-        """Transform a float64 ``(num_envs,)`` array of rewards."""
+        """Transform a float64 ``(num_envs,)`` array of rewards.
+
+        The result is converted to float64 and must keep the shape
+        ``(num_envs,)`` (else :meth:`step` raises :class:`ValueError`).
+        """
 
     def _transform(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
         rewards = np.asarray(self.reward(result.rewards), dtype=np.float64)
+        if rewards.shape != result.rewards.shape:
+            raise ValueError(
+                f"{type(self).__name__}.reward must return one reward per sub-env, shape "
+                f"{result.rewards.shape}, got shape {rewards.shape}: {rewards!r}"
+            )
         return VecStepResult(
             result.observations, rewards, result.terminated, result.truncated, result.infos
         )
