@@ -265,6 +265,42 @@ def test_zero_steps_checks_reset_only() -> None:
     assert check_env(StepRaises(), n_steps=0) == []
 
 
+class ResetWithoutOptions(GoodEnv):
+    def reset(self, *, seed: Any = None) -> ResetResult[np.ndarray]:  # type: ignore[override]
+        return super().reset(seed=seed)
+
+
+class ResetTakingKwargs(GoodEnv):
+    def reset(self, **kwargs: Any) -> ResetResult[np.ndarray]:
+        return super().reset(**kwargs)
+
+
+class SpaceRaises(GoodEnv):
+    @property  # type: ignore[misc]
+    def observation_space(self) -> Space[Any]:
+        raise RuntimeError("feed not connected")
+
+    @observation_space.setter
+    def observation_space(self, value: Space[Any]) -> None:
+        pass
+
+
+def test_reset_must_take_seed_and_options() -> None:
+    report = check_env(ResetWithoutOptions())
+    assert errors(report) == [
+        "ERROR: reset(*, seed: 'Any' = None) -> 'ResetResult[np.ndarray]' does not take the "
+        "keyword argument(s) options; define reset(self, *, seed=None, options=None): "
+        "wrappers and vector envs pass both"
+    ]
+    assert check_env(ResetTakingKwargs()) == []
+
+
+def test_a_space_that_raises_is_reported() -> None:
+    assert check_env(SpaceRaises()) == [
+        "ERROR: reading observation_space raised RuntimeError: feed not connected"
+    ]
+
+
 def test_not_an_env() -> None:
     assert check_env("CartPole") == ["ERROR: check_env expects a sekai.core.Env, got 'CartPole'"]  # type: ignore[arg-type]
     (line,) = check_env(GoodEnv)  # type: ignore[arg-type]

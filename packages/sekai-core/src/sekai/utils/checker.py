@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import inspect
 import math
 import numbers
 from collections.abc import Callable, Coroutine, Iterator, Mapping
@@ -86,6 +87,7 @@ def check_env(
     - ``observation_space`` and ``action_space`` exist, are
       :class:`~sekai.spaces.Space` instances, and contain their own samples
       (``check_obs_space`` / ``check_action_space``);
+    - ``reset`` takes the keyword arguments ``seed`` and ``options``;
     - ``reset`` returns a :class:`~sekai.core.ResetResult` and ``step`` a
       :class:`~sekai.core.StepResult`, with a dict ``info``;
     - observations are in the observation space (``check_obs_space``) and
@@ -143,6 +145,7 @@ def check_env(
                 "unbounded-actions",
                 f"action_space {act_space!r} is an unbounded Box; most policies need bounds",
             )
+    _check_reset_signature(env, report)
     actions = _ActionSampler(env, act_space, report)
 
     if not _rollout(env, obs_space, actions, n_steps, check_obs_space, report):
@@ -164,6 +167,29 @@ def _check_n_steps(n_steps: object) -> int:
     return int(n_steps)
 
 
+def _check_reset_signature(env: Env[Any, Any], report: _Report) -> None:
+    try:
+        signature = inspect.signature(env.reset)
+    except (TypeError, ValueError):  # a callable without an inspectable signature
+        return
+    parameters = signature.parameters
+    if any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+        return
+    keyword_kinds = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    missing = [
+        name
+        for name in ("seed", "options")
+        if name not in parameters or parameters[name].kind not in keyword_kinds
+    ]
+    if missing:
+        report.error(
+            "reset-signature",
+            f"reset{signature} does not take the keyword argument(s) {', '.join(missing)}; "
+            "define reset(self, *, seed=None, options=None): wrappers and vector envs "
+            "pass both",
+        )
+
+
 # -- spaces -------------------------------------------------------------------
 
 
@@ -174,6 +200,9 @@ def _get_space(env: Env[Any, Any], name: str, report: _Report) -> Space[Any] | N
         space = getattr(env, name)
     except AttributeError:
         report.error(f"{name}-missing", f"{name} is not defined; set self.{name} in __init__")
+        return None
+    except Exception as error:
+        report.error(f"{name}-raised", f"reading {name} raised {_describe(error)}")
         return None
     if not isinstance(space, Space):
         report.error(f"{name}-type", f"{name} must be a sekai.spaces.Space, got {space!r}")
