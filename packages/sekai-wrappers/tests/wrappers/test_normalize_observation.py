@@ -44,6 +44,17 @@ def test_box_matches_sample_statistics() -> None:
     np.testing.assert_allclose(last, (data[-1] - rms.mean) / np.sqrt(rms.var + 1e-8))
 
 
+def test_epsilon_is_added_to_the_variance() -> None:
+    data = np.array([[0.0], [2.0], [4.0]])
+    env = NormalizeObservation(FeedEnv(Box(-np.inf, np.inf, (1,), np.float64), data), epsilon=5.0)
+    env.reset(seed=0)
+    env.step(0)
+    out = env.step(0).observation
+    rms = env.obs_rms
+    np.testing.assert_allclose(out, (4.0 - rms.mean) / np.sqrt(rms.var + 5.0))
+    assert env.epsilon == 5.0
+
+
 def test_integer_box_becomes_float64(space_env) -> None:
     env = NormalizeObservation(space_env(Box(0, 255, (4, 3), np.uint8)))
     obs = env.reset(seed=0).observation

@@ -43,6 +43,15 @@ def test_matches_the_reference_computation(counter_env) -> None:
     np.testing.assert_allclose(got, expected_rewards(rewards, dones, 0.9), rtol=1e-6)
 
 
+def test_epsilon_is_added_to_the_variance(counter_env) -> None:
+    env = NormalizeReward(counter_env(episode_length=3), gamma=0.5, epsilon=4.0)
+    env.reset(seed=0)
+    got = [env.step(0).reward for _ in range(3)]
+    np.testing.assert_allclose(
+        got, expected_rewards([1.0, 2.0, 3.0], [False, False, True], 0.5, 4.0), rtol=1e-6
+    )
+
+
 def test_sign_is_kept_and_mean_not_subtracted(counter_env) -> None:
     env = NormalizeReward(counter_env(episode_length=100))
     env.reset(seed=0)
