@@ -97,6 +97,13 @@ def test_limit_read_from_the_spec(counter_env) -> None:
     assert env.max_episode_steps == 20
 
 
+def test_given_limit_wins_then_the_time_limit_then_the_spec(counter_env) -> None:
+    inner = counter_env()
+    inner.spec = EnvSpec(id="Counter-v0", entry_point="x:y", max_episode_steps=20)
+    assert TimeAwareObservation(TimeLimit(inner, 8), 4).max_episode_steps == 4
+    assert TimeAwareObservation(TimeLimit(inner, 8)).max_episode_steps == 8
+
+
 def test_normalisation_without_a_limit_is_an_error(counter_env) -> None:
     with pytest.raises(ValueError, match="max_episode_steps"):
         TimeAwareObservation(counter_env())
