@@ -188,3 +188,11 @@ def test_logging_tracker_rejects_bad_arguments(
 ) -> None:
     with pytest.raises(error, match=re.escape(match)):
         LoggingTracker(**kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("tracker", [InMemoryTracker(), LoggingTracker()], ids=repr)
+def test_trackers_record_only_episode_stats(tracker: StatsTracker) -> None:
+    with pytest.raises(
+        TypeError, match=r"Tracker\.record expects an EpisodeStats, got \{'episode_return': 1\.0\}"
+    ):
+        tracker.record({"episode_return": 1.0})  # type: ignore[arg-type]

@@ -54,7 +54,13 @@ class InMemoryTracker:
         return self._episodes.maxlen
 
     def record(self, stats: EpisodeStats) -> None:
-        """Store ``stats``, dropping the oldest episode when the window is full."""
+        """Store ``stats``, dropping the oldest episode when the window is full.
+
+        Raises:
+            TypeError: ``stats`` is not an :class:`EpisodeStats`.
+        """
+        if not isinstance(stats, EpisodeStats):
+            raise _not_stats(self, stats)
         self._episodes.append(stats)
 
     @property
@@ -122,7 +128,13 @@ class LoggingTracker:
         self.level: int = _level_number(level)
 
     def record(self, stats: EpisodeStats) -> None:
-        """Log ``stats`` (nothing is built when the level is disabled)."""
+        """Log ``stats`` (nothing is built when the level is disabled).
+
+        Raises:
+            TypeError: ``stats`` is not an :class:`EpisodeStats`.
+        """
+        if not isinstance(stats, EpisodeStats):
+            raise _not_stats(self, stats)
         if not self.logger.isEnabledFor(self.level):
             return
         self.logger.log(
@@ -147,6 +159,10 @@ class LoggingTracker:
 
     def __repr__(self) -> str:
         return f"LoggingTracker(logger={self.logger.name!r}, level={self.level!r})"
+
+
+def _not_stats(tracker: object, stats: object) -> TypeError:
+    return TypeError(f"{type(tracker).__name__}.record expects an EpisodeStats, got {stats!r}")
 
 
 def _level_number(level: object) -> int:
