@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import sekai.registry
-from sekai.error import EnvNotFound
+from sekai.error import EnvAlreadyRegistered, EnvNotFound
 from sekai.registry import ENTRY_POINT_GROUP, EnvRegistry, _plugins
 
 
@@ -206,13 +206,48 @@ def test_namespace_less_miss_loads_the_remaining_entry_points(
 ) -> None:
     envs, example = Loader("CartPole-v1", "Portfolio-v0"), Loader("example/RandomWalk-v0")
     entry_points(FakeEntryPoint("sekai-envs", envs), FakeEntryPoint("example", example))
-    plugin_registry.register("Local-v0", Env)
-    plugin_registry.make("Local-v0")  # a hit loads nothing
-    assert (envs.calls, example.calls) == (0, 0)
     plugin_registry.make("CartPole-v1")
     assert (envs.calls, example.calls) == (1, 1)
     plugin_registry.make("Portfolio-v0")
     assert envs.calls == 1
+
+
+def test_a_hit_loads_nothing(
+    plugin_registry: EnvRegistry, entry_points: Callable[..., list[str]]
+) -> None:
+    example = Loader("example/RandomWalk-v0")
+    groups = entry_points(FakeEntryPoint("example", example))
+    plugin_registry.register_namespace("local", Loader("local/Env-v0"))
+    plugin_registry.spec("local/Env-v0")
+    plugin_registry.make("local/Env-v0")
+    assert (example.calls, groups) == (0, ["sekai.envs"])
+
+
+@pytest.mark.parametrize("env_id", ["CartPole-v1", "example/RandomWalk-v0"])
+def test_registering_a_plugin_id_raises_before_the_plugin_is_loaded(
+    plugin_registry: EnvRegistry, entry_points: Callable[..., list[str]], env_id: str
+) -> None:
+    envs, example = Loader("CartPole-v1", "Portfolio-v0"), Loader("example/RandomWalk-v0")
+    entry_points(FakeEntryPoint("sekai-envs", envs), FakeEntryPoint("example", example))
+    with pytest.raises(EnvAlreadyRegistered, match=repr(env_id)):
+        plugin_registry.register(env_id, Env)
+    # The plugins are intact (a clash found later would have made one fail to load).
+    assert plugin_registry.failed_plugins == {}
+    assert plugin_registry.make("Portfolio-v0").spec.id == "Portfolio-v0"
+    # To replace a plugin's env, deregister it first.
+    plugin_registry.deregister(env_id)
+    assert plugin_registry.register(env_id, dict).entry_point is dict
+
+
+def test_registering_a_new_id_runs_the_loaders_a_lookup_would(
+    plugin_registry: EnvRegistry, entry_points: Callable[..., list[str]]
+) -> None:
+    example, other = Loader("example/RandomWalk-v0"), Loader("other/Env-v0")
+    entry_points(FakeEntryPoint("example", example), FakeEntryPoint("other", other))
+    plugin_registry.register("example/Local-v0", Env)
+    assert (example.calls, other.calls) == (1, 0)  # only the namespace's own plugin
+    plugin_registry.register("Local-v0", Env)
+    assert (example.calls, other.calls) == (1, 1)
 
 
 def test_unclaimed_namespace_miss_loads_the_remaining_entry_points(
@@ -272,9 +307,10 @@ def test_unreadable_entry_point_metadata_is_reported(
         raise OSError("corrupt metadata")
 
     monkeypatch.setattr(_plugins, "list_entry_points", broken)
-    plugin_registry.register("Env-v0", Env)
     with pytest.warns(RuntimeWarning, match="corrupt metadata"):
-        assert [s.id for s in plugin_registry.all_specs()] == ["Env-v0"]
+        plugin_registry.register("Env-v0", Env)
+    assert [s.id for s in plugin_registry.all_specs()] == ["Env-v0"]
+    assert "corrupt metadata" in str(plugin_registry.failed_plugins)
 
 
 def test_two_distributions_may_share_a_namespace(

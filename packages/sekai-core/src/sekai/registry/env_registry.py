@@ -53,7 +53,10 @@ class EnvRegistry:
       distribution providing namespace-less ids can therefore give its entry
       point any name (e.g. its own).
 
-    Every loader runs at most once. While it runs, the module-level functions of
+    `register` runs the loaders an id lookup would run before adding the id, so
+    registering an id a plugin provides raises `EnvAlreadyRegistered` whether or
+    not the plugin was loaded already (deregister the plugin's env first to
+    replace it). Every loader runs at most once. While it runs, the module-level functions of
     `sekai.registry` act on this registry, so a plugin written against
     ``sekai.registry.register`` fills whichever registry asked for it. A loader
     that raises does not break the registry: a `RuntimeWarning` names the plugin
@@ -96,7 +99,8 @@ class EnvRegistry:
             ValueError: If the id or an entry point is malformed.
             TypeError: If a keyword is not an `EnvSpec` field, or a field has the
                 wrong type.
-            EnvAlreadyRegistered: If the id is taken.
+            EnvAlreadyRegistered: If the id is taken, including by a namespace
+                loader or plugin not loaded yet (they run first, as for a lookup).
         """
         unknown = sorted(set(kwargs) - _SPEC_OPTIONS)
         if unknown:
@@ -106,7 +110,10 @@ class EnvRegistry:
             )
         spec = EnvSpec(id, entry_point, **kwargs)
         with self._lock:
-            existing = self._specs.get(spec.id)
+            # Run the loaders that could provide this id first, so a clash with a
+            # plugin's id is reported here whatever the order, instead of making
+            # the plugin fail (and lose all its envs) when it loads later.
+            existing = self._lookup(spec.id, spec.namespace)
             if existing is not None:
                 raise EnvAlreadyRegistered(
                     f"environment {spec.id!r} is already registered (entry point "
@@ -238,17 +245,22 @@ class EnvRegistry:
     def _find(self, env_id: str) -> EnvSpec:
         namespace, name, version = parse_env_id(env_id)
         with self._lock:
-            dedicated = False
-            if namespace is not None:
-                self._load_namespace(namespace)
-                dedicated = namespace in self._claimed_namespaces
-            spec = self._specs.get(env_id)
-            if spec is None and not dedicated:
-                self._load_all_entry_points()
-                spec = self._specs.get(env_id)
+            spec = self._lookup(env_id, namespace)
             if spec is None:
                 raise EnvNotFound(self._not_found_message(env_id, namespace, name, version))
             return spec
+
+    def _lookup(self, env_id: str, namespace: str | None) -> EnvSpec | None:
+        """The spec of ``env_id`` after running the loaders that could provide it."""
+        dedicated = False
+        if namespace is not None:
+            self._load_namespace(namespace)
+            dedicated = namespace in self._claimed_namespaces
+        spec = self._specs.get(env_id)
+        if spec is None and not dedicated:
+            self._load_all_entry_points()
+            spec = self._specs.get(env_id)
+        return spec
 
     def _entry_points(self) -> dict[str, list[EntryPointLike]]:
         if self._pending_entry_points is None:
