@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sekai.core import Env, ResetResult, StepResult
+from sekai.core import Env, ResetResult, StepResult, TimeLimit
 from sekai.error import AsyncCallPending, SpaceMismatch, VecEnvClosed, VecEnvWorkerError
 from sekai.spaces import Box, Discrete
 from sekai.vector import ProcVecEnv
@@ -172,6 +172,24 @@ def test_call_errors_and_missing_attributes(proc: Any) -> None:
     vec.set_attr("t", [5, 6, 7])
     assert vec.get_attr("t") == [5, 6, 7]
     assert vec.step([0, 0, 0]).infos == [{"t": 6}, {"t": 7}, {"t": 8}]
+
+
+def test_attributes_are_found_through_each_sub_envs_wrapper_stack(proc: Any, kit: Any) -> None:
+    fns = [lambda i=i: kit.Tagged(TimeLimit(kit.CountingEnv(3 + i), 10), f"t{i}") for i in range(3)]
+    vec = proc(fns, num_workers=2)
+    assert vec.get_attr("tag") == ["t0", "t1", "t2"]
+    assert vec.get_attr("max_episode_steps") == [10, 10, 10]
+    assert vec.get_attr("length") == [3, 4, 5]
+    # set_attr reaches the layer that has the name: here the env under both wrappers.
+    vec.set_attr("length", [1, 2, 7])
+    assert vec.get_attr("length") == [1, 2, 7]
+    vec.set_attr("tag", "same")
+    assert vec.get_attr("tag") == ["same"] * 3
+    vec.reset()
+    assert vec.call("tag") == ["same"] * 3
+    assert [o.tolist() for o in vec.call("_obs")] == [[0, 0, 0]] * 3
+    assert vec.step([0, 0, 0]).terminated.tolist() == [True, False, False]
+    assert vec.step([0, 0, 0]).terminated.tolist() == [True, True, False]
 
 
 def test_unpicklable_infos_travel_with_cloudpickle(proc: Any) -> None:
@@ -426,7 +444,7 @@ def test_vec_env_left_open_is_closed_at_interpreter_exit(tmp_path: Path) -> None
             f"""
             import os, sys
             import numpy as np
-            from sekai.core import Env, ResetResult, StepResult
+            from sekai.core import Env, ResetResult, StepResult, TimeLimit
             from sekai.spaces import Box, Discrete
             from sekai.vector import ProcVecEnv
 
