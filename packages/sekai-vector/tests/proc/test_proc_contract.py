@@ -72,3 +72,19 @@ def test_context_manager_closes(make_vec: Any) -> None:
         vec.reset()
     with pytest.raises(VecEnvClosed):
         vec.get_attr("t")
+
+
+@pytest.mark.parametrize("autoreset", [True, False])
+def test_self_resetting_sub_env_is_not_frozen_nor_reset_twice(
+    proc: Any, kit: Any, autoreset: bool
+) -> None:
+    fns = [lambda: kit.SelfResettingEnv(kit.CountingEnv(1)), lambda: kit.CountingEnv(5)]
+    vec = proc(fns, autoreset=autoreset, num_workers=1)
+    vec.reset()
+    result = vec.step([1, 1])
+    assert result.terminated[0]
+    assert vec.get_attr("reset_calls") == [2, 1]  # its own reset only
+    np.testing.assert_array_equal(result.infos[0]["final_observation"], [0, 1, 1])
+    again = vec.step([2, 1])
+    np.testing.assert_array_equal(again.observations[0], [0, 0, 0])
+    assert vec.get_attr("actions")[0] == [1, 2]  # stepped: not frozen
