@@ -104,6 +104,29 @@ def test_unfinished_episode_is_written_at_reset_and_close(counter_env, tmp_path)
     assert len(env.saved_paths) == 2
 
 
+def test_an_episode_recorded_after_close_is_written_by_the_next_close(
+    counter_env, tmp_path
+) -> None:
+    inner = counter_env(episode_length=100)
+    closes = []
+    inner.close = lambda: closes.append(True)
+    env = RecordFrames(
+        inner, StepRenderer(), directory=tmp_path, format="npz", close_renderer=False
+    )
+    env.reset(seed=0)
+    env.step(0)
+    env.close()
+    env.reset()
+    env.step(0)
+    env.step(0)
+    env.close()
+    env.close()
+    assert [p.name for p in env.saved_paths] == ["episode-000000.npz", "episode-000001.npz"]
+    with np.load(env.saved_paths[1]) as data:
+        assert counts(data["frames"]) == [0, 1, 2]
+    assert closes == [True, True]
+
+
 def test_close_renderer_false_leaves_it_open(counter_env) -> None:
     renderer = StepRenderer()
     RecordFrames(counter_env(), renderer, close_renderer=False).close()

@@ -167,7 +167,11 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
         return self._after_step(await self.env.async_step(action))
 
     def close(self) -> None:
-        """Write an unfinished recorded episode, close the renderer (optional) and the env."""
+        """Write an unfinished recorded episode, close the renderer (optional) and the env.
+
+        A second call does nothing, unless the wrapper was reset in between:
+        then it writes and closes again, like the first.
+        """
         if self._closed:
             return
         self._closed = True
@@ -179,6 +183,7 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
             self.env.close()
 
     def _start(self) -> None:
+        self._closed = False  # a reset after close() records again; the next close() writes
         self._episode_id += 1
         self._frames = []
         trigger = self.episode_trigger
