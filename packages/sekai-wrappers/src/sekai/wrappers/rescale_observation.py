@@ -80,7 +80,7 @@ class RescaleObservation(ObservationWrapper[NDArray[Any], ActType, NDArray[Any]]
                 f"RescaleObservation: expected an observation of shape {self._shape}, got one "
                 f"of shape {value.shape}: {observation!r}"
             )
-        out = (value * self._scale + self._offset).astype(self._dtype)
+        out: NDArray[Any] = (value * self._scale + self._offset).astype(self._dtype)
         np.maximum(out, self._low, out=out)
         np.minimum(out, self._high, out=out)
         return out
