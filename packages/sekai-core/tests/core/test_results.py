@@ -7,6 +7,7 @@ import dataclasses
 import pickle
 import textwrap
 
+import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
@@ -145,3 +146,43 @@ def test_results_are_not_tuples() -> None:
         _obs, _reward, _terminated, _truncated, _info = result  # type: ignore[misc]
     with pytest.raises(TypeError):
         _obs, _info = ResetResult(0, {})  # type: ignore[misc]
+
+
+def _obs(seed: int) -> dict[str, object]:
+    rng = np.random.default_rng(seed)
+    return {"prices": rng.normal(size=(3, 2)), "legs": (rng.integers(0, 5, 2), [1.0, 2.0])}
+
+
+def test_results_holding_arrays_compare_by_value() -> None:
+    assert StepResult(_obs(0), 1.0, False, np.bool_(True), {"a": np.ones(2)}) == StepResult(
+        _obs(0), 1.0, False, True, {"a": np.ones(2)}
+    )
+    assert StepResult(_obs(0), 1.0, False, False, {}) != StepResult(_obs(1), 1.0, False, False, {})
+    assert ResetResult(np.zeros(3), {}) == ResetResult(np.zeros(3), {})
+    assert ResetResult(np.zeros(3), {}) != ResetResult(np.zeros((1, 3)), {})
+    assert ResetResult(np.zeros(3), {}) != ResetResult([0.0, 0.0, 0.0], {})
+    assert MAStepResult({"a": np.ones(2)}, {"a": 1.0}, {"a": False}, {}, {}) == MAStepResult(
+        {"a": np.ones(2)}, {"a": 1.0}, {"a": False}, {}, {}
+    )
+    assert MAResetResult({"a": np.ones(2)}, {}) != MAResetResult({"b": np.ones(2)}, {})
+
+
+def test_result_equality_is_per_type_and_results_are_unhashable() -> None:
+    assert ResetResult(1, {}) != StepResult(1, 0.0, False, False, {})
+    assert ResetResult(1, {}) != (1, {})
+    nan = np.array([np.nan])
+    result = ResetResult(nan, {})
+    assert result == result
+    assert result != ResetResult(np.array([np.nan]), {})  # NaN is not equal to NaN
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(result)
+
+
+@given(
+    st.lists(st.floats(allow_nan=False), max_size=5),
+    st.lists(st.floats(allow_nan=False), max_size=5),
+)
+def test_array_equality_matches_numpy(a: list[float], b: list[float]) -> None:
+    left = StepResult(np.array(a), 0.0, False, False, {})
+    right = StepResult(np.array(b), 0.0, False, False, {})
+    assert (left == right) is bool(np.array_equal(np.array(a), np.array(b)))

@@ -1,6 +1,9 @@
 """Typed results of ``reset()`` and ``step()`` for single- and multi-agent envs.
 
-The four result types are frozen, slotted, generic dataclasses. They are built
+The four result types are frozen, slotted, generic dataclasses. Their ``==``
+looks inside numpy arrays (same shape, equal elements) and the dicts, tuples
+and lists that hold them, where a dataclass's own ``==`` would raise; like
+any value holding a dict, results are not hashable. They are built
 on every step, so their ``__init__`` writes the slots through the slot
 descriptors directly instead of going through the frozen ``__setattr__`` guard
 the dataclass machinery would use; this halves the construction cost while
@@ -12,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import FrozenInstanceError, dataclass
 from typing import Any, Generic, TypeVar
+
+from sekai.core._equality import fields_equal
 
 __all__ = [
     "AgentID",
@@ -56,7 +61,7 @@ def _slot_setters(cls: type, *names: str) -> tuple[_Setter, ...]:
     return tuple(cls.__dict__[name].__set__ for name in names)
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True, init=False, eq=False)
 class StepResult(Generic[ObsType]):
     """What :meth:`Env.step <sekai.core.Env.step>` returns.
 
@@ -98,6 +103,13 @@ class StepResult(Generic[ObsType]):
         """Whether the episode is over: ``terminated or truncated``."""
         return bool(self.terminated or self.truncated)
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return fields_equal(
+            self, other, ("observation", "reward", "terminated", "truncated", "info")
+        )
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (
             type(self),
@@ -110,7 +122,7 @@ class StepResult(Generic[ObsType]):
 )
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True, init=False, eq=False)
 class ResetResult(Generic[ObsType]):
     """What :meth:`Env.reset <sekai.core.Env.reset>` returns.
 
@@ -140,6 +152,11 @@ class ResetResult(Generic[ObsType]):
         """Always ``False``: an episode that was just reset is not over."""
         return False
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return fields_equal(self, other, ("observation", "info"))
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.observation, self.info))
 
@@ -147,7 +164,7 @@ class ResetResult(Generic[ObsType]):
 _reset_observation, _reset_info = _slot_setters(ResetResult, "observation", "info")
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True, init=False, eq=False)
 class MAStepResult(Generic[ObsType, AgentID]):
     """What :meth:`MultiAgentEnv.step <sekai.core.MultiAgentEnv.step>` returns.
 
@@ -211,6 +228,13 @@ class MAStepResult(Generic[ObsType, AgentID]):
         """
         return any(self._agents_done())
 
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return fields_equal(
+            self, other, ("observations", "rewards", "terminated", "truncated", "info")
+        )
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (
             type(self),
@@ -223,7 +247,7 @@ class MAStepResult(Generic[ObsType, AgentID]):
 )
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True, init=False, eq=False)
 class MAResetResult(Generic[ObsType, AgentID]):
     """What :meth:`MultiAgentEnv.reset <sekai.core.MultiAgentEnv.reset>` returns.
 
@@ -250,6 +274,11 @@ class MAResetResult(Generic[ObsType, AgentID]):
     def any_done(self) -> bool:
         """Always ``False``: no agent is done right after a reset."""
         return False
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return fields_equal(self, other, ("observations", "info"))
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.observations, self.info))
