@@ -7,6 +7,7 @@ import doctest
 import importlib
 import subprocess
 import sys
+from typing import Any
 
 import numpy as np
 import pytest
@@ -62,6 +63,18 @@ def test_stack_infos_arrays_and_objects() -> None:
     assert stacked["ragged"].dtype == object and stacked["ragged"].shape == (2,)
     assert stacked["ragged"][1].shape == (3,)
     assert stacked["d"].dtype == object and stacked["d"][1] == {"x": 2}
+
+
+def test_stack_infos_keeps_mixed_values_as_they_are() -> None:
+    stacked = stack_infos([{"id": 1, "side": "buy"}, {"id": "x", "side": "sell"}])
+    assert stacked["id"].dtype == object and stacked["id"].tolist() == [1, "x"]
+    assert stacked["side"].tolist() == ["buy", "sell"]
+
+
+@pytest.mark.parametrize("infos", [{"a": 1}, [{"a": 1}, 2], "ab", None])
+def test_stack_infos_refuses_what_is_not_a_list_of_dicts(infos: Any) -> None:
+    with pytest.raises(TypeError, match="list of info dicts"):
+        stack_infos(infos)
 
 
 @given(st.lists(st.dictionaries(st.sampled_from("abcd"), st.floats(allow_nan=False)), min_size=1))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import FrozenInstanceError, dataclass
 from typing import Any, Generic
 
@@ -140,12 +140,22 @@ class VecResetResult(Generic[ObsType]):
 _reset_observations, _reset_infos = _field_writers(VecResetResult, "observations", "infos")
 
 
+def _coerced(array: NDArray[Any], values: list[Any]) -> bool:
+    """Whether numpy turned values of other types into text to stack them (e.g. 1 -> '1')."""
+    return array.dtype.kind in "US" and not all(isinstance(v, (str, bytes)) for v in values)
+
+
 def _stack(values: list[Any]) -> NDArray[Any]:
     try:
         array = np.asarray(values)
     except ValueError:  # ragged values
         array = None
-    if array is None or array.dtype == object or array.shape[:1] != (len(values),):
+    if (
+        array is None
+        or array.dtype == object
+        or array.shape[:1] != (len(values),)
+        or _coerced(array, values)
+    ):
         array = np.empty(len(values), dtype=object)
         for i, value in enumerate(values):
             array[i] = value
@@ -156,9 +166,10 @@ def stack_infos(infos: list[InfoDict]) -> dict[str, Any]:
     """Turn per-env info dicts into one dict of arrays with a leading ``num_envs`` axis.
 
     Only keys present in every dict are kept. Numbers and equally shaped
-    arrays stack into numeric arrays; anything else (dicts, dataclasses,
-    arrays of different shapes) goes into a 1-D object array with one entry
-    per sub-env.
+    arrays stack into numeric arrays (strings into a string array); anything
+    else (dicts, dataclasses, arrays of different shapes, a mix of strings
+    and numbers) goes into a 1-D object array with one entry per sub-env,
+    each value kept as it is.
 
     Args:
         infos: The ``infos`` of a :class:`VecStepResult` or
@@ -167,11 +178,17 @@ def stack_infos(infos: list[InfoDict]) -> dict[str, Any]:
     Returns:
         ``{key: array}``; empty when ``infos`` is empty or no key is shared.
 
+    Raises:
+        TypeError: ``infos`` is not a list (or tuple) of dicts.
+
     Example:
         >>> stacked = stack_infos([{"cash": 1.0, "id": "a"}, {"cash": 2.5}])
         >>> stacked
         {'cash': array([1. , 2.5])}
     """
+    checked: object = infos
+    if not isinstance(checked, (list, tuple)) or not all(isinstance(i, Mapping) for i in infos):
+        raise TypeError(f"stack_infos expects a list of info dicts, got {infos!r}")
     if not infos:
         return {}
     first, rest = infos[0], infos[1:]
