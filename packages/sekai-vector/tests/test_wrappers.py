@@ -120,6 +120,8 @@ def test_transform_wrappers(make_vec: Any) -> None:
     np.testing.assert_array_equal(result.rewards, [-1.5, -1.5, -1.5])
     with pytest.raises(TypeError, match="callable"):
         VecTransformReward(vec, 3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="new_observation_space must be a sekai"):
+        VecTransformObservation(vec, np.negative, "box")  # type: ignore[arg-type]
 
 
 def test_reward_transform_must_keep_one_reward_per_sub_env(make_vec: Any) -> None:

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import ActType, ObsType
+from sekai.spaces import Space
 from sekai.vector.vec_env import VecEnv
 from sekai.vector.wrappers.base import VecObservationWrapper, VecRewardWrapper
-
-if TYPE_CHECKING:
-    from sekai.spaces import Space
 
 __all__ = ["VecTransformObservation", "VecTransformReward"]
 
@@ -36,7 +34,8 @@ class VecTransformObservation(VecObservationWrapper[Any, ActType, Any]):
             transformation; ``None`` keeps the wrapped env's.
 
     Raises:
-        TypeError: ``func`` is not callable.
+        TypeError: ``func`` is not callable, or ``new_observation_space`` is
+            neither a Space nor ``None``.
 
     Example:
         >>> vec = VecTransformObservation(vec, lambda obs: obs / 255.0)  # doctest: +SKIP
@@ -49,6 +48,11 @@ class VecTransformObservation(VecObservationWrapper[Any, ActType, Any]):
         new_observation_space: Space[Any] | None = None,
     ) -> None:
         _check_callable(func, "VecTransformObservation")
+        if new_observation_space is not None and not isinstance(new_observation_space, Space):
+            raise TypeError(
+                "VecTransformObservation: new_observation_space must be a sekai.spaces.Space "
+                f"or None, got {new_observation_space!r}"
+            )
         super().__init__(venv)
         self.func = func
         if new_observation_space is not None:
