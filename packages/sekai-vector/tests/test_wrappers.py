@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sekai.spaces import Box, Dict, Discrete, MaskedBox
+from sekai.spaces import Box, Dict, Discrete, MaskedBox, MultiDiscrete
 from sekai.stats import EpisodeStats, InMemoryTracker
 from sekai.utils.running_stats import ExponentialMovingStats, RunningMeanStd
 from sekai.vector import (
@@ -62,9 +62,14 @@ def test_vec_wrapper_is_transparent(make_vec: Any) -> None:
 
 
 def test_vec_wrapper_spaces_can_be_assigned(make_vec: Any) -> None:
-    wrapped = VecWrapper(make_vec())
+    vec = make_vec()
+    wrapped = VecWrapper(vec)
     wrapped.observation_space = Box(0, 1, (5,))
     assert wrapped.batch_observation_space == Box(0, 1, (3, 5))
+    wrapped.action_space = Discrete(5)
+    assert wrapped.batch_action_space == MultiDiscrete([5, 5, 5])
+    assert vec.observation_space == Box(-1e6, 1e6, (3,), np.float32)
+    assert vec.action_space == Discrete(3)
     wrapped.spec = None
     wrapped.metadata = {"a": 1}
     assert wrapped.metadata == {"a": 1}
