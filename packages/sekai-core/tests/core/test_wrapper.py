@@ -125,6 +125,22 @@ def test_spaces_read_through_until_overridden(env: Any) -> None:
     assert Wrapper(wrapped).observation_space == "wrapper-obs"
 
 
+def test_overrides_assigned_before_super_init_are_kept(env: Any) -> None:
+    class Early(Wrapper[int, int, int, int]):
+        def __init__(self, env: Env[int, int]) -> None:
+            self.observation_space = "early-obs"  # type: ignore[assignment]
+            self.action_space = "early-act"  # type: ignore[assignment]
+            self.metadata = {"early": True}
+            self.spec = SimpleNamespace(id="Early-v0")  # type: ignore[assignment]
+            super().__init__(env)
+
+    wrapped = Early(env)
+    assert (wrapped.observation_space, wrapped.action_space) == ("early-obs", "early-act")
+    assert wrapped.metadata == {"early": True}
+    assert wrapped.spec.id == "Early-v0"
+    assert Wrapper(env).observation_space == "obs-space"
+
+
 def test_metadata_spec_and_unwrapped(env: Any) -> None:
     inner = Wrapper(env)
     outer = Wrapper(inner)

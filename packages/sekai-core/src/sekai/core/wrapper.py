@@ -45,7 +45,8 @@ class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActT
 
     ``observation_space`` and ``action_space`` read through to the wrapped env
     until the wrapper assigns its own; ``metadata`` and ``spec`` behave the
-    same way. ``rng`` and seeding act on the wrapped env's generator, so a
+    same way. A subclass may assign them before or after calling
+    ``super().__init__(env)``. ``rng`` and seeding act on the wrapped env's generator, so a
     wrapper and its env share one random stream (Gymnasium's wrappers do the
     same with ``np_random``); a wrapper that needs its own randomness keeps a
     separate generator.
@@ -82,10 +83,13 @@ class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActT
                 f"{not_an_env_hint(env)}"
             )
         self.env: Env[ObsType, ActType] = env
-        self._observation_space: Space[WObsType] | None = None
-        self._action_space: Space[WActType] | None = None
-        self._metadata: dict[str, Any] | None = None
-        self._spec: EnvSpec | None = None
+        # A subclass may assign its spaces (or metadata, spec)
+        # before calling super().__init__(env); those assignments are kept.
+        own = self.__dict__
+        self._observation_space: Space[WObsType] | None = own.get("_observation_space")
+        self._action_space: Space[WActType] | None = own.get("_action_space")
+        self._metadata: dict[str, Any] | None = own.get("_metadata")
+        self._spec: EnvSpec | None = own.get("_spec")
 
     def __getattr__(self, name: str) -> Any:
         # Only called when normal lookup fails on the wrapper itself.
