@@ -25,6 +25,7 @@ from sekai.core import (
     ResetResult,
     RewardWrapper,
     StepResult,
+    TimeLimit,
     Wrapper,
 )
 from sekai.core.env import ActType, ObsType
@@ -66,7 +67,17 @@ def test_env_classes_have_the_documented_methods(cls: type) -> None:
 def test_env_bases_and_unwrapped() -> None:
     assert Env.__bases__ == (SeededRNG, abc.ABC, Generic)
     assert Env.__orig_bases__[-1] == Generic[ObsType, ActType]  # type: ignore[attr-defined]
-    assert isinstance(Env.__dict__["unwrapped"], property)
+    unwrapped = Env.__dict__["unwrapped"]
+    assert isinstance(unwrapped, property)
+    assert typing.get_type_hints(unwrapped.fget)["return"] == Env[ObsType, ActType]
+
+
+def test_time_limit_signature() -> None:
+    assert _params(TimeLimit.__init__) == [
+        ("env", POS, P.empty),
+        ("max_episode_steps", POS, P.empty),
+    ]
+    assert TimeLimit.__orig_bases__ == (Wrapper[ObsType, ActType, ObsType, ActType],)  # type: ignore[attr-defined]
 
 
 def test_multi_agent_env_bases_and_per_agent_members() -> None:

@@ -123,7 +123,7 @@ class Env(SeededRNG, ABC, Generic[ObsType, ActType]):
         """
 
     @property
-    def unwrapped(self) -> Env[Any, Any]:
+    def unwrapped(self) -> Env[ObsType, ActType]:
         """The innermost environment; for an unwrapped env, the env itself."""
         return self
 
