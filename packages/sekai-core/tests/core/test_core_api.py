@@ -90,6 +90,22 @@ def test_multi_agent_env_bases_and_per_agent_members() -> None:
     assert isinstance(MultiAgentEnv.__dict__["max_num_agents"], property)
     assert _params(MultiAgentEnv.observation_space) == [("agent", POS, P.empty)]
     assert _params(MultiAgentEnv.action_space) == [("agent", POS, P.empty)]
+    # Inputs are typed as documented: any agent key, not only the env's AgentID.
+    annotations = {
+        name: inspect.signature(getattr(MultiAgentEnv, name)).parameters[param].annotation
+        for name, param in [
+            ("observation_space", "agent"),
+            ("action_space", "agent"),
+            ("step", "actions"),
+            ("async_step", "actions"),
+        ]
+    }
+    assert annotations == {
+        "observation_space": "Any",
+        "action_space": "Any",
+        "step": "dict[Any, ActType]",
+        "async_step": "dict[Any, ActType]",
+    }
 
 
 @pytest.mark.parametrize(

@@ -70,7 +70,7 @@ class MultiAgentEnv(SeededRNG, ABC, Generic[ObsType, ActType, AgentID]):
         """Number of possible agents, ``len(self.possible_agents)``."""
         return len(self.possible_agents)
 
-    def observation_space(self, agent: AgentID) -> Space[ObsType]:
+    def observation_space(self, agent: Any) -> Space[ObsType]:
         """The observation space of ``agent``.
 
         Raises:
@@ -84,7 +84,7 @@ class MultiAgentEnv(SeededRNG, ABC, Generic[ObsType, ActType, AgentID]):
         except KeyError:
             raise _unknown_agent(self, agent, spaces) from None
 
-    def action_space(self, agent: AgentID) -> Space[ActType]:
+    def action_space(self, agent: Any) -> Space[ActType]:
         """The action space of ``agent``.
 
         Raises:
@@ -109,7 +109,7 @@ class MultiAgentEnv(SeededRNG, ABC, Generic[ObsType, ActType, AgentID]):
         """
 
     @abstractmethod
-    def step(self, actions: dict[AgentID, ActType]) -> MAStepResult[ObsType, AgentID]:
+    def step(self, actions: dict[Any, ActType]) -> MAStepResult[ObsType, AgentID]:
         """Apply one action per agent and advance the environment by one step."""
 
     async def async_reset(
@@ -118,7 +118,7 @@ class MultiAgentEnv(SeededRNG, ABC, Generic[ObsType, ActType, AgentID]):
         """Async form of :meth:`reset`; the default runs :meth:`reset`."""
         return self.reset(seed=seed, options=options)
 
-    async def async_step(self, actions: dict[AgentID, ActType]) -> MAStepResult[ObsType, AgentID]:
+    async def async_step(self, actions: dict[Any, ActType]) -> MAStepResult[ObsType, AgentID]:
         """Async form of :meth:`step`; the default runs :meth:`step`."""
         return self.step(actions)
 
