@@ -109,6 +109,20 @@ def test_default_start_method_is_the_forkserver(proc: Any) -> None:
     np.testing.assert_array_equal(vec.step([1]).observations, [[0.5, 0.5]])
 
 
+def test_lambdas_and_locally_defined_classes_reach_the_workers(proc: Any) -> None:
+    base = 2.0
+
+    class Local(PidEnv):
+        def step(self, action: int) -> StepResult[Any]:
+            return StepResult(self._obs(), base + action, False, False, {"local": True})
+
+    vec = proc([lambda: Local()] * 2, context=None)  # workers started by the fork server
+    vec.reset()
+    result = vec.step([0, 1])
+    assert result.rewards.tolist() == [2.0, 3.0]
+    assert result.infos == [{"local": True}] * 2
+
+
 @pytest.mark.parametrize(("requested", "used"), [(None, True), (True, True), (False, False)])
 def test_shared_memory_choice_for_a_fixed_shape_space(
     proc: Any, requested: bool | None, used: bool
