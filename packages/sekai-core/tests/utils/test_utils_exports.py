@@ -31,3 +31,9 @@ def test_importing_sekai_utils_loads_no_heavy_submodule() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_dir_lists_the_lazy_names_before_they_are_loaded() -> None:
+    code = "import sekai.utils as u; print('check_env' in dir(u), 'RunningMeanStd' in dir(u))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True"]

@@ -48,3 +48,6 @@ else:
         value = getattr(importlib.import_module(module_name), name)
         globals()[name] = value
         return value
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})
