@@ -82,8 +82,17 @@ def test_time_limit_and_options_agree_with_sync(kit: Any, proc: Any, case: Any, 
 
 
 def _seed_arg(n: int) -> st.SearchStrategy[Any]:
-    """Every form of reset seed that gives a reproducible run: an int or a list of ints."""
-    return st.one_of(st.integers(0, 2**32), st.lists(st.integers(0, 2**32), min_size=n, max_size=n))
+    """Every form of reset seed that gives a reproducible run: an int, or a list of ints
+    and Generators (a Generator entry is written ``("rng", seed)``, see :func:`_seed`)."""
+    entry = st.one_of(st.integers(0, 2**32), st.tuples(st.just("rng"), st.integers(0, 2**32)))
+    return st.one_of(st.integers(0, 2**32), st.lists(entry, min_size=n, max_size=n))
+
+
+def _seed(arg: Any) -> Any:
+    """The seed argument of one run: fresh Generators, since a sub-env adopts its own."""
+    if isinstance(arg, list):
+        return [np.random.default_rng(e[1]) if isinstance(e, tuple) else e for e in arg]
+    return arg
 
 
 def _options_arg(n: int) -> st.SearchStrategy[Any]:
@@ -112,14 +121,15 @@ backends_scenario = st.integers(1, 3).flatmap(
 )
 @given(backends_scenario)
 def test_sync_async_and_proc_give_identical_trajectories(kit: Any, proc: Any, case: Any) -> None:
-    """One seed (int or list) and one options argument (dict, list or None) give the
-    same trajectory on Sync, Async and Proc, with autoreset on or off, including the
-    random streams that autoreset and a later ``reset(seed=None)`` continue."""
+    """One seed (an int, or a list of ints and Generators) and one options argument
+    (a dict, a list or None) give the same trajectory on Sync, Async and Proc, with
+    autoreset on or off, including the random streams that autoreset and a later
+    ``reset(seed=None)`` continue."""
     lengths, actions, autoreset, seed, options, later_options, workers = case
     fns = kit.counting_fns(lengths, random_start=True)
 
     def run(vec: VecEnv[Any, Any]) -> list[Any]:
-        trace = _run_open(vec, seed, options, actions)
+        trace = _run_open(vec, _seed(seed), options, actions)
         trace += _run_open(vec, None, later_options, actions)
         vec.close()
         return trace
