@@ -39,3 +39,11 @@ def test_bad_deque_size_is_named(deque_size: object, error: type[Exception]) -> 
 def test_an_object_without_record_is_not_a_tracker() -> None:
     with pytest.raises(TypeError, match=r"Owner: tracker must be a StatsTracker.*got \[\]"):
         tracker_and_size("Owner", [], 10)
+
+
+def test_a_non_callable_record_attribute_is_not_a_tracker() -> None:
+    class NotCallable:
+        record = "episodes.csv"
+
+    with pytest.raises(TypeError, match=r"Owner: tracker must be a StatsTracker.*NotCallable"):
+        tracker_and_size("Owner", NotCallable(), 10)

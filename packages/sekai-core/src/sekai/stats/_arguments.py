@@ -32,7 +32,7 @@ def tracker_and_size(owner: str, tracker: object, deque_size: object) -> tuple[S
     size = int(deque_size)
     if tracker is None:
         return InMemoryTracker(size), size
-    if not isinstance(tracker, StatsTracker):
+    if not isinstance(tracker, StatsTracker) or not callable(tracker.record):
         raise TypeError(
             f"{owner}: tracker must be a StatsTracker (an object with a record(stats) method), "
             f"got {tracker!r}"
