@@ -214,6 +214,26 @@ def test_normalize_observation_box(make_vec: Any) -> None:
     assert rms.count == count
 
 
+def test_normalize_observation_ignores_frozen_sub_envs(make_vec: Any) -> None:
+    vec = VecNormalizeObservation(make_vec((1, 9), autoreset=False))
+    vec.reset()
+    rms = vec.obs_rms
+    vec.step([0, 0])  # sub-env 0 ends: its terminal observation still counts
+    expected = RunningMeanStd((3,))
+    expected.update(np.zeros((2, 3)))
+    expected.update(np.array([[0, 1, 0], [0, 1, 0]], dtype=np.float64))
+    assert rms.count == expected.count
+    result = vec.step([2, 2])  # sub-env 0 frozen: only sub-env 1 updates the statistics
+    expected.update(np.array([[0, 2, 2]], dtype=np.float64))
+    assert rms.count == expected.count
+    np.testing.assert_allclose(rms.mean, expected.mean)
+    np.testing.assert_allclose(rms.var, expected.var)
+    scale = np.sqrt(expected.var + 1e-8)
+    np.testing.assert_allclose(result.observations[0], ([0, 1, 0] - expected.mean) / scale)
+    vec.reset()  # unfreezes: both sub-envs update again
+    assert rms.count == expected.count + 2
+
+
 def test_normalize_observation_clip_and_ewm(make_vec: Any) -> None:
     vec = VecNormalizeObservation(make_vec(), stats="ewm", halflife=10.0, clip=0.5)
     assert isinstance(vec.obs_rms, ExponentialMovingStats)

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["batch_of_one", "copy_batch", "get_row", "put_rows", "take_rows"]
+__all__ = ["batch_of_one", "copy_batch", "get_row", "put_rows", "select_rows", "take_rows"]
 
 
 def get_row(batch: Any, i: int) -> Any:
@@ -17,6 +17,15 @@ def get_row(batch: Any, i: int) -> Any:
     if isinstance(batch, tuple):
         return tuple(get_row(value, i) for value in batch)
     return batch[i]
+
+
+def select_rows(batch: Any, mask: NDArray[np.bool_]) -> Any:
+    """The rows of a batch under ``mask`` (a smaller batch, copied), leaf by leaf."""
+    if isinstance(batch, dict):
+        return {key: select_rows(value, mask) for key, value in batch.items()}
+    if isinstance(batch, tuple):
+        return tuple(select_rows(value, mask) for value in batch)
+    return np.asarray(batch)[mask]
 
 
 def copy_batch(batch: Any) -> Any:

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from sekai.core import ActType
 from sekai.utils._normalization import StatsKind, build_normalizer, load_state, state_of
-from sekai.vector._rows import batch_of_one, get_row
+from sekai.vector._autoreset import FINAL_OBSERVATION
+from sekai.vector._rows import batch_of_one, get_row, select_rows
+from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.vector.vec_env import VecEnv
 from sekai.vector.wrappers._checks import check_real
 from sekai.vector.wrappers.base import VecObservationWrapper
+
+if TYPE_CHECKING:
+    from sekai.utils.seeding import SeedType
 
 __all__ = ["StatsKind", "VecNormalizeObservation"]
 
@@ -32,7 +39,10 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, Any]):
     follows the recent distribution with a ``halflife`` counted in vector
     steps. With ``clip`` normalised values are clipped to ``[-clip, clip]``.
     The terminal observations in ``infos[i]["final_observation"]`` are
-    normalised with the current statistics without updating them.
+    normalised with the current statistics without updating them. Without
+    autoreset, a finished sub-env is frozen and repeats its final observation:
+    those repeats are normalised but do not update the statistics until
+    :meth:`reset`.
 
     Set :attr:`update_running_mean` to ``False`` to freeze the statistics;
     :meth:`state_dict` / :meth:`load_state_dict` save and restore them.
@@ -90,6 +100,54 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, Any]):
             num_envs=self.num_envs,
         )
         self.observation_space = space
+        self._ignored = np.zeros(self.num_envs, dtype=bool)
+        self._any_ignored = False
+
+    def _restart(self) -> None:
+        self._ignored[:] = False
+        self._any_ignored = False
+
+    def reset(
+        self,
+        *,
+        seed: list[SeedType] | SeedType = None,
+        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
+    ) -> VecResetResult[Any]:
+        """Reset the wrapped vector env and normalise the first observations."""
+        self._restart()
+        return super().reset(seed=seed, options=options)
+
+    async def async_reset(
+        self,
+        *,
+        seed: list[SeedType] | SeedType = None,
+        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
+    ) -> VecResetResult[Any]:
+        """Async form of :meth:`reset`."""
+        self._restart()
+        return await super().async_reset(seed=seed, options=options)
+
+    def _transform(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
+        if self._any_ignored and self.update_running_mean:
+            active = ~self._ignored
+            if active.any():  # update with the sub-envs that are not frozen only
+                self._normalize(select_rows(result.observations, active), True)
+            observations = self._normalize(result.observations, False)
+        else:
+            observations = self.observation(result.observations)
+        done = np.logical_or(result.terminated, result.truncated)
+        if done.any():
+            for i in np.flatnonzero(done & ~self._ignored).tolist():
+                if FINAL_OBSERVATION not in result.infos[i]:
+                    self._ignored[i] = True  # frozen until reset()
+                    self._any_ignored = True
+        return VecStepResult(
+            observations,
+            result.rewards,
+            result.terminated,
+            result.truncated,
+            self._final_infos(result),
+        )
 
     @property
     def obs_rms(self) -> Any:
