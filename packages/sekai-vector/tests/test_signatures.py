@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-import sekai
 import sekai.vector as vector
 
 _SEED_OPTIONS = "*, seed=None, options=None"
@@ -139,11 +138,3 @@ def test_bases() -> None:
     assert issubclass(vector.VecTransformReward, vector.VecRewardWrapper)
     for cls in (vector.VecRecordEpisodeStatistics, vector.VecNormalizeReward):
         assert issubclass(cls, vector.VecWrapper)
-
-
-def test_exported_from_sekai_except_shared() -> None:
-    for name in vector.__all__:
-        if name == "shared":
-            continue
-        assert getattr(sekai, name) is getattr(vector, name), name
-    assert not hasattr(sekai, "shared")

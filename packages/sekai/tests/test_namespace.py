@@ -78,3 +78,12 @@ def test_unknown_attribute_raises_attribute_error() -> None:
 def test_only_the_meta_package_has_an_init() -> None:
     inits = sorted(p.relative_to(PACKAGES) for p in PACKAGES.glob("*/src/sekai/__init__.py"))
     assert inits == [Path("sekai/src/sekai/__init__.py")]
+
+
+def test_shared_stays_in_sekai_vector() -> None:
+    # spec/vector.md: everything is exported from sekai and sekai.vector, except
+    # `shared`, which only sekai.vector exports.
+    import sekai.vector
+
+    assert sekai.vector.shared is not None
+    assert not hasattr(sekai, "shared")
