@@ -280,6 +280,52 @@ def test_keyboard_interrupt_while_waiting_then_a_normal_step(
     assert result.rewards.tolist() == [1.0, 0.0, 1.0]
 
 
+@pytest.mark.parametrize("window", ["reply read, not yet counted", "command not yet sent"])
+def test_an_interrupt_between_any_two_steps_of_a_round_trip_never_hangs(
+    proc: Any, monkeypatch: pytest.MonkeyPatch, window: str
+) -> None:
+    # Ctrl-C lands between two bytecodes: here, right after a reply was read
+    # but before the parent counted it, or right before a command was written.
+    # The next command must neither wait for a reply that will never come nor
+    # take a stale reply for its own.
+    from sekai.vector import _proc_pool
+
+    vec = proc(faulty(2), num_workers=2)
+    vec.reset()
+    if window == "reply read, not yet counted":
+        real_loads = _proc_pool._loads
+
+        def interrupted_loads(data: bytes) -> Any:
+            real_loads(data)
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(_proc_pool, "_loads", interrupted_loads)
+        expected_t = [2, 2]  # the interrupted step ran in the workers
+    else:
+        channel_type = type(vec._pool.workers[0].channel)
+
+        def interrupted_send(self: Any, data: bytes) -> None:
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(channel_type, "send", interrupted_send)
+        expected_t = [1, 1]  # the interrupted step reached no worker
+    with pytest.raises(KeyboardInterrupt):
+        vec.step([1, 1])
+    monkeypatch.undo()
+
+    def give_up(signum: int, frame: Any) -> None:
+        raise TimeoutError("the step after the interrupt hung")
+
+    previous = signal.signal(signal.SIGALRM, give_up)
+    signal.alarm(20)
+    try:
+        vec.step([1, 1])
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert vec.get_attr("t") == expected_t
+
+
 def test_workers_ignore_sigint(proc: Any, leaks: Any) -> None:
     vec = proc(faulty(2))
     vec.reset()

@@ -389,16 +389,18 @@ class WorkerPool:
         """Read and drop the replies of an interrupted command; wait for busy workers."""
         stale = [w for w in self.workers if w.alive and (w.uncertain or not w.received)]
         if stale:
-            uncertain = [w for w in stale if w.uncertain]
-            if uncertain:
-                # Whether the interrupted message arrived is unknown: a PING
-                # with a new number gives a reply that is certain to come.
-                seq = self.seq = self.seq + 1
-                for w in uncertain:
-                    w.uncertain = False
-                    w.expect = seq
-                    with contextlib.suppress(OSError):
-                        w.channel.send(HEADER.pack(PING, seq))
+            # An interrupt can land between any two bytecodes: before a command
+            # was sent, or after its reply was read but before it was counted.
+            # So whether a reply is still to come is unknown; a PING with a new
+            # number gives one that is certain to come, and the replies read on
+            # the way to it are dropped.
+            seq = self.seq = self.seq + 1
+            for w in stale:
+                w.uncertain = False
+                w.received = False
+                w.expect = seq
+                with contextlib.suppress(OSError):
+                    w.channel.send(HEADER.pack(PING, seq))
             for w in stale:
                 self._recv(w)
         self.dirty = False
