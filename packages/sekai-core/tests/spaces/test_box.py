@@ -153,3 +153,12 @@ def test_equality() -> None:
     assert Box(0.0, 1.0, (2,)) != Box(0.0, 2.0, (2,))
     assert Box(0.0, 1.0, (2,)) != Box(0.0, 1.0, (2,), dtype=np.float64)
     assert Box(-np.inf, np.inf, (2,)) == Box(-np.inf, np.inf, (2,))
+
+
+@pytest.mark.parametrize(("low", "high"), [(0.0, -0.0), (-0.0, 0.0), (-0.0, -0.0)])
+def test_degenerate_box_with_signed_zero_bounds_samples(low: float, high: float) -> None:
+    # low == high compares equal for 0.0 and -0.0, but high - low can be -0.0.
+    space = Box(low, high, shape=(3,))
+    sample = space.sample()
+    assert sample in space
+    assert np.all(sample == 0.0)

@@ -155,7 +155,9 @@ class Box(Space[NDArray[Any]]):
         ):
             low0, high0 = self.low.flat[0].item(), self.high.flat[0].item()
             if self._is_float and self._all_bounded and np.isfinite(float(high0) - float(low0)):
-                self._uniform_bounds = (float(low0), float(high0))
+                # ``+ 0.0`` turns -0.0 into 0.0: numpy's uniform() rejects
+                # Box(0.0, -0.0), whose high - low is -0.0.
+                self._uniform_bounds = (float(low0) + 0.0, float(high0) + 0.0)
             elif not self._is_float:
                 self._uniform_bounds = (low0, high0)
         if self._is_float:
