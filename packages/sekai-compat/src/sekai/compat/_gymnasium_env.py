@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sekai.compat._rendering import check_renderer
 from sekai.compat.gymnasium_spaces import convert_to_gymnasium
 
 if TYPE_CHECKING:
@@ -36,17 +37,7 @@ class SekaiGymnasiumEnv(_GymEnv):
         renderer: RendererLike | None = None,
         render_mode: str | None = None,
     ) -> None:
-        if renderer is None and render_mode is not None:
-            raise ValueError(
-                f"to_gymnasium: render_mode={render_mode!r} needs a renderer (an object with "
-                "render(env)), got renderer=None"
-            )
-        if renderer is not None and not callable(getattr(renderer, "render", None)):
-            raise TypeError(
-                f"to_gymnasium: renderer must have a render(env) method, got {renderer!r}"
-            )
-        if renderer is not None and render_mode is None:
-            render_mode = "rgb_array"
+        render_mode = check_renderer("to_gymnasium", renderer, render_mode)
         self.sekai_env = env
         self.renderer = renderer
         self.render_mode = render_mode

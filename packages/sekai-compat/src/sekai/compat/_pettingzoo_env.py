@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sekai.compat._rendering import check_renderer
 from sekai.compat.gymnasium_spaces import convert_to_gymnasium
 
 if TYPE_CHECKING:
@@ -35,17 +36,7 @@ class SekaiParallelEnv(_ParallelEnv):
         renderer: RendererLike | None = None,
         render_mode: str | None = None,
     ) -> None:
-        if renderer is None and render_mode is not None:
-            raise ValueError(
-                f"to_pettingzoo: render_mode={render_mode!r} needs a renderer (an object with "
-                "render(env)), got renderer=None"
-            )
-        if renderer is not None and not callable(getattr(renderer, "render", None)):
-            raise TypeError(
-                f"to_pettingzoo: renderer must have a render(env) method, got {renderer!r}"
-            )
-        if renderer is not None and render_mode is None:
-            render_mode = "rgb_array"
+        render_mode = check_renderer("to_pettingzoo", renderer, render_mode)
         self.sekai_env = env
         self.renderer = renderer
         self.render_mode = render_mode
