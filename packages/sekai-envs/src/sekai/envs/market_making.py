@@ -150,9 +150,13 @@ class MarketMakingEnv(MultiAgentEnv[_Obs, Any, str]):
         self._quote_space = quotes
         self.action_spaces: dict[str, Space[Any]] = {MARKET_MAKER: quotes, TRADER: Discrete(3)}
         self._shocks: list[list[float]] = []  # one row of random draws per step
+        self._signal = 0.0
+        self._start_books()
+
+    def _start_books(self) -> None:
+        """Flat books, no cash, the initial mid-price, step 0."""
         self._t = 0
         self._mid = self.initial_price
-        self._signal = 0.0
         self._inventory = 0
         self._cash = 0.0
         self._position = 0
@@ -187,15 +191,7 @@ class MarketMakingEnv(MultiAgentEnv[_Obs, Any, str]):
             [rng.random((self.episode_length, 2)), rng.standard_normal((self.episode_length, 2))],
             axis=1,
         ).tolist()
-        self._t = 0
-        self._mid = self.initial_price
-        self._inventory = 0
-        self._cash = 0.0
-        self._position = 0
-        self._trader_cash = 0.0
-        self._last_flow = 0
-        self._last_move = 0.0
-        self._last_spread = 0.0
+        self._start_books()
         self.agents = list(self.possible_agents)
         info = {
             MARKET_MAKER: {"inventory": 0, "cash": 0.0, "pnl": 0.0},
