@@ -267,3 +267,64 @@ def test_info_arrays_of_every_layout_become_per_env_dicts(kit: Any) -> None:
     short.reset()
     with pytest.raises(ValueError, match="'bad' must have a leading axis of 2"):
         short.step([0, 0])
+
+
+def test_infos_read_later_describe_their_own_step(kit: Any) -> None:
+    # A native env builds its info dicts only when they are read, so what
+    # they show must be captured during the step, even when the env hands
+    # out its live arrays and resets sub-envs afterwards.
+    class Live(kit.CountingNativeVecEnv):  # type: ignore[misc]
+        def _step(self, actions: Any) -> Any:
+            rewards, terminated, truncated, _ = super()._step(actions)
+            return rewards, terminated, truncated, {"t": self.t}
+
+    vec = Live(2, [2, 5], max_episode_steps=9)
+    vec.reset()
+    results = [vec.step([1, 1]) for _ in range(3)]
+    assert [r.infos[1]["t"] for r in results] == [1, 2, 3]
+    assert [r.infos[1]["elapsed_steps"] for r in results] == [1, 2, 3]
+    finished = results[1].infos[0]
+    np.testing.assert_array_equal(finished["final_observation"], [0.0, 2, 2])
+    assert finished["final_info"] == {"t": 2, "elapsed_steps": 2}
+    assert finished["reset_info"] == {"start": 0.0}
+    assert results[2].infos[0] == {"t": 1, "elapsed_steps": 1}
+
+
+def test_deferred_infos_behave_like_a_stored_field(native: Any) -> None:
+    import copy
+    import pickle
+    from dataclasses import FrozenInstanceError, astuple
+
+    vec = native(2, [1, 3], max_episode_steps=5)
+    vec.reset()
+    result = vec.step([0, 1])
+    assert result.num_envs == 2
+    infos = result.infos
+    assert result.infos is infos
+    assert type(infos) is list and all(type(info) is dict for info in infos)
+    with pytest.raises(FrozenInstanceError):
+        result.infos = []
+    with pytest.raises(FrozenInstanceError):
+        del result.infos
+    assert "elapsed_steps" in repr(result)
+    assert astuple(result)[4][1] == infos[1]
+    for clone in (pickle.loads(pickle.dumps(result)), copy.deepcopy(result)):
+        assert clone.infos[1] == infos[1]
+        np.testing.assert_array_equal(
+            clone.infos[0]["final_observation"], infos[0]["final_observation"]
+        )
+
+
+def test_bad_reset_info_arrays_are_reported_by_the_step(kit: Any) -> None:
+    class Short(kit.CountingNativeVecEnv):  # type: ignore[misc]
+        broken = False
+
+        def _reset_infos(self, indices: Any) -> dict[str, Any]:
+            size = len(indices) + 1 if self.broken else len(indices)
+            return {"start": np.zeros(size)}
+
+    vec = Short(3, [1, 2, 2])
+    vec.reset()
+    vec.broken = True
+    with pytest.raises(ValueError, match="'start' must have a leading axis of 1"):
+        vec.step([0, 0, 0])

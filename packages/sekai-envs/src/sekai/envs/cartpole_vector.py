@@ -28,6 +28,9 @@ from sekai.vector import InfoArrays, NativeVecEnv
 
 __all__ = ["CartPoleVecEnv"]
 
+_FORCES = np.array([-FORCE_MAG, FORCE_MAG])  # the force of action 0 and of action 1
+_LIMITS = np.array([X_THRESHOLD, THETA_THRESHOLD])  # the bounds of |x| and |theta|
+
 
 class CartPoleVecEnv(NativeVecEnv[NDArray[np.float32], np.int64]):
     """``num_envs`` CartPole-v1 simulations advanced together with numpy.
@@ -85,6 +88,8 @@ class CartPoleVecEnv(NativeVecEnv[NDArray[np.float32], np.int64]):
         self._state = np.zeros((self.num_envs, 4), dtype=np.float64)
         self._step_reward = 0.0 if self.sutton_barto_reward else 1.0
         self._end_reward = -1.0 if self.sutton_barto_reward else 1.0
+        self._constant_rewards = np.full(self.num_envs, self._step_reward)
+        self._never_truncated = np.zeros(self.num_envs, dtype=np.bool_)
 
     @property
     def state(self) -> NDArray[np.float64]:
@@ -104,7 +109,8 @@ class CartPoleVecEnv(NativeVecEnv[NDArray[np.float32], np.int64]):
     def _reset_envs(
         self, indices: NDArray[np.intp], options: Sequence[dict[str, Any] | None]
     ) -> None:
-        if all(not option for option in options):
+        # Autoreset passes only None: counted in C, before the general check.
+        if options.count(None) == len(options) or all(not option for option in options):
             self._state[indices] = self.rng.uniform(RESET_LOW, RESET_HIGH, size=(len(indices), 4))
             return
         for index, option in zip(indices.tolist(), options, strict=True):
@@ -117,42 +123,50 @@ class CartPoleVecEnv(NativeVecEnv[NDArray[np.float32], np.int64]):
     def _step(
         self, actions: Any
     ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
-        if actions.dtype.kind not in "iu" or (
-            actions.size and (actions.min() < 0 or actions.max() > 1)
-        ):
+        if actions.dtype.kind not in "iu":
+            raise InvalidAction(
+                f"CartPoleVecEnv expects integer actions 0 or 1 of shape ({self.num_envs},), "
+                f"got {actions!r}"
+            )
+        indices = actions.astype(np.intp, copy=False)
+        # Read as unsigned, a negative action is huge: one comparison finds both faults.
+        if np.count_nonzero(indices.view(np.uintp) > 1):
             raise InvalidAction(
                 f"CartPoleVecEnv expects integer actions 0 or 1 of shape ({self.num_envs},), "
                 f"got {actions!r}"
             )
         state = self._state
-        x, x_dot, theta, theta_dot = state.T
-        force = np.where(actions == 1, FORCE_MAG, -FORCE_MAG)
+        theta, theta_dot = state[:, 2], state[:, 3]
+        force = _FORCES.take(indices)
         costheta = np.cos(theta)
         sintheta = np.sin(theta)
+        # The time derivatives of (x, x_dot, theta, theta_dot), one row per sub-env.
+        rates = np.empty_like(state)
+        rates[:, 0::2] = state[:, 1::2]
         temp = (force + POLE_MASS_LENGTH * (theta_dot * theta_dot) * sintheta) / TOTAL_MASS
-        thetaacc = (GRAVITY * sintheta - costheta * temp) / (
-            HALF_LENGTH * (4.0 / 3.0 - MASS_POLE * (costheta * costheta) / TOTAL_MASS)
+        thetaacc = np.divide(
+            GRAVITY * sintheta - costheta * temp,
+            HALF_LENGTH * (4.0 / 3.0 - MASS_POLE * (costheta * costheta) / TOTAL_MASS),
+            out=rates[:, 3],
         )
-        xacc = temp - POLE_MASS_LENGTH * thetaacc * costheta / TOTAL_MASS
-        new = np.empty_like(state)
-        new[:, 0] = x + TAU * x_dot
-        new[:, 1] = x_dot + TAU * xacc
-        new[:, 2] = theta + TAU * theta_dot
-        new[:, 3] = theta_dot + TAU * thetaacc
+        np.subtract(temp, POLE_MASS_LENGTH * thetaacc * costheta / TOTAL_MASS, out=rates[:, 1])
+        # state + TAU * rates, in CartPoleEnv's floating-point order (x + TAU * x_dot, ...;
+        # products and sums commute exactly in IEEE).
+        new = np.multiply(rates, TAU, out=rates)
+        np.add(state, new, out=new)
         if not self.autoreset:
             frozen = self.frozen
             if frozen.any():
                 new[frozen] = state[frozen]  # a finished sub-env keeps its final state
         self._state = new
-        x, theta = new[:, 0], new[:, 2]
-        terminated = (
-            (x < -X_THRESHOLD)
-            | (x > X_THRESHOLD)
-            | (theta < -THETA_THRESHOLD)
-            | (theta > THETA_THRESHOLD)
-        )
-        rewards = np.where(terminated, self._end_reward, self._step_reward)
-        return rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), {}
+        # |x| > t is exactly x < -t or x > t, NaN included.
+        beyond = np.abs(new[:, 0::2]) > _LIMITS
+        terminated = beyond[:, 0] | beyond[:, 1]
+        if self._end_reward == self._step_reward:
+            rewards = self._constant_rewards  # NativeVecEnv.step copies what _step returns
+        else:
+            rewards = np.where(terminated, self._end_reward, self._step_reward)
+        return rewards, terminated, self._never_truncated, {}
 
     def __repr__(self) -> str:
         return f"CartPoleVecEnv(num_envs={self.num_envs})"

@@ -14,7 +14,7 @@ import numpy as np
 
 from sekai.core import InfoDict
 
-__all__ = ["info_dicts"]
+__all__ = ["info_dicts", "snapshot_info_arrays"]
 
 
 def _column(value: Any, count: int, key: str) -> list[Any]:
@@ -27,6 +27,36 @@ def _column(value: Any, count: int, key: str) -> list[Any]:
             f"info array {key!r} must have a leading axis of {count} entries, got {len(column)}"
         )
     return column
+
+
+def snapshot_info_arrays(arrays: Mapping[str, Any], count: int) -> dict[str, Any]:
+    """A checked copy of a step's info arrays, for building the info dicts later.
+
+    The env may reuse its arrays on the next step, so each array is copied
+    (and any other sequence shallow-copied into a list).
+
+    Raises:
+        ValueError: An array's leading axis does not have ``count`` entries.
+    """
+    if not arrays:
+        return {}
+    snapshot: dict[str, Any] = {}
+    for key, value in arrays.items():
+        if isinstance(value, np.ndarray):
+            if value.ndim == 0:
+                raise ValueError(
+                    f"info array {key!r} must have a leading axis of {count} entries, "
+                    f"got a 0-d array {value!r}"
+                )
+            copied: Any = value.copy()
+        else:
+            copied = list(value)
+        if len(copied) != count:
+            raise ValueError(
+                f"info array {key!r} must have a leading axis of {count} entries, got {len(copied)}"
+            )
+        snapshot[key] = copied
+    return snapshot
 
 
 def info_dicts(

@@ -5,21 +5,22 @@ from __future__ import annotations
 import numbers
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.core import ActType, ObsType
+from sekai.core import ActType, InfoDict, ObsType
 from sekai.error import ResetRequired, VecEnvClosed
 from sekai.spaces import Box, Discrete, MultiBinary, MultiDiscrete, Space
 from sekai.utils.seeding import SeededRNG, np_random
 from sekai.vector._actions import make_action_checker
 from sekai.vector._arguments import check_num_envs, per_env_options
 from sekai.vector._autoreset import FINAL_INFO, FINAL_OBSERVATION, RESET_INFO
-from sekai.vector._info_arrays import info_dicts
+from sekai.vector._info_arrays import info_dicts, snapshot_info_arrays
 from sekai.vector._rows import copy_batch, get_row, put_rows, take_rows
-from sekai.vector.results import VecResetResult, VecStepResult
+from sekai.vector.results import VecResetResult, VecStepResult, deferred_step_result
 from sekai.vector.vec_env import VecEnv
 
 if TYPE_CHECKING:
@@ -76,6 +77,44 @@ def shared(member: _F) -> _F:
 
 _NUMERIC_ACTION_SPACES = (Box, Discrete, MultiDiscrete, MultiBinary)
 
+_Resets = tuple[NDArray[np.intp], Any, Mapping[str, Any]]
+
+
+def _build_infos(
+    count: int,
+    arrays: Mapping[str, Any],
+    elapsed: NDArray[np.int64] | None,
+    cleared: NDArray[np.intp] | None,
+    resets: _Resets | None,
+) -> list[InfoDict]:
+    """A step's info dicts, from the snapshot :meth:`NativeVecEnv.step` took.
+
+    Args:
+        count: Number of sub-envs.
+        arrays: The checked info arrays of :meth:`NativeVecEnv._step`.
+        elapsed: ``elapsed_steps`` per sub-env, under a time limit.
+        cleared: Frozen sub-envs, whose info is empty.
+        resets: ``(indices, final observations, reset info arrays)`` of the
+            sub-envs that autoreset.
+    """
+    extra = None if elapsed is None else ("elapsed_steps", elapsed.tolist())
+    infos = info_dicts(arrays, count, extra)
+    if cleared is not None:
+        for i in cleared.tolist():
+            infos[i] = {}
+    if resets is not None:
+        indices, finals, reset_arrays = resets
+        reset_infos = info_dicts(reset_arrays, len(indices))
+        for i, final, reset_info in zip(indices.tolist(), finals, reset_infos, strict=True):
+            info = infos[i]
+            infos[i] = {
+                **info,
+                FINAL_OBSERVATION: final,
+                FINAL_INFO: info,
+                RESET_INFO: reset_info,
+            }
+    return infos
+
 
 class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
     """Base class of vector envs that keep every sub-env's state in arrays.
@@ -129,6 +168,12 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
     ``"elapsed_steps"``, as ``TimeLimit`` does for each sub-env of a
     ``SyncVecEnv``. :attr:`elapsed_steps` counts steps with or without a
     limit.
+
+    The info dicts of a step are built the first time ``result.infos`` is
+    read, from a snapshot taken during the step (info arrays and
+    ``elapsed_steps`` copied, final observations kept), so reading them
+    later, even after further steps, gives the same dicts. Thousands of
+    sub-envs then cost no per-env dicts in loops that never read them.
 
     :meth:`get_attr` / :meth:`call` read this object: an array result with a
     leading ``num_envs`` axis is split per sub-env, anything else (and
@@ -227,7 +272,8 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
         Returns:
             ``(rewards, terminated, truncated, infos)``: arrays of shape
             ``(num_envs,)`` and a mapping of info arrays with a leading
-            ``num_envs`` axis (may be empty).
+            ``num_envs`` axis (may be empty). :meth:`step` copies all of
+            them before it returns, so the env may reuse these arrays.
         """
 
     def _reset_infos(self, indices: NDArray[np.intp]) -> InfoArrays:
@@ -359,20 +405,24 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
             elapsed += 1
         limit = self.max_episode_steps
         if limit is not None:
-            truncated |= (elapsed >= limit) & ~terminated
+            at_limit = elapsed >= limit
+            if np.count_nonzero(at_limit):
+                truncated |= at_limit & ~terminated
         observations = self._observe()
-        extra = None if limit is None else ("elapsed_steps", elapsed.tolist())
-        infos = info_dicts(info_arrays, n, extra)
+        # The info dicts are built only if the caller reads them (see
+        # deferred_step_result); everything they need is captured now.
+        arrays = snapshot_info_arrays(info_arrays, n)
+        elapsed_now = None if limit is None else elapsed.copy()
         dones = terminated | truncated
 
         if not self.autoreset:
+            cleared = None
             if any_frozen:
                 observations = take_rows(observations, self._final_obs, frozen)
                 rewards[frozen] = 0.0
                 terminated[frozen] = self._final_terminated[frozen]
                 truncated[frozen] = self._final_truncated[frozen]
-                for i in np.flatnonzero(frozen).tolist():
-                    infos[i] = {}
+                cleared = np.flatnonzero(frozen)
                 dones = dones & ~frozen
             if dones.any():
                 if self._final_obs is None:
@@ -383,28 +433,24 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
                 self._final_truncated[dones] = truncated[dones]
                 frozen |= dones
                 self._any_frozen = True
-            return VecStepResult(observations, rewards, terminated, truncated, infos)
+            build = partial(_build_infos, n, arrays, elapsed_now, cleared, None)
+            return deferred_step_result(observations, rewards, terminated, truncated, build)
 
-        if dones.any():
-            indices = np.flatnonzero(dones)
+        resets = None
+        if np.count_nonzero(dones):
+            indices = dones.nonzero()[0]
+            count = len(indices)
+            finals: Any
             if isinstance(observations, np.ndarray):
-                finals = list(observations[indices])  # rows of one copy
+                finals = observations[indices]  # one copy; its rows become the finals
             else:
                 finals = [get_row(observations, i) for i in indices.tolist()]
-            count = len(finals)
             self._reset_envs(indices, self._no_options[:count])
             elapsed[indices] = 0
             observations = self._observe()
-            reset_infos = info_dicts(self._reset_infos(indices), count)
-            for i, final, reset_info in zip(indices.tolist(), finals, reset_infos, strict=True):
-                info = infos[i]
-                infos[i] = {
-                    **info,
-                    FINAL_OBSERVATION: final,
-                    FINAL_INFO: info,
-                    RESET_INFO: reset_info,
-                }
-        return VecStepResult(observations, rewards, terminated, truncated, infos)
+            resets = (indices, finals, snapshot_info_arrays(self._reset_infos(indices), count))
+        build = partial(_build_infos, n, arrays, elapsed_now, None, resets)
+        return deferred_step_result(observations, rewards, terminated, truncated, build)
 
     def close(self) -> None:
         """Mark the env closed; subclasses that hold resources extend it."""

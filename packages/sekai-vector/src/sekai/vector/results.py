@@ -55,7 +55,11 @@ class VecStepResult(Generic[ObsType]):
         terminated: bool array of shape ``(num_envs,)``.
         truncated: bool array of shape ``(num_envs,)``.
         infos: One info dict per sub-env (a list, not a dict of arrays; see
-            :func:`stack_infos` for the other layout).
+            :func:`stack_infos` for the other layout). A
+            :class:`~sekai.vector.NativeVecEnv` builds this list the first
+            time it is read, from a snapshot taken during the step, so a
+            training loop that never reads it does not pay for thousands
+            of dicts per step.
     """
 
     observations: ObsType
@@ -92,7 +96,7 @@ class VecStepResult(Generic[ObsType]):
     @property
     def num_envs(self) -> int:
         """Number of sub-envs in the batch."""
-        return len(self.infos)
+        return len(self.rewards)
 
 
 @dataclass(frozen=True, eq=False, slots=True, init=False)
@@ -138,6 +142,63 @@ class VecResetResult(Generic[ObsType]):
     _step_infos,
 ) = _field_writers(VecStepResult, "observations", "rewards", "terminated", "truncated", "infos")
 _reset_observations, _reset_infos = _field_writers(VecResetResult, "observations", "infos")
+
+
+class _DeferredInfos:
+    """The recipe for a step's info dicts, stored in the ``infos`` slot until first read."""
+
+    __slots__ = ("build",)
+
+    def __init__(self, build: Callable[[], list[InfoDict]]) -> None:
+        self.build = build
+
+
+class _InfosField:
+    """``VecStepResult.infos``: the stored list, built first if it was deferred."""
+
+    __slots__ = ("_slot",)
+
+    def __init__(self, slot: Any) -> None:
+        self._slot = slot
+
+    def __get__(self, result: Any, owner: type | None = None) -> Any:
+        if result is None:
+            return self
+        value = self._slot.__get__(result, owner)
+        if type(value) is _DeferredInfos:
+            value = value.build()
+            self._slot.__set__(result, value)
+        return value
+
+    def __set__(self, result: Any, value: Any) -> None:
+        _refuse_set(result, "infos", value)
+
+    def __delete__(self, result: Any) -> None:
+        _refuse_delete(result, "infos")
+
+
+type.__setattr__(VecStepResult, "infos", _InfosField(VecStepResult.__dict__["infos"]))
+
+
+def deferred_step_result(
+    observations: ObsType,
+    rewards: NDArray[np.float64],
+    terminated: NDArray[np.bool_],
+    truncated: NDArray[np.bool_],
+    build_infos: Callable[[], list[InfoDict]],
+) -> VecStepResult[ObsType]:
+    """A :class:`VecStepResult` whose ``infos`` are built by ``build_infos()`` when first read.
+
+    ``build_infos`` must only use data that nothing changes afterwards (a
+    snapshot of the step); it is called at most once per result.
+    """
+    result: VecStepResult[ObsType] = VecStepResult.__new__(VecStepResult)
+    _step_observations(result, observations)
+    _step_rewards(result, rewards)
+    _step_terminated(result, terminated)
+    _step_truncated(result, truncated)
+    _step_infos(result, _DeferredInfos(build_infos))
+    return result
 
 
 def _coerced(array: NDArray[Any], values: list[Any]) -> bool:
