@@ -198,6 +198,44 @@ def _measure(
     print(f"  {scenario:<10} N={n:<5} {backend:<18} {rate:>14,.0f} steps/s", flush=True)
 
 
+def _measure_interleaved(
+    rows: list[Row],
+    scenario: str,
+    n: int,
+    backends: list[tuple[str, Callable[[], Any], bool]],
+    settings: Settings,
+) -> None:
+    """Measure several backends in alternating rounds, for ratios between them.
+
+    A shared machine's speed drifts over seconds; measured one after the
+    other, two backends can see different machines. Here every round
+    measures each backend once, so each median comes from the same periods.
+    """
+    built: list[tuple[str, Any, Stepper, float]] = []
+    try:
+        for backend, build, gym in backends:
+            start = time.perf_counter()
+            try:
+                vec = build()
+            except (ImportError, AttributeError, KeyError) as error:
+                print(f"  {scenario:<10} N={n:<5} {backend:<18} skipped ({error})", flush=True)
+                continue
+            built.append((backend, vec, _vec_stepper(vec, gym), time.perf_counter() - start))
+        rounds = max(3, 3 * settings.repeats)
+        window = Settings(seconds=settings.seconds / 3, repeats=1)
+        rates: dict[str, list[float]] = {backend: [] for backend, *_ in built}
+        for _ in range(rounds):
+            for backend, _vec, step, _setup in built:
+                rates[backend].append(_rate(step, n, window))
+    finally:
+        for _backend, vec, _step, _setup in built:
+            vec.close()
+    for backend, _vec, _step, setup in built:
+        rate = statistics.median(rates[backend])
+        rows.append(Row(scenario, n, backend, rate, setup))
+        print(f"  {scenario:<10} N={n:<5} {backend:<18} {rate:>14,.0f} steps/s", flush=True)
+
+
 def _measure_loop(rows: list[Row], scenario: str, n: int, settings: Settings) -> None:
     step, envs = _loop_stepper(scenario, n)
     rate = _rate(step, n, settings)
@@ -283,12 +321,17 @@ def run(settings: Settings) -> tuple[list[Row], dict[str, float]]:
     ]
     for scenario, n in plan:
         _run_scenario(rows, scenario, n, settings)
-    for backend, build, gym in (
-        ("sekai sync", lambda: _sekai_vec("sync", "cartpole", 1024), False),
-        ("sekai native", lambda: _sekai_vec("native", "cartpole", 1024), False),
-        ("gymnasium native", lambda: _gym_vec("native", "cartpole", 1024), True),
-    ):
-        _measure(rows, "cartpole", 1024, backend, build, gym, settings)
+    _measure_interleaved(
+        rows,
+        "cartpole",
+        1024,
+        [
+            ("sekai sync", lambda: _sekai_vec("sync", "cartpole", 1024), False),
+            ("sekai native", lambda: _sekai_vec("native", "cartpole", 1024), False),
+            ("gymnasium native", lambda: _gym_vec("native", "cartpole", 1024), True),
+        ],
+        settings,
+    )
 
     extras = {
         "pipe_round_trips_per_second": _pipe_round_trips(settings),
