@@ -129,8 +129,17 @@ def test_make_vec_uses_the_native_env_with_the_time_limit() -> None:
 def test_invalid_actions() -> None:
     vec = CartPoleVecEnv(2)
     vec.reset(seed=0)
-    for bad in (np.array([0, 2]), np.array([0.0, 1.0]), np.array([-1, 0])):
+    for bad in (
+        np.array([0, 2]),
+        np.array([0.0, 1.0]),
+        np.array([-1, 0]),
+        np.array([1, -2], dtype=np.int8),
+        np.array([3, 0], dtype=np.uint8),
+        np.array([0, 2**40]),
+    ):
         with pytest.raises(InvalidAction, match="0 or 1"):
             vec.step(bad)
+    for good in (np.array([0, 1], dtype=np.int8), np.array([1, 1], dtype=np.uint64)):
+        assert vec.step(good).rewards.tolist() == [1.0, 1.0]
     with pytest.raises(ValueError, match="shape"):
         vec.state = np.zeros((3, 4))
