@@ -174,9 +174,15 @@ class WorkerPool:
     # -- start-up --------------------------------------------------------------------
 
     def start(
-        self, blobs: Sequence[bytes], firsts: Sequence[int], counts: Sequence[int], autoreset: bool
+        self,
+        blobs: Sequence[bytes | list[Any]],
+        firsts: Sequence[int],
+        counts: Sequence[int],
+        autoreset: bool,
     ) -> list[Reply]:
         """Start one worker per blob (its pickled env factories); return their start-up replies.
+
+        A forked worker inherits its factories, so ``fork`` passes the lists as they are.
 
         Raises:
             VecEnvWorkerError: A worker died during start-up.

@@ -323,7 +323,7 @@ def _build_envs(
 
 def worker_main(
     conn: Any,
-    env_fns_blob: bytes,
+    env_fns_blob: bytes | list[Any],
     first: int,
     autoreset: bool,
     inherited: list[Any],
@@ -332,7 +332,8 @@ def worker_main(
 
     Args:
         conn: This worker's end of its pipe.
-        env_fns_blob: The cloudpickled list of this worker's env factories.
+        env_fns_blob: The cloudpickled list of this worker's env factories
+            (or, for a forked worker, which inherits them, the list itself).
         first: Index (in the vector env) of the worker's first sub-env.
         autoreset: The vector env's autoreset flag.
         inherited: Parent-side connections this process inherited through
@@ -349,7 +350,7 @@ def worker_main(
     channel = Channel(conn)
     send = channel.send
     try:
-        env_fns = _loads(env_fns_blob)
+        env_fns = env_fns_blob if isinstance(env_fns_blob, list) else _loads(env_fns_blob)
         envs, spaces, metadata = _build_envs(env_fns, first)
     except _SubEnvFailure as failure:
         send(

@@ -146,7 +146,13 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
         mp_context = get_context(context)
         bounds = split_evenly(n, self.num_workers)
         self._bounds = bounds
-        blobs = [cloudpickle.dumps(list(fns[lo:hi])) for lo, hi in bounds]
+        blobs: list[bytes | list[Any]] = [cloudpickle.dumps(list(fns[lo:hi])) for lo, hi in bounds]
+        if mp_context.get_start_method() == "fork":
+            # A forked worker inherits the factories with the parent's memory, so
+            # it need not rebuild them. (They are still pickled above: that
+            # registers their classes with cloudpickle before the fork, so an
+            # exception of such a class comes back as the class itself.)
+            blobs = [list(fns[lo:hi]) for lo, hi in bounds]
         pool = WorkerPool(mp_context, cloudpickle)
         self._pool = pool
         try:
