@@ -9,7 +9,8 @@ and native CartPole vector env, and as a plain Python loop over the same sekai
 env objects (the floor). A raw Pipe round trip and the import times of both
 libraries complete the picture.
 
-Every number is the median of repeated runs. The report prints a table, the
+Every number is the median of repeated runs; the backends of a scenario are
+measured in alternating rounds, so they see the same machine load. The report prints a table, the
 ratios sekai / Gymnasium, and each speed target with its measured ratio; it
 writes ``benchmarks/results/compare.json`` and, when matplotlib is installed,
 ``benchmarks/results/compare.png``.
@@ -173,76 +174,72 @@ def _rate(step: Stepper, n: int, settings: Settings) -> float:
     return statistics.median(rates)
 
 
+Closer = Callable[[], None]
+Build = Callable[[], tuple[Stepper, Closer]]
+
+
+def _vec_backend(build: Callable[[], Any], gym: bool) -> Build:
+    def make() -> tuple[Stepper, Closer]:
+        vec = build()
+        try:
+            return _vec_stepper(vec, gym), vec.close
+        except BaseException:
+            vec.close()
+            raise
+
+    return make
+
+
+def _loop_backend(scenario: str, n: int) -> Build:
+    def make() -> tuple[Stepper, Closer]:
+        step, envs = _loop_stepper(scenario, n)
+
+        def close() -> None:
+            for env in envs:
+                env.close()
+
+        return step, close
+
+    return make
+
+
 def _measure(
     rows: list[Row],
     scenario: str,
     n: int,
-    backend: str,
-    build: Callable[[], Any],
-    gym: bool,
+    backends: list[tuple[str, Build]],
     settings: Settings,
 ) -> None:
-    start = time.perf_counter()
-    try:
-        vec = build()
-        step = _vec_stepper(vec, gym)
-    except (ImportError, AttributeError, KeyError) as error:
-        print(f"  {scenario:<10} N={n:<5} {backend:<18} skipped ({error})", flush=True)
-        return
-    setup = time.perf_counter() - start
-    try:
-        rate = _rate(step, n, settings)
-    finally:
-        vec.close()
-    rows.append(Row(scenario, n, backend, rate, setup))
-    print(f"  {scenario:<10} N={n:<5} {backend:<18} {rate:>14,.0f} steps/s", flush=True)
-
-
-def _measure_interleaved(
-    rows: list[Row],
-    scenario: str,
-    n: int,
-    backends: list[tuple[str, Callable[[], Any], bool]],
-    settings: Settings,
-) -> None:
-    """Measure several backends in alternating rounds, for ratios between them.
+    """Measure the backends of one scenario in alternating rounds.
 
     A shared machine's speed drifts over seconds; measured one after the
     other, two backends can see different machines. Here every round
-    measures each backend once, so each median comes from the same periods.
+    measures each backend once, so the medians (and their ratios) come from
+    the same periods.
     """
-    built: list[tuple[str, Any, Stepper, float]] = []
+    built: list[tuple[str, Stepper, Closer, float]] = []
     try:
-        for backend, build, gym in backends:
+        for backend, make in backends:
             start = time.perf_counter()
             try:
-                vec = build()
+                step, close = make()
             except (ImportError, AttributeError, KeyError) as error:
                 print(f"  {scenario:<10} N={n:<5} {backend:<18} skipped ({error})", flush=True)
                 continue
-            built.append((backend, vec, _vec_stepper(vec, gym), time.perf_counter() - start))
+            built.append((backend, step, close, time.perf_counter() - start))
         rounds = max(3, 3 * settings.repeats)
         window = Settings(seconds=settings.seconds / 3, repeats=1)
         rates: dict[str, list[float]] = {backend: [] for backend, *_ in built}
         for _ in range(rounds):
-            for backend, _vec, step, _setup in built:
+            for backend, step, _close, _setup in built:
                 rates[backend].append(_rate(step, n, window))
     finally:
-        for _backend, vec, _step, _setup in built:
-            vec.close()
-    for backend, _vec, _step, setup in built:
+        for _backend, _step, close, _setup in built:
+            close()
+    for backend, _step, _close, setup in built:
         rate = statistics.median(rates[backend])
         rows.append(Row(scenario, n, backend, rate, setup))
         print(f"  {scenario:<10} N={n:<5} {backend:<18} {rate:>14,.0f} steps/s", flush=True)
-
-
-def _measure_loop(rows: list[Row], scenario: str, n: int, settings: Settings) -> None:
-    step, envs = _loop_stepper(scenario, n)
-    rate = _rate(step, n, settings)
-    for env in envs:
-        env.close()
-    rows.append(Row(scenario, n, "python loop", rate, 0.0))
-    print(f"  {scenario:<10} N={n:<5} {'python loop':<18} {rate:>14,.0f} steps/s", flush=True)
 
 
 def _pipe_echo(conn: Any) -> None:
@@ -287,22 +284,32 @@ def _import_seconds(module: str, repeats: int = 7) -> float:
 
 
 def _run_scenario(rows: list[Row], scenario: str, n: int, settings: Settings) -> None:
-    def measure(backend: str, build: Callable[[], Any], gym: bool = False) -> None:
-        _measure(rows, scenario, n, backend, build, gym, settings)
-
-    measure("sekai sync", lambda: _sekai_vec("sync", scenario, n))
-    measure("sekai async", lambda: _sekai_vec("async", scenario, n))
-    measure("sekai proc", lambda: _sekai_vec("proc", scenario, n))
+    backends: list[tuple[str, Build]] = [
+        ("sekai sync", _vec_backend(lambda: _sekai_vec("sync", scenario, n), False)),
+        ("sekai async", _vec_backend(lambda: _sekai_vec("async", scenario, n), False)),
+        ("sekai proc", _vec_backend(lambda: _sekai_vec("proc", scenario, n), False)),
+    ]
     if n > 2:
-        measure("sekai proc w2", lambda: _sekai_vec("proc", scenario, n, workers=2))
+        backends.append(
+            ("sekai proc w2", _vec_backend(lambda: _sekai_vec("proc", scenario, n, 2), False))
+        )
     if scenario in ("cartpole", "portfolio"):
-        measure("sekai native", lambda: _sekai_vec("native", scenario, n))
+        backends.append(
+            ("sekai native", _vec_backend(lambda: _sekai_vec("native", scenario, n), False))
+        )
     if _gym_fns(scenario, 1) is not None:
-        measure("gymnasium sync", lambda: _gym_vec("sync", scenario, n), True)
-        measure("gymnasium async", lambda: _gym_vec("async", scenario, n), True)
+        backends.append(
+            ("gymnasium sync", _vec_backend(lambda: _gym_vec("sync", scenario, n), True))
+        )
+        backends.append(
+            ("gymnasium async", _vec_backend(lambda: _gym_vec("async", scenario, n), True))
+        )
         if scenario == "cartpole":
-            measure("gymnasium native", lambda: _gym_vec("native", scenario, n), True)
-    _measure_loop(rows, scenario, n, settings)
+            backends.append(
+                ("gymnasium native", _vec_backend(lambda: _gym_vec("native", scenario, n), True))
+            )
+    backends.append(("python loop", _loop_backend(scenario, n)))
+    _measure(rows, scenario, n, backends, settings)
 
 
 def run(settings: Settings) -> tuple[list[Row], dict[str, float]]:
@@ -321,14 +328,17 @@ def run(settings: Settings) -> tuple[list[Row], dict[str, float]]:
     ]
     for scenario, n in plan:
         _run_scenario(rows, scenario, n, settings)
-    _measure_interleaved(
+    _measure(
         rows,
         "cartpole",
         1024,
         [
-            ("sekai sync", lambda: _sekai_vec("sync", "cartpole", 1024), False),
-            ("sekai native", lambda: _sekai_vec("native", "cartpole", 1024), False),
-            ("gymnasium native", lambda: _gym_vec("native", "cartpole", 1024), True),
+            ("sekai sync", _vec_backend(lambda: _sekai_vec("sync", "cartpole", 1024), False)),
+            ("sekai native", _vec_backend(lambda: _sekai_vec("native", "cartpole", 1024), False)),
+            (
+                "gymnasium native",
+                _vec_backend(lambda: _gym_vec("native", "cartpole", 1024), True),
+            ),
         ],
         settings,
     )

@@ -298,6 +298,13 @@ def main(argv: list[str]) -> None:
         print("bench_proc: gymnasium is not installed; nothing to compare with")
         return
     AsyncVectorEnv = gym["AsyncVectorEnv"]
+    if __name__ != "__main__":
+        import cloudpickle
+
+        # Workers get the env factories of this file by value, as they would
+        # get a script's: importing the file again in each worker would
+        # measure that import, not the backends.
+        cloudpickle.register_pickle_by_value(sys.modules[__name__])
     rng = np.random.default_rng(0)
     rows: list[dict[str, Any]] = []
 
