@@ -182,3 +182,55 @@ def test_an_unguarded_script_gets_a_clear_error(tmp_path: Any) -> None:
     )
     assert done.returncode != 0
     assert "must guard its entry point" in done.stderr
+
+
+@pytest.mark.skipif(
+    "forkserver" not in multiprocessing.get_all_start_methods(), reason="needs the fork server"
+)
+def test_modules_the_user_preloads_are_imported_once_not_per_worker(tmp_path: Any) -> None:
+    # The env module is imported by the script only inside main(), so the fork
+    # server does not get it through the main module: only the user's preload
+    # list brings it there, and then no worker imports it again.
+    log = tmp_path / "imports.log"
+    (tmp_path / "user_envs.py").write_text(
+        "import os\n"
+        "import numpy as np\n"
+        "from sekai.core import Env, ResetResult, StepResult\n"
+        "from sekai.spaces import Box, Discrete\n"
+        f"with open({str(log)!r}, 'a') as f:\n"
+        "    f.write(f'{os.getpid()}\\n')\n"
+        "class E(Env):\n"
+        "    observation_space = Box(0, 1, (2,), np.float32)\n"
+        "    action_space = Discrete(2)\n"
+        "    def pid(self):\n"
+        "        return os.getpid()\n"
+        "    def reset(self, *, seed=None, options=None):\n"
+        "        return ResetResult(np.zeros(2, np.float32), {})\n"
+        "    def step(self, action):\n"
+        "        return StepResult(np.zeros(2, np.float32), 0.0, False, False, {})\n"
+    )
+    script = tmp_path / "main.py"
+    script.write_text(
+        "import multiprocessing\n"
+        "from sekai.vector import ProcVecEnv\n"
+        "def main():\n"
+        "    import user_envs\n"
+        "    with ProcVecEnv([user_envs.E, user_envs.E]) as vec:\n"
+        "        print(*vec.call('pid'))\n"
+        "if __name__ == '__main__':\n"
+        "    multiprocessing.set_forkserver_preload(['user_envs'])\n"
+        "    main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        cwd=tmp_path,
+    )
+    worker_pids = set(done.stdout.split())
+    importers = log.read_text().split()
+    assert len(worker_pids) == 2
+    assert len(importers) == 2  # the script and the fork server
+    assert not worker_pids & set(importers)
