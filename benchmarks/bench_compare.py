@@ -504,6 +504,23 @@ def chart(rows: list[Row], path: Path) -> bool:
     return True
 
 
+def _environment() -> str:
+    """The machine and versions, in words (for the docs' Performance page)."""
+    import platform
+
+    try:
+        import gymnasium
+
+        peer = f", Gymnasium {gymnasium.__version__}"
+    except ImportError:
+        peer = ""
+    cores = multiprocessing.cpu_count()
+    return (
+        f"a {cores}-core {platform.machine()} machine (Python {platform.python_version()}, "
+        f"NumPy {np.__version__}{peer})"
+    )
+
+
 def main(argv: list[str]) -> None:
     settings = Settings(seconds=0.15, repeats=1) if "--quick" in argv else Settings()
     print(f"sekai vs Gymnasium, {settings.repeats} x {settings.seconds} s per case", flush=True)
@@ -513,7 +530,12 @@ def main(argv: list[str]) -> None:
     print()
     print(text)
     RESULTS.mkdir(exist_ok=True)
-    payload = {"rows": [asdict(r) for r in rows], "extras": extras, "targets": checks}
+    payload = {
+        "environment": _environment(),
+        "rows": [asdict(r) for r in rows],
+        "extras": extras,
+        "targets": checks,
+    }
     (RESULTS / "compare.json").write_text(json.dumps(payload, indent=2) + "\n")
     (RESULTS / "compare.txt").write_text(text + "\n")
     if chart(rows, RESULTS / "compare.png"):
