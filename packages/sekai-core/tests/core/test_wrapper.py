@@ -20,6 +20,7 @@ from sekai.core import (
     StepResult,
     Wrapper,
 )
+from sekai.spaces import Box, Discrete
 
 
 class Double(ObservationWrapper[int, int, int]):
@@ -272,3 +273,30 @@ def test_wrapper_results_are_the_env_results(env: Any) -> None:
     wrapped = Wrapper(env)
     assert isinstance(wrapped.reset(), ResetResult)
     assert isinstance(wrapped.step(0), StepResult)
+
+
+class OwnSpace(Wrapper[int, int, int, int]):
+    """Assigns its own observation space, as a transforming wrapper does."""
+
+    def __init__(self, env: Env[int, int], space: Any) -> None:
+        super().__init__(env)
+        self.observation_space = space
+
+
+def test_get_attr_and_set_attr_reach_a_space_a_wrapper_assigned(env: Any) -> None:
+    own = OwnSpace(env, Discrete(7))
+    outer = Wrapper(own)
+    # The space the stack returns, not the base env's one underneath.
+    assert outer.get_attr("observation_space") is own.observation_space
+    assert outer.get_attr("observation_space") is outer.observation_space
+    # A wrapper that has not assigned one reads through: the base env has it.
+    assert outer.get_attr("action_space") is env.action_space
+    replacement = Box(0.0, 1.0, (1,))
+    outer.set_attr("observation_space", replacement)
+    assert own.observation_space is replacement
+    assert outer.observation_space is replacement
+    assert env.observation_space is not replacement
+    # metadata and spec follow the same rule.
+    own.metadata = {"own": True}
+    assert outer.get_attr("metadata") == {"own": True}
+    assert outer.get_attr("spec") is env.spec

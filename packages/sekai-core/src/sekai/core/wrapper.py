@@ -213,7 +213,9 @@ class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActT
         """Read ``name`` from the outermost layer that defines it.
 
         Unlike plain attribute access this also reaches private names and
-        names a wrapper shadows.
+        names a wrapper shadows. A wrapper counts as defining
+        ``observation_space``, ``action_space``, ``metadata`` or ``spec`` once
+        it has assigned its own; until then the name is looked up further in.
 
         Raises:
             AttributeError: No layer defines ``name``.
@@ -358,11 +360,17 @@ _FORWARDING_BASES = frozenset(
 )
 
 
+# Read through to the wrapped env until a wrapper assigns its own (kept in ``_<name>``).
+_LAZY_OVERRIDES = frozenset({"observation_space", "action_space", "metadata", "spec"})
+
+
 def _defines(layer: Env[Any, Any], name: str) -> bool:
     """Whether ``layer`` itself defines ``name`` (without forwarding to inner layers)."""
     if name in getattr(layer, "__dict__", ()):
         return True
     is_wrapper = isinstance(layer, Wrapper)
+    if is_wrapper and name in _LAZY_OVERRIDES and layer.__dict__.get(f"_{name}") is not None:
+        return True  # the wrapper has assigned its own space (metadata, spec)
     for klass in type(layer).__mro__:
         if is_wrapper and klass in _FORWARDING_BASES:
             continue
