@@ -103,3 +103,32 @@ def test_sekai_vector_imports_neither_wrappers_nor_envs() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def _step(obs: Any, infos: list[dict[str, Any]]) -> VecStepResult[Any]:
+    return VecStepResult(obs, np.ones(2), np.zeros(2, bool), np.array([True, False]), infos)
+
+
+def test_results_holding_arrays_compare_by_value() -> None:
+    obs = {"prices": np.arange(4.0).reshape(2, 2), "legs": (np.array([1, 2]), [1.0, 2.0])}
+    final = {"final_observation": np.ones(2), "final_info": {}}
+    assert _step(obs, [final, {}]) == _step(
+        {"prices": np.arange(4.0).reshape(2, 2), "legs": (np.array([1, 2]), [1.0, 2.0])},
+        [{"final_observation": np.ones(2), "final_info": {}}, {}],
+    )
+    assert _step(obs, [final, {}]) != _step(obs, [{"final_observation": np.zeros(2)}, {}])
+    assert _step(np.zeros((2, 1)), [{}, {}]) != _step(np.zeros((2, 2)), [{}, {}])
+    assert VecResetResult(np.zeros((2, 1)), [{}, {}]) == VecResetResult(np.zeros((2, 1)), [{}, {}])
+    assert VecResetResult(np.zeros((2, 1)), [{}, {}]) != VecResetResult(np.ones((2, 1)), [{}, {}])
+
+
+def test_result_equality_is_per_type_and_results_are_unhashable() -> None:
+    reset = VecResetResult(np.zeros((2, 1)), [{}, {}])
+    assert reset != _step(np.zeros((2, 1)), [{}, {}])
+    assert reset != (reset.observations, reset.infos)
+    nan = VecResetResult(np.array([np.nan]), [{}])
+    assert nan == nan
+    assert nan != VecResetResult(np.array([np.nan]), [{}])  # NaN is not equal to NaN
+    for result in (reset, _step(np.zeros((2, 1)), [{}, {}])):
+        with pytest.raises(TypeError, match="unhashable"):
+            hash(result)

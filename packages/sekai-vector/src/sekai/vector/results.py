@@ -10,8 +10,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import InfoDict, ObsType
+from sekai.core._equality import fields_equal
 
 __all__ = ["VecResetResult", "VecStepResult", "stack_infos"]
+
+_STEP_FIELDS = ("observations", "rewards", "terminated", "truncated", "infos")
+_RESET_FIELDS = ("observations", "infos")
 
 # The results are built on every step, so their __init__ stores each field
 # through its slot descriptor instead of the frozen dataclass's per-field
@@ -60,6 +64,10 @@ class VecStepResult(Generic[ObsType]):
             time it is read, from a snapshot taken during the step, so a
             training loop that never reads it does not pay for thousands
             of dicts per step.
+
+    Like :class:`~sekai.core.StepResult`, ``==`` compares the fields by value,
+    looking inside numpy arrays (same shape, equal elements) and the dicts,
+    tuples and lists holding them, and results are not hashable.
     """
 
     observations: ObsType
@@ -81,6 +89,11 @@ class VecStepResult(Generic[ObsType]):
         _step_terminated(self, terminated)
         _step_truncated(self, truncated)
         _step_infos(self, infos)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return fields_equal(self, other, _STEP_FIELDS)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (
@@ -107,6 +120,8 @@ class VecResetResult(Generic[ObsType]):
         observations: The batch of first observations (see
             :class:`VecStepResult`).
         infos: One reset info dict per sub-env.
+
+    ``==`` compares by value, as for :class:`VecStepResult`.
     """
 
     observations: ObsType
@@ -115,6 +130,11 @@ class VecResetResult(Generic[ObsType]):
     def __init__(self, observations: ObsType, infos: list[InfoDict]) -> None:
         _reset_observations(self, observations)
         _reset_infos(self, infos)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return fields_equal(self, other, _RESET_FIELDS)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.observations, self.infos))
