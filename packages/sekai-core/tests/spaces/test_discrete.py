@@ -29,6 +29,24 @@ def test_discrete_rejects_bad_arguments(n: Any, start: Any, error: type[Exceptio
         Discrete(n, start=start)
 
 
+@pytest.mark.parametrize(
+    ("n", "start"),
+    [(2**63 + 1, 0), (3, 2**63 - 2), (2, -(2**63) - 1), (2**64, -(2**63)), (2**70, 0)],
+)
+def test_discrete_elements_must_fit_in_int64(n: int, start: int) -> None:
+    with pytest.raises(ValueError, match=r"must fit in int64.*got n=") as info:
+        Discrete(n, start=start)
+    assert repr(n) in str(info.value)
+
+
+def test_discrete_at_the_edges_of_int64_samples_in_range() -> None:
+    top = Discrete(2, start=2**63 - 2, seed=0)
+    assert {int(top.sample()) for _ in range(20)} <= {2**63 - 2, 2**63 - 1}
+    assert int(Discrete(2**63, seed=0).sample()) >= 0
+    bottom = Discrete(1, start=-(2**63), seed=0)
+    assert int(bottom.sample()) == -(2**63)
+
+
 def test_discrete_accepts_numpy_integers() -> None:
     assert Discrete(np.int32(3), start=np.int64(2)) == Discrete(3, start=2)
 

@@ -14,6 +14,8 @@ from sekai.utils.seeding import SeedType
 
 __all__ = ["Discrete"]
 
+_INT64 = np.iinfo(np.int64)
+
 
 class Discrete(Space[np.int64]):
     """The integers ``start, start + 1, ..., start + n - 1``.
@@ -27,7 +29,8 @@ class Discrete(Space[np.int64]):
 
     Raises:
         TypeError: ``n`` or ``start`` is not an int.
-        ValueError: ``n`` is smaller than 1.
+        ValueError: ``n`` is smaller than 1, or the elements do not all fit
+            in ``int64``.
 
     Example:
         >>> space = Discrete(3, start=-1, seed=0)
@@ -45,6 +48,12 @@ class Discrete(Space[np.int64]):
             raise TypeError(f"Discrete: start must be an int, got {start!r}")
         self.start: int = int(start)
         self._end: int = self.start + self.n
+        if self.start < _INT64.min or self._end - 1 > _INT64.max or self.n > _INT64.max + 1:
+            raise ValueError(
+                f"Discrete: the elements start={self.start} to start + n - 1={self._end - 1} "
+                f"must fit in int64 ([{_INT64.min}, {_INT64.max}]), since samples are int64; "
+                f"got n={n!r}, start={start!r}"
+            )
         super().__init__((), np.dtype(np.int64), seed)
 
     @property
