@@ -17,6 +17,10 @@ from sekai.registry._ids import format_env_id, parse_env_id, validate_namespace
         ("CartPole", (None, "CartPole", None)),
         ("ALE/Pong-v5", ("ALE", "Pong", 5)),
         ("a.b/Env-Name-v12", ("a.b", "Env-Name", 12)),
+        ("Ñame-v0", (None, "Ñame", 0)),
+        ("aÑ-v0", (None, "aÑ", 0)),
+        ("市場/板情報-v2", ("市場", "板情報", 2)),
+        ("_private-v1", (None, "_private", 1)),
     ],
 )
 def test_parse_valid_ids(env_id: str, expected: tuple[str | None, str, int | None]) -> None:
@@ -26,7 +30,21 @@ def test_parse_valid_ids(env_id: str, expected: tuple[str | None, str, int | Non
 
 @pytest.mark.parametrize(
     "env_id",
-    ["", "a/b/c", "-v1", "Cart Pole-v1", "/Env-v0", "ns/", "Env-v01", "Env-v-1", "Env!-v0"],
+    [
+        "",
+        "a/b/c",
+        "-v1",
+        "Cart Pole-v1",
+        "/Env-v0",
+        "ns/",
+        "Env-v01",
+        "Env-v-1",
+        "Env!-v0",
+        " Env-v0",
+        "Env-v0\n",
+        ".ns/Env-v0",
+        "Env-v\u0661",
+    ],
 )
 def test_malformed_ids_raise_value_error_naming_the_form(env_id: str) -> None:
     with pytest.raises(ValueError, match=r"\[namespace/\]Name\[-vN\]") as info:
@@ -53,7 +71,13 @@ def test_format_then_parse_round_trips(
     assert parse_env_id(format_env_id(namespace, name, version)) == (namespace, name, version)
 
 
-@pytest.mark.parametrize("namespace", ["", "a/b", "with space", 3])
+def test_a_non_ascii_first_letter_is_accepted_like_any_other_letter() -> None:
+    # Word characters of any script are allowed everywhere in a part, the
+    # first character included.
+    assert validate_namespace("Ñs") == "Ñs"
+
+
+@pytest.mark.parametrize("namespace", ["", "a/b", "with space", 3, "-ns"])
 def test_invalid_namespaces(namespace: object) -> None:
     with pytest.raises(ValueError, match="namespace"):
         validate_namespace(namespace)  # type: ignore[arg-type]

@@ -9,12 +9,14 @@ __all__ = ["ENV_ID_FORM", "format_env_id", "parse_env_id", "validate_namespace"]
 #: The form every environment id must have, quoted in error messages.
 ENV_ID_FORM = "[namespace/]Name[-vN], e.g. 'CartPole-v1', 'qc/MarketEnv-v0' or 'my_ns/CustomEnv'"
 
-_PART = r"[A-Za-z0-9_][\w:.-]*"
+# A word character (any script's letters and digits, or "_") first, then word
+# characters, ":", "." or "-"; the same rule for every character of a part.
+_PART = r"\w[\w:.-]*"
 _ENV_ID_RE = re.compile(
     rf"^(?:(?P<namespace>{_PART})/)?(?P<name>{_PART}?)(?:-v(?P<version>0|[1-9][0-9]*))?$"
 )
 _NAMESPACE_RE = re.compile(rf"^{_PART}$")
-_VERSION_SUFFIX_RE = re.compile(r"-v-?[0-9]+$")
+_VERSION_SUFFIX_RE = re.compile(r"-v-?\d+$")
 
 
 def parse_env_id(env_id: str) -> tuple[str | None, str, int | None]:
@@ -38,8 +40,8 @@ def parse_env_id(env_id: str) -> tuple[str | None, str, int | None]:
         raise ValueError(f"malformed environment id {env_id!r}: expected {ENV_ID_FORM}")
     version = match.group("version")
     if version is None and _VERSION_SUFFIX_RE.search(match.group("name")):
-        # e.g. "Name-v01" or "Name-v-1": a version suffix that is not a canonical
-        # version number.
+        # e.g. "Name-v01", "Name-v-1" or "Name-v\u0661" (a non-ASCII digit): a
+        # version suffix that is not a canonical version number.
         raise ValueError(
             f"malformed environment id {env_id!r}: a version is '-v' followed by a "
             f"non-negative number without leading zeros; expected {ENV_ID_FORM}"
