@@ -62,3 +62,13 @@ def test_clipped_actions_are_in_the_env_space_and_inside_ones_unchanged(space_en
     np.testing.assert_array_equal(out, np.clip(action, bounds.low, bounds.high))
     inside = bounds.contains(action)
     assert inside == bool(np.array_equal(out, action))
+
+
+def test_a_scalar_box_action_is_clipped(space_env) -> None:
+    inner = space_env(Box(0.0, 1.0, (1,)), Box(-1.0, 1.0, ()))
+    env = ClipAction(inner)
+    env.reset(seed=0)
+    env.step(np.array(3.0))
+    executed = inner.actions[-1]
+    assert isinstance(executed, np.ndarray) and executed.shape == ()
+    assert executed == 1.0 and executed.dtype == np.float32

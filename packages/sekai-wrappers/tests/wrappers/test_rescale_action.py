@@ -114,3 +114,20 @@ def test_round_trip_inside_the_range(space_env, low, width, u) -> None:
     assert back in env.action_space
     if 0.0 <= u <= 1.0:
         np.testing.assert_allclose(back, a, atol=1e-6 * max(1.0, abs(low) / width))
+
+
+def test_a_scalar_box_action_is_rescaled(space_env) -> None:
+    inner = space_env(OBS, Box(-2.0, 2.0, ()))
+    env = RescaleAction(inner, -1.0, 1.0)
+    env.reset(seed=0)
+    env.step(np.array(0.5, np.float32))
+    executed = inner.actions[-1]
+    assert isinstance(executed, np.ndarray) and executed.shape == ()
+    assert executed == 1.0 and executed in inner.action_space
+    reverse = env.reverse_action(np.array(1.0, np.float32))
+    assert isinstance(reverse, np.ndarray) and reverse == 0.5
+
+
+def test_an_unbounded_action_space_is_refused_naming_what_was_given(space_env) -> None:
+    with pytest.raises(ValueError, match=r"needs an action space with finite bounds, got Box\("):
+        RescaleAction(space_env(OBS, Box(0.0, np.inf, (2,))), -1.0, 1.0)

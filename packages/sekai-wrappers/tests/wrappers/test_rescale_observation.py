@@ -80,3 +80,18 @@ def test_rescaled_values_stay_in_the_new_space(
     space = env.env.observation_space
     x = np.clip(np.array([low + u * width], np.float32), space.low, space.high)
     assert env.observation(x) in env.observation_space
+
+
+def test_a_scalar_box_observation_is_rescaled(space_env) -> None:
+    env = RescaleObservation(space_env(Box(0.0, 4.0, ())), -1.0, 1.0)
+    out = env.observation(np.array(3.0, np.float32))
+    assert isinstance(out, np.ndarray) and out.shape == () and out.dtype == np.float32
+    assert out == 0.5
+    assert env.reset(seed=0).observation in env.observation_space
+
+
+def test_an_unbounded_space_is_refused_naming_what_was_given(space_env) -> None:
+    with pytest.raises(
+        ValueError, match=r"needs an observation space with finite bounds, got Box\(-inf"
+    ):
+        RescaleObservation(space_env(Box(-np.inf, 0.0, (2,))), 0.0, 1.0)

@@ -19,7 +19,7 @@ def require_box(space: Space[Any], owner: str, what: str, *, bounded: bool = Fal
     if bounded and not (
         space.is_bounded() and np.all(np.isfinite(space.low)) and np.all(np.isfinite(space.high))
     ):
-        raise ValueError(f"{owner} needs a {what} space with finite bounds, got {space!r}")
+        raise ValueError(f"{owner} needs an {what} space with finite bounds, got {space!r}")
     return space
 
 
@@ -50,8 +50,11 @@ def clip_into(x: NDArray[Any], low: Any, high: Any) -> NDArray[Any]:
 
     For the small arrays of a single step, ``np.maximum`` then ``np.minimum``
     costs well under half of ``np.clip`` (which dispatches through more
-    machinery). NaN propagates, as with ``np.clip``.
+    machinery). NaN propagates, as with ``np.clip``. A 0-d input (the value of
+    a ``Box`` of shape ``()``) gives a 0-d array.
     """
     out: NDArray[Any] = np.maximum(x, low)
+    if type(out) is not np.ndarray:  # 0-d operands give a numpy scalar
+        return np.asarray(np.minimum(out, high))
     np.minimum(out, high, out=out)
     return out

@@ -80,7 +80,8 @@ class RescaleObservation(ObservationWrapper[NDArray[Any], ActType, NDArray[Any]]
                 f"RescaleObservation: expected an observation of shape {self._shape}, got one "
                 f"of shape {value.shape}: {observation!r}"
             )
-        out: NDArray[Any] = (value * self._scale + self._offset).astype(self._dtype)
+        # asarray: for a Box of shape () the arithmetic gives a numpy scalar.
+        out: NDArray[Any] = np.asarray((value * self._scale + self._offset).astype(self._dtype))
         np.maximum(out, self._low, out=out)
         np.minimum(out, self._high, out=out)
         return out
