@@ -190,3 +190,26 @@ def test_spec_make_builds_without_a_registry(env_module: str) -> None:
 def test_spec_without_entry_point_cannot_be_made() -> None:
     with pytest.raises(ValueError, match="no entry_point"):
         EnvSpec("Env-v0").make()
+
+
+def test_specs_compare_numpy_kwargs_by_value() -> None:
+    import numpy as np
+
+    def spec(weights: list[float], low: float) -> EnvSpec:
+        wrapper = WrapperSpec("Clip", "pkg.wrappers:Clip", {"low": np.array([low, low])})
+        return EnvSpec(
+            "Portfolio-v0",
+            "pkg.envs:Portfolio",
+            kwargs={"weights": np.array(weights), "nested": {"prices": [np.ones(3)]}},
+            additional_wrappers=(wrapper,),
+        )
+
+    assert spec([0.5, 0.5], -1.0) == spec([0.5, 0.5], -1.0)
+    assert spec([0.5, 0.5], -1.0) != spec([0.4, 0.6], -1.0)
+    assert spec([0.5, 0.5], -1.0) != spec([0.5, 0.5, 0.0], -1.0)  # another shape
+    assert spec([0.5, 0.5], -1.0) != spec([0.5, 0.5], -2.0)  # a wrapper's kwargs differ
+    assert EnvSpec("A-v0") != EnvSpec("A-v1")
+    assert EnvSpec("A-v0", max_episode_steps=3) != EnvSpec("A-v0")
+    assert EnvSpec("A-v0") != "A-v0"
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(EnvSpec("A-v0"))

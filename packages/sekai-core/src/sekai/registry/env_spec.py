@@ -26,6 +26,14 @@ def _check_entry_point(value: object, what: str, *, optional: bool) -> None:
         raise TypeError(f"{what} must be {expected}; got {value!r}")
 
 
+def _fields_equal(a: object, b: object, names: tuple[str, ...]) -> bool:
+    # Imported here: comparing specs is rare, and sekai.registry stays free of
+    # numpy until an env is made.
+    from sekai.core._equality import values_equal
+
+    return all(values_equal(getattr(a, name), getattr(b, name)) for name in names)
+
+
 def _check_kwargs(value: object, what: str) -> dict[str, Any]:
     if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
         raise TypeError(f"{what} must be a dict with str keys; got {value!r}")
@@ -57,6 +65,12 @@ class WrapperSpec:
             )
         validate_reference(self.entry_point, "WrapperSpec.entry_point")
         self.kwargs = _check_kwargs(self.kwargs, "WrapperSpec.kwargs")
+
+    def __eq__(self, other: object) -> bool:
+        """Field by field, comparing numpy arrays in ``kwargs`` by value."""
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return _fields_equal(self, other, ("name", "entry_point", "kwargs"))
 
     def to_dict(self) -> dict[str, Any]:
         """The wrapper spec as a JSON-compatible dict."""
@@ -144,6 +158,17 @@ class EnvSpec:
                 raise TypeError(
                     f"EnvSpec.additional_wrappers must hold WrapperSpec objects; got {wrapper!r}"
                 )
+
+    def __eq__(self, other: object) -> bool:
+        """Field by field, comparing numpy arrays in ``kwargs`` by value.
+
+        Arrays are equal when they have the same shape and equal elements, so
+        a spec whose kwargs hold a price history or asset weights can be
+        compared (the ``==`` a dataclass generates raises for arrays).
+        """
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return _fields_equal(self, other, _ENV_SPEC_FIELDS)
 
     def make(self, **kwargs: Any) -> Any:
         """Build this environment (see `sekai.registry.make`).
@@ -248,3 +273,6 @@ class EnvSpec:
             lines.append("additional_wrappers: none")
         lines.append(f"vector_entry_point: {callable_name(self.vector_entry_point)}")
         return "\n".join(lines)
+
+
+_ENV_SPEC_FIELDS = tuple(f.name for f in dataclasses.fields(EnvSpec) if f.compare)
