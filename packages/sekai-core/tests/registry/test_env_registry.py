@@ -27,6 +27,19 @@ def test_register_takes_only_env_spec_fields(registry: EnvRegistry, option: str)
     assert registry.all_specs() == []
 
 
+def test_register_needs_an_entry_point(registry: EnvRegistry) -> None:
+    with pytest.raises(TypeError, match=r"register\('Env-v0'\) needs an entry_point.*got None"):
+        registry.register("Env-v0", None)
+    assert registry.all_specs() == []
+
+
+def test_an_env_with_only_a_vector_entry_point_is_registered(registry: EnvRegistry) -> None:
+    spec = registry.register("Env-v0", None, vector_entry_point="pkg.mod:VecEnv")
+    assert spec.entry_point is None
+    with pytest.raises(ValueError, match=r"no entry_point.*only has a native vector.*make_vec"):
+        registry.make("Env-v0")
+
+
 def test_registering_a_taken_id_raises(registry: EnvRegistry) -> None:
     registry.register("Env-v0", "pkg:Env")
     with pytest.raises(EnvAlreadyRegistered, match="'Env-v0'"):

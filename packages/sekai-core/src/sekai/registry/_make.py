@@ -63,10 +63,14 @@ def make_env(spec: EnvSpec, max_episode_steps: int | None, kwargs: dict[str, Any
     propagates.
     """
     if spec.entry_point is None:
+        hint = (
+            "it only has a native vector implementation: build it with make_vec"
+            if spec.vector_entry_point is not None
+            else "specs read with EnvSpec.from_json lose callable entry points"
+        )
         raise ValueError(
             f"environment {spec.id!r} cannot be made: its spec has no entry_point "
-            "(a callable or a 'package.module:attr' string); specs read with "
-            "EnvSpec.from_json lose callable entry points"
+            f"(a callable or a 'package.module:attr' string); {hint}"
         )
     limit = resolve_time_limit(spec, max_episode_steps)
     creator = load_reference(spec.entry_point, f"entry point of {spec.id!r}")

@@ -90,15 +90,18 @@ class EnvRegistry:
         Args:
             id: The id, of the form ``[namespace/]Name[-vN]``.
             entry_point: The env class or factory, or ``"package.module:attr"``
-                naming it (imported only when the env is first made).
+                naming it (imported only when the env is first made). ``None``
+                only for an env made solely by `make_vec` through its
+                ``vector_entry_point``.
             **kwargs: The other fields of `EnvSpec` (``reward_threshold``,
                 ``nondeterministic``, ``max_episode_steps``, ``kwargs``,
                 ``additional_wrappers``, ``vector_entry_point``).
 
         Raises:
             ValueError: If the id or an entry point is malformed.
-            TypeError: If a keyword is not an `EnvSpec` field, or a field has the
-                wrong type.
+            TypeError: If a keyword is not an `EnvSpec` field, a field has the
+                wrong type, or neither ``entry_point`` nor ``vector_entry_point``
+                is given.
             EnvAlreadyRegistered: If the id is taken, including by a namespace
                 loader or plugin not loaded yet (they run first, as for a lookup).
         """
@@ -107,6 +110,12 @@ class EnvRegistry:
             raise TypeError(
                 f"register({id!r}) got unknown argument(s) {unknown}; the EnvSpec fields it "
                 f"takes are {sorted(_SPEC_OPTIONS)} (the env's own arguments go in kwargs={{...}})"
+            )
+        if entry_point is None and kwargs.get("vector_entry_point") is None:
+            raise TypeError(
+                f"register({id!r}) needs an entry_point: the env class or factory, or a "
+                "'package.module:attr' string naming it (or, for an env that only has a "
+                "native vector implementation, a vector_entry_point); got None"
             )
         spec = EnvSpec(id, entry_point, **kwargs)
         with self._lock:
