@@ -336,3 +336,45 @@ def test_routing_rule_applies_to_wrappers(kit: Any) -> None:
     vec.reset()
     assert asyncio.run(vec.async_step([1])).rewards[0] == 15.0
     vec.close()
+
+
+WRAPPINGS = {
+    "VecWrapper": VecWrapper,
+    "VecObservationWrapper": Doubled,
+    "VecRewardWrapper": Plus,
+    "VecActionWrapper": Flip,
+    "VecTransformObservation": lambda v: VecTransformObservation(v, lambda o: o + 1),
+    "VecTransformReward": lambda v: VecTransformReward(v, np.sign),
+    "VecNormalizeObservation": VecNormalizeObservation,
+    "VecNormalizeReward": VecNormalizeReward,
+    "VecRecordEpisodeStatistics": VecRecordEpisodeStatistics,
+}
+
+
+@pytest.mark.parametrize("wrapping", list(WRAPPINGS))
+def test_wrappers_keep_native_infos_deferred(
+    kit: Any, wrapping: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A native env builds its info dicts when they are first read; a wrapper
+    # that only changes observations, rewards or actions must not build them
+    # on steps where no sub-env finishes, and they must still be right later.
+    import sekai.vector.native as native_module
+
+    builds: list[int] = []
+    build = native_module._build_infos
+
+    def counted(*args: Any) -> Any:
+        builds.append(1)
+        return build(*args)
+
+    monkeypatch.setattr(native_module, "_build_infos", counted)
+    vec = WRAPPINGS[wrapping](kit.CountingNativeVecEnv(2, [3, 3], max_episode_steps=9))
+    vec.reset()
+    results = [vec.step([1, 0]) for _ in range(2)]
+    assert builds == []
+    assert [r.infos for r in results] == [
+        [{"t": t, "elapsed_steps": t}, {"t": t, "elapsed_steps": t}] for t in (1, 2)
+    ]
+    assert results[0].infos is results[0].infos and len(builds) == 2
+    done = vec.step([1, 0])  # both sub-envs finish: the infos carry their final observations
+    assert all("final_observation" in info for info in done.infos)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import FrozenInstanceError, dataclass
+from functools import partial
 from typing import Any, Generic
 
 import numpy as np
@@ -197,7 +198,8 @@ class _InfosField:
         _refuse_delete(result, "infos")
 
 
-type.__setattr__(VecStepResult, "infos", _InfosField(VecStepResult.__dict__["infos"]))
+_infos_slot = VecStepResult.__dict__["infos"]
+type.__setattr__(VecStepResult, "infos", _InfosField(_infos_slot))
 
 
 def deferred_step_result(
@@ -219,6 +221,33 @@ def deferred_step_result(
     _step_truncated(result, truncated)
     _step_infos(result, _DeferredInfos(build_infos))
     return result
+
+
+def step_result_like(
+    result: VecStepResult[Any],
+    observations: ObsType,
+    rewards: NDArray[np.float64],
+    infos: list[InfoDict] | None = None,
+) -> VecStepResult[ObsType]:
+    """``result`` with new observations and rewards (and infos, if given).
+
+    Without ``infos``, the new result takes ``result``'s infos; if those are
+    not built yet, they stay deferred: a wrapper that only changes
+    observations or rewards does not make every step build its info dicts.
+    """
+    new: VecStepResult[ObsType] = VecStepResult.__new__(VecStepResult)
+    _step_observations(new, observations)
+    _step_rewards(new, rewards)
+    _step_terminated(new, result.terminated)
+    _step_truncated(new, result.truncated)
+    if infos is None:
+        stored = _infos_slot.__get__(result, VecStepResult)
+        if type(stored) is _DeferredInfos:
+            _step_infos(new, _DeferredInfos(partial(getattr, result, "infos")))
+            return new
+        infos = stored
+    _step_infos(new, infos)
+    return new
 
 
 def _coerced(array: NDArray[Any], values: list[Any]) -> bool:

@@ -10,7 +10,7 @@ import numpy as np
 from sekai.core import ActType, InfoDict, ObsType, WActType, WObsType
 from sekai.vector._autoreset import FINAL_OBSERVATION
 from sekai.vector._rows import batch_of_one, get_row
-from sekai.vector.results import VecResetResult, VecStepResult
+from sekai.vector.results import VecResetResult, VecStepResult, step_result_like
 from sekai.vector.vec_env import VecEnv
 
 if TYPE_CHECKING:
@@ -194,12 +194,16 @@ class VecObservationWrapper(
         """
         return get_row(self.observation(batch_of_one(obs)), 0)
 
-    def _final_infos(self, result: VecStepResult[Any]) -> list[InfoDict]:
-        infos = result.infos
+    def _final_infos(self, result: VecStepResult[Any]) -> list[InfoDict] | None:
+        """The infos with transformed final observations; ``None`` when no sub-env is done.
+
+        The infos are only read when a sub-env is done, so a native env's
+        deferred infos stay deferred on the other steps.
+        """
         done = np.logical_or(result.terminated, result.truncated)
         if not done.any():
-            return infos
-        infos = list(infos)
+            return None
+        infos = list(result.infos)
         for i in np.flatnonzero(done).tolist():
             info = infos[i]
             if FINAL_OBSERVATION in info:
@@ -209,13 +213,8 @@ class VecObservationWrapper(
         return infos
 
     def _transform(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
-        return VecStepResult(
-            self.observation(result.observations),
-            result.rewards,
-            result.terminated,
-            result.truncated,
-            self._final_infos(result),
-        )
+        observations = self.observation(result.observations)
+        return step_result_like(result, observations, result.rewards, self._final_infos(result))
 
     def reset(
         self,
@@ -264,9 +263,7 @@ class VecRewardWrapper(VecWrapper[ObsType, ActType, ObsType, ActType], Generic[O
                 f"{type(self).__name__}.reward must return one reward per sub-env, shape "
                 f"{result.rewards.shape}, got shape {rewards.shape}: {rewards!r}"
             )
-        return VecStepResult(
-            result.observations, rewards, result.terminated, result.truncated, result.infos
-        )
+        return step_result_like(result, result.observations, rewards)
 
     def step(self, actions: Any) -> VecStepResult[Any]:
         """Step the wrapped vector env and transform the rewards."""

@@ -10,7 +10,7 @@ from sekai.core import ActType
 from sekai.utils._normalization import StatsKind, build_normalizer, load_state, state_of
 from sekai.vector._autoreset import FINAL_OBSERVATION
 from sekai.vector._rows import batch_of_one, get_row, select_rows
-from sekai.vector.results import VecResetResult, VecStepResult
+from sekai.vector.results import VecResetResult, VecStepResult, step_result_like
 from sekai.vector.vec_env import VecEnv
 from sekai.vector.wrappers._checks import check_real
 from sekai.vector.wrappers.base import VecObservationWrapper
@@ -141,13 +141,7 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, Any]):
                 if FINAL_OBSERVATION not in result.infos[i]:
                     self._ignored[i] = True  # frozen until reset()
                     self._any_ignored = True
-        return VecStepResult(
-            observations,
-            result.rewards,
-            result.terminated,
-            result.truncated,
-            self._final_infos(result),
-        )
+        return step_result_like(result, observations, result.rewards, self._final_infos(result))
 
     @property
     def obs_rms(self) -> Any:

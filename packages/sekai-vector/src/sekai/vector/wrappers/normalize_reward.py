@@ -9,7 +9,7 @@ import numpy as np
 from sekai.core import ActType, ObsType
 from sekai.utils.running_stats import RunningMeanStd
 from sekai.vector._autoreset import FINAL_OBSERVATION
-from sekai.vector.results import VecResetResult, VecStepResult
+from sekai.vector.results import VecResetResult, VecStepResult, step_result_like
 from sekai.vector.vec_env import VecEnv
 from sekai.vector.wrappers._checks import check_real
 from sekai.vector.wrappers.base import VecWrapper
@@ -128,6 +128,4 @@ class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
                     self._any_ignored = True
             returns[done] = 0.0
         scaled = rewards / np.sqrt(float(self.return_rms.var) + self.epsilon)
-        return VecStepResult(
-            result.observations, scaled, result.terminated, result.truncated, result.infos
-        )
+        return step_result_like(result, result.observations, scaled)
