@@ -92,6 +92,41 @@ class CounterEnv(Env[Any, Any]):
         return StepResult(self._obs(), float(self.t), done, False, {"t": self.t})
 
 
+class BufferEnv(Env[Any, Any]):
+    """Writes every observation into the same buffers, as fast simulators do.
+
+    The observation is the same dict object every time, holding the same
+    arrays: ``"t"`` (float32, shape (1,)) is the step count and ``"book"`` a
+    MaskedBox whose first ``t % 3`` slots hold ``t``, rewritten in place.
+    """
+
+    def __init__(self) -> None:
+        self.observation_space = Dict(
+            {"t": Box(0.0, 100.0, (1,), np.float32), "book": MaskedBox(0.0, 100.0, max_size=3)}
+        )
+        self.action_space = Discrete(2)
+        self.t = 0
+        self.buffer = self.observation_space.zero()
+
+    def _write(self) -> Any:
+        self.buffer["t"][0] = self.t
+        self.buffer["book"]["values"][:] = 0.0
+        self.buffer["book"]["mask"][:] = 0
+        filled = self.t % 3
+        self.buffer["book"]["values"][:filled] = self.t
+        self.buffer["book"]["mask"][:filled] = 1
+        return self.buffer
+
+    def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> ResetResult[Any]:
+        self._set_rng(seed)
+        self.t = 0
+        return ResetResult(self._write(), {})
+
+    def step(self, action: Any) -> StepResult[Any]:
+        self.t += 1
+        return StepResult(self._write(), 0.0, False, False, {})
+
+
 class MaskedEnv(SpaceEnv):
     """A SpaceEnv whose action_mask() returns ``mask`` (fixed, or changing with t)."""
 
@@ -132,6 +167,12 @@ def space_env() -> type[SpaceEnv]:
 def counter_env() -> type[CounterEnv]:
     """The CounterEnv class."""
     return CounterEnv
+
+
+@pytest.fixture(scope="session")
+def buffer_env() -> type[BufferEnv]:
+    """The BufferEnv class."""
+    return BufferEnv
 
 
 @pytest.fixture(scope="session")

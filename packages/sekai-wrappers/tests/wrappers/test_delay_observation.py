@@ -75,3 +75,17 @@ def test_same_seed_same_trajectory(space_env, any_space, rollout, same) -> None:
     a = rollout(DelayObservation(space_env(any_space), 2), 3, actions)
     b = rollout(DelayObservation(space_env(any_space), 2), 3, actions)
     assert same(a, b)
+
+
+@pytest.mark.parametrize("padding", ["zeros", "reset"])
+def test_an_env_reusing_its_buffers_is_still_seen_late(buffer_env, padding) -> None:
+    env = DelayObservation(buffer_env(), 2, padding=padding)
+    seen = [env.reset(seed=0).observation]
+    seen += [env.step(0).observation for _ in range(5)]
+    # Padding (t = 0 in both modes) for two steps, then step t - 2.
+    assert [float(obs["t"][0]) for obs in seen] == [0.0, 0.0, 0.0, 1.0, 2.0, 3.0]
+    assert [int(obs["book"]["mask"].sum()) for obs in seen[2:]] == [0, 1, 2, 0]
+    # Modifying a returned padding observation does not change the next one.
+    first = env.reset(seed=0).observation
+    first["t"][0] = 99.0
+    assert float(env.step(0).observation["t"][0]) == 0.0

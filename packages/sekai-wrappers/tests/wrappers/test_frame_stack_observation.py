@@ -139,3 +139,18 @@ def test_same_seed_same_trajectory(space_env, any_space, rollout, same) -> None:
     a = rollout(FrameStackObservation(space_env(any_space), 3), 3, actions)
     b = rollout(FrameStackObservation(space_env(any_space), 3), 3, actions)
     assert same(a, b)
+
+
+@pytest.mark.parametrize("padding", ["reset", "zeros"])
+def test_an_env_reusing_its_buffers_gets_its_past_observations_stacked(buffer_env, padding) -> None:
+    env = FrameStackObservation(buffer_env(), 3, padding=padding)
+    pad = 0.0  # step 0 and the zero observation both hold t = 0
+    first = env.reset(seed=0).observation
+    assert first["t"][:, 0].tolist() == [pad, pad, 0.0]
+    for t in range(1, 6):
+        obs = env.step(0).observation
+        expected = [max(t - 2, 0), max(t - 1, 0), t]
+        assert obs["t"][:, 0].tolist() == expected
+        # The MaskedBox leaf of every stacked step is the one of its own step.
+        assert obs["book"]["mask"].sum(axis=1).tolist() == [k % 3 for k in expected]
+        assert obs in env.observation_space

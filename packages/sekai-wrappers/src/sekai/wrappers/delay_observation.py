@@ -8,6 +8,7 @@ from typing import Any, Literal
 from sekai.core import ActType, Env, ObservationWrapper, ResetResult
 from sekai.utils.seeding import SeedType
 from sekai.wrappers._checks import check_choice, check_int, warn_if_around_autoreset
+from sekai.wrappers._copy import copier_for
 
 __all__ = ["DelayObservation"]
 
@@ -20,7 +21,9 @@ class DelayObservation(ObservationWrapper[Any, ActType, Any]):
     wrapper returns padding: ``"zeros"`` (the default; the space's zero,
     i.e. 0 clipped into the bounds) or ``"reset"`` (the episode's first
     observation, often more natural for price series). ``delay=0`` changes
-    nothing. The observation space is unchanged.
+    nothing. The observation space is unchanged. The wrapper queues copies
+    of the observations, so an env that writes every observation into the
+    same buffer is still seen ``delay`` steps late.
 
     The queue of pending observations is per-episode state: put
     ``AutoReset`` outside this wrapper (it warns when built around one).
@@ -51,6 +54,7 @@ class DelayObservation(ObservationWrapper[Any, ActType, Any]):
         self.padding: Literal["zeros", "reset"] = "zeros" if mode == "zeros" else "reset"
         self._queue: deque[Any] = deque()
         self._first: Any = None
+        self._copy = copier_for(env.observation_space)
 
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
@@ -68,12 +72,15 @@ class DelayObservation(ObservationWrapper[Any, ActType, Any]):
 
     def observation(self, observation: Any) -> Any:
         """Queue one observation and return the one from ``delay`` steps ago (or padding)."""
+        if self.delay == 0:
+            return observation
         queue = self._queue
+        kept = self._copy(observation)
         if not queue:
-            self._first = observation
-        queue.append(observation)
+            self._first = kept
+        queue.append(kept)
         if len(queue) > self.delay:
             return queue.popleft()
         if self.padding == "zeros":
             return self.observation_space.zero()
-        return self._first
+        return self._copy(self._first)  # the caller may modify what it gets

@@ -10,6 +10,7 @@ from sekai.core import ActType, Env, ResetResult, StepResult, Wrapper
 from sekai.spaces import batch_space, concatenate
 from sekai.utils.seeding import SeedType
 from sekai.wrappers._checks import check_choice, check_int, warn_if_around_autoreset
+from sekai.wrappers._copy import copier_for
 
 __all__ = ["FrameStackObservation"]
 
@@ -25,7 +26,10 @@ class FrameStackObservation(Wrapper[Any, ActType, Any, ActType]):
     ``values``/``mask`` layout with the stack axis in front of both, and a
     Discrete becomes an array of ``N`` actions' worth of indices. Input shape
     ``(d,)`` or ``(h, w, c)`` gives ``(N, d)`` or ``(N, h, w, c)``; the
-    oldest observation comes first. Every returned stack is a new array.
+    oldest observation comes first. Every returned stack is a new array, and
+    the wrapper keeps copies of the observations it stacks, so an env that
+    writes every observation into the same buffer still gets its past
+    observations stacked, not N views of the latest one.
 
     ``padding`` fills the stack right after :meth:`reset`: ``"reset"`` (the
     default) repeats the first observation, ``"zeros"`` uses the space's zero
@@ -71,6 +75,7 @@ class FrameStackObservation(Wrapper[Any, ActType, Any, ActType]):
         self._single_space = space
         self._stack = partial(concatenate.dispatch(type(space)), space)
         self._frames: deque[Any] = deque(maxlen=size)
+        self._copy = copier_for(space)
 
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
@@ -99,13 +104,12 @@ class FrameStackObservation(Wrapper[Any, ActType, Any, ActType]):
     def _start(self, observation: Any) -> Any:
         frames = self._frames
         frames.clear()
-        if self.padding == "zeros":
-            zero = self._single_space.zero()
-            frames.extend(zero for _ in range(self.num_stack - 1))
-        else:
-            frames.extend(observation for _ in range(self.num_stack - 1))
-        return self._push(observation)
+        kept = self._copy(observation)
+        pad = self._single_space.zero() if self.padding == "zeros" else kept
+        frames.extend(pad for _ in range(self.num_stack - 1))
+        frames.append(kept)
+        return self._stack(list(frames))
 
     def _push(self, observation: Any) -> Any:
-        self._frames.append(observation)
+        self._frames.append(self._copy(observation))
         return self._stack(list(self._frames))
