@@ -97,16 +97,20 @@ class BufferEnv(Env[Any, Any]):
 
     The observation is the same dict object every time, holding the same
     arrays: ``"t"`` (float32, shape (1,)) is the step count and ``"book"`` a
-    MaskedBox whose first ``t % 3`` slots hold ``t``, rewritten in place.
+    MaskedBox whose first ``t % 3`` slots hold ``t``, rewritten in place. The
+    info is one dict too, ``{"t": t}``. Episodes end (terminated) after
+    ``episode_length`` steps, or never when it is None.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, episode_length: int | None = None) -> None:
         self.observation_space = Dict(
             {"t": Box(0.0, 100.0, (1,), np.float32), "book": MaskedBox(0.0, 100.0, max_size=3)}
         )
         self.action_space = Discrete(2)
+        self.episode_length = episode_length
         self.t = 0
         self.buffer = self.observation_space.zero()
+        self.info: dict[str, Any] = {}
 
     def _write(self) -> Any:
         self.buffer["t"][0] = self.t
@@ -115,16 +119,18 @@ class BufferEnv(Env[Any, Any]):
         filled = self.t % 3
         self.buffer["book"]["values"][:filled] = self.t
         self.buffer["book"]["mask"][:filled] = 1
+        self.info["t"] = self.t
         return self.buffer
 
     def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> ResetResult[Any]:
         self._set_rng(seed)
         self.t = 0
-        return ResetResult(self._write(), {})
+        return ResetResult(self._write(), self.info)
 
     def step(self, action: Any) -> StepResult[Any]:
         self.t += 1
-        return StepResult(self._write(), 0.0, False, False, {})
+        done = self.episode_length is not None and self.t >= self.episode_length
+        return StepResult(self._write(), 0.0, done, False, self.info)
 
 
 class MaskedEnv(SpaceEnv):

@@ -105,3 +105,20 @@ def test_same_seed_same_trajectory(space_env, any_space, rollout, same) -> None:
     a = rollout(AutoReset(space_env(any_space, episode_length=4)), 7, actions)
     b = rollout(AutoReset(space_env(any_space, episode_length=4)), 7, actions)
     assert same(a, b)
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+def test_final_observation_and_info_survive_an_env_reusing_its_buffers(
+    buffer_env, use_async
+) -> None:
+    env = AutoReset(buffer_env(episode_length=2))
+    env.reset(seed=0)
+    env.step(0)
+    last = asyncio.run(env.async_step(0)) if use_async else env.step(0)
+    assert last.terminated
+    assert last.observation["t"].tolist() == [0.0]  # the new episode
+    assert last.info["final_observation"]["t"].tolist() == [2.0]
+    assert last.info["final_observation"]["book"]["mask"].tolist() == [1, 1, 0]
+    assert last.info["final_info"] == {"t": 2}
+    assert last.info["t"] == 2
+    assert last.info["reset_info"] == {"t": 0}

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from sekai.core import ActType, Env, ObsType, ResetResult, StepResult, Wrapper
 from sekai.core.wrapper import contains_self_resetting_layer
+from sekai.wrappers._copy import copier_for
 
 __all__ = ["AutoReset"]
 
@@ -26,7 +27,10 @@ class AutoReset(Wrapper[ObsType, ActType, ObsType, ActType]):
       the reset).
 
     Other steps are returned unchanged. This is the same-step autoreset
-    contract of every sekai vector env.
+    contract of every sekai vector env. The terminal observation and info are
+    copied before the reset, so an env that writes every observation (or
+    info) into the same buffer does not overwrite them with the new
+    episode's.
 
     Ordering: make ``AutoReset`` the outermost wrapper, e.g.
     ``AutoReset(TimeLimit(env, 100))``. Its resets reach the layers inside it
@@ -53,20 +57,33 @@ class AutoReset(Wrapper[ObsType, ActType, ObsType, ActType]):
                 UserWarning,
                 stacklevel=2,
             )
+        self._copy_observation = copier_for(env.observation_space)
 
     def step(self, action: ActType) -> StepResult[ObsType]:
         """Step the wrapped env, resetting it in the same call when the episode ends."""
         result = self.env.step(action)
         if result.terminated or result.truncated:
-            return _combine(result, self.env.reset())
+            final = self._keep(result)
+            return _combine(final, self.env.reset())
         return result
 
     async def async_step(self, action: ActType) -> StepResult[ObsType]:
         """Async form of :meth:`step` (awaits the inner ``async_reset``)."""
         result = await self.env.async_step(action)
         if result.terminated or result.truncated:
-            return _combine(result, await self.env.async_reset())
+            final = self._keep(result)
+            return _combine(final, await self.env.async_reset())
         return result
+
+    def _keep(self, result: StepResult[ObsType]) -> StepResult[ObsType]:
+        """A copy of the final step's observation and info, safe from the reset."""
+        return StepResult(
+            self._copy_observation(result.observation),
+            result.reward,
+            result.terminated,
+            result.truncated,
+            dict(result.info),
+        )
 
 
 def _combine(final: StepResult[ObsType], reset: ResetResult[ObsType]) -> StepResult[ObsType]:
