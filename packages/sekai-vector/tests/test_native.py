@@ -185,6 +185,23 @@ def test_set_attr(native: Any) -> None:
         vec.set_attr("lengths", [1, 2])
 
 
+@pytest.mark.parametrize(
+    "values",
+    [[1, "a", 2.5], [np.zeros(2), np.ones(3), np.zeros(1)], [{"k": 1}, None, [1, 2]]],
+    ids=["numbers-and-text", "ragged-arrays", "objects"],
+)
+def test_set_attr_keeps_values_that_do_not_stack(native: Any, values: list[Any]) -> None:
+    # A list of num_envs values is stored as one array; numpy would turn 1
+    # into '1' next to a string, or refuse ragged rows.
+    vec = native(3)
+    vec.set_attr("name", values)
+    assert vec.name.shape == (3,)
+    got = vec.get_attr("name")
+    assert [type(value) for value in got] == [type(value) for value in values]
+    for value, expected in zip(got, values, strict=True):
+        np.testing.assert_array_equal(value, expected)
+
+
 def test_shared_works_above_property(kit: Any) -> None:
     from sekai.vector import shared
 

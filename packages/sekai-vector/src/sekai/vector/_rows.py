@@ -7,7 +7,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["batch_of_one", "copy_batch", "get_row", "put_rows", "select_rows", "take_rows"]
+__all__ = [
+    "batch_of_one",
+    "copy_batch",
+    "get_row",
+    "put_rows",
+    "select_rows",
+    "stack_values",
+    "take_rows",
+]
 
 
 def get_row(batch: Any, i: int) -> Any:
@@ -63,3 +71,31 @@ def batch_of_one(observation: Any) -> Any:
     if isinstance(observation, tuple):
         return tuple(batch_of_one(value) for value in observation)
     return np.asarray(observation)[np.newaxis]
+
+
+def _coerced(array: NDArray[Any], values: list[Any]) -> bool:
+    """Whether numpy turned values of other types into text to stack them (e.g. 1 -> '1')."""
+    return array.dtype.kind in "US" and not all(isinstance(v, (str, bytes)) for v in values)
+
+
+def stack_values(values: list[Any]) -> NDArray[Any]:
+    """One array with a leading axis of ``len(values)`` entries, each value kept as it is.
+
+    Numbers and equally shaped arrays stack into a numeric array (strings
+    into a string array); anything else (ragged arrays, dicts, a mix of
+    strings and numbers) goes into a 1-D object array holding the values.
+    """
+    try:
+        array = np.asarray(values)
+    except ValueError:  # ragged values
+        array = None
+    if (
+        array is None
+        or array.dtype == object
+        or array.shape[:1] != (len(values),)
+        or _coerced(array, values)
+    ):
+        array = np.empty(len(values), dtype=object)
+        for i, value in enumerate(values):
+            array[i] = value
+    return array

@@ -19,7 +19,7 @@ from sekai.vector._actions import make_action_checker
 from sekai.vector._arguments import check_num_envs, per_env_options
 from sekai.vector._autoreset import FINAL_INFO, FINAL_OBSERVATION, RESET_INFO
 from sekai.vector._info_arrays import info_dicts, snapshot_info_arrays
-from sekai.vector._rows import copy_batch, get_row, put_rows, take_rows
+from sekai.vector._rows import copy_batch, get_row, put_rows, stack_values, take_rows
 from sekai.vector.results import VecResetResult, VecStepResult, deferred_step_result
 from sekai.vector.vec_env import VecEnv
 
@@ -507,6 +507,11 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
     def set_attr(self, name: str, values: list[Any] | Any) -> None:
         """Change an existing attribute; a list of ``num_envs`` values is stored as one array.
 
+        Numbers and equally shaped arrays become a numeric array; values that
+        do not stack without changing (ragged arrays, a mix of numbers and
+        strings, ...) go into a 1-D object array, each kept as it is, so
+        :meth:`get_attr` gives them back unchanged.
+
         Raises:
             AttributeError: The env has no attribute ``name`` (a new attribute
                 would have no effect on the simulation).
@@ -525,5 +530,5 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
                     f"set_attr({name!r}): a list of values must have one entry per sub-env "
                     f"({self.num_envs}), got {len(values)}: {values!r}"
                 )
-            values = np.array(values)
+            values = stack_values(values)
         setattr(self, name, values)

@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 
 from sekai.core import InfoDict, ObsType
 from sekai.core._equality import fields_equal
+from sekai.vector._rows import stack_values
 
 __all__ = ["VecResetResult", "VecStepResult", "stack_infos"]
 
@@ -250,28 +251,6 @@ def step_result_like(
     return new
 
 
-def _coerced(array: NDArray[Any], values: list[Any]) -> bool:
-    """Whether numpy turned values of other types into text to stack them (e.g. 1 -> '1')."""
-    return array.dtype.kind in "US" and not all(isinstance(v, (str, bytes)) for v in values)
-
-
-def _stack(values: list[Any]) -> NDArray[Any]:
-    try:
-        array = np.asarray(values)
-    except ValueError:  # ragged values
-        array = None
-    if (
-        array is None
-        or array.dtype == object
-        or array.shape[:1] != (len(values),)
-        or _coerced(array, values)
-    ):
-        array = np.empty(len(values), dtype=object)
-        for i, value in enumerate(values):
-            array[i] = value
-    return array
-
-
 def stack_infos(infos: list[InfoDict]) -> dict[str, Any]:
     """Turn per-env info dicts into one dict of arrays with a leading ``num_envs`` axis.
 
@@ -303,4 +282,4 @@ def stack_infos(infos: list[InfoDict]) -> dict[str, Any]:
         return {}
     first, rest = infos[0], infos[1:]
     keys = [key for key in first if all(key in info for info in rest)]
-    return {key: _stack([info[key] for info in infos]) for key in keys}
+    return {key: stack_values([info[key] for info in infos]) for key in keys}
