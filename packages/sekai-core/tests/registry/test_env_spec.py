@@ -143,6 +143,26 @@ def test_to_json_of_unserialisable_kwargs_names_the_spec() -> None:
 
 
 @pytest.mark.parametrize(
+    ("spec", "path"),
+    [
+        (EnvSpec("Env-v0", kwargs={"weights": {0: 0.5, 1: 0.5}}), "kwargs['weights'][0]"),
+        (EnvSpec("Env-v0", kwargs={"a": [{"b": {2.5: 1}}]}), "kwargs['a'][0]['b'][2.5]"),
+        (
+            EnvSpec(
+                "Env-v0",
+                additional_wrappers=(WrapperSpec("W", "pkg:W", {"m": {None: 1}}),),
+            ),
+            "additional_wrappers[0].kwargs['m'][None]",
+        ),
+    ],
+)
+def test_to_json_refuses_keys_json_would_turn_into_strings(spec: EnvSpec, path: str) -> None:
+    with pytest.raises(ValueError, match=r"'Env-v0'.*str keys") as info:
+        spec.to_json()
+    assert path in str(info.value)
+
+
+@pytest.mark.parametrize(
     ("text", "match"),
     [
         ("not json", "JSON"),

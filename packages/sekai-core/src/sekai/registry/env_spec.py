@@ -34,6 +34,23 @@ def _fields_equal(a: object, b: object, names: tuple[str, ...]) -> bool:
     return all(values_equal(getattr(a, name), getattr(b, name)) for name in names)
 
 
+def _non_str_key(value: object, path: str) -> str | None:
+    """The path of the first dict key in ``value`` that JSON would turn into a string."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"{path}[{key!r}]"
+            found = _non_str_key(item, f"{path}[{key!r}]")
+            if found is not None:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            found = _non_str_key(item, f"{path}[{index}]")
+            if found is not None:
+                return found
+    return None
+
+
 def _check_kwargs(value: object, what: str) -> dict[str, Any]:
     if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
         raise TypeError(f"{what} must be a dict with str keys; got {value!r}")
@@ -206,10 +223,22 @@ class EnvSpec:
 
         Raises:
             ValueError: If ``kwargs`` (or a wrapper's kwargs) hold a value JSON
-                cannot represent.
+                cannot represent, or a nested dict with a key that is not a
+                ``str`` (JSON would turn it into one).
         """
+        data = self.to_dict()
+        # json.dumps would silently write {1: x} as {"1": x}, which reads back
+        # with a different key.
+        bad = _non_str_key(data["kwargs"], "kwargs")
+        for index, wrapper in enumerate(data["additional_wrappers"]):
+            bad = bad or _non_str_key(wrapper["kwargs"], f"additional_wrappers[{index}].kwargs")
+        if bad is not None:
+            raise ValueError(
+                f"EnvSpec {self.id!r} cannot be serialised to JSON: JSON object keys are "
+                f"strings, so the key {bad} would come back as a string; use str keys"
+            )
         try:
-            return json.dumps(self.to_dict())
+            return json.dumps(data)
         except (TypeError, ValueError) as exc:
             raise ValueError(
                 f"EnvSpec {self.id!r} cannot be serialised to JSON: its kwargs must hold "
