@@ -52,6 +52,26 @@ def test_sync_api_inside_a_running_loop_raises(kit: Any) -> None:
     vec.close()
 
 
+def test_a_wrapper_overriding_only_step_is_told_to_override_async_step(kit: Any) -> None:
+    # Its routed async_step runs its step(), which reaches AsyncVecEnv's sync
+    # step() inside the running loop: the error says how to keep it async.
+    from sekai.vector import VecWrapper
+
+    class Counted(VecWrapper[Any, Any, Any, Any]):
+        def step(self, actions: Any) -> VecStepResult[Any]:
+            return self.venv.step(actions)
+
+    vec = Counted(AsyncVecEnv(kit.counting_fns((3, 3))))
+
+    async def run() -> None:
+        await vec.async_reset()
+        with pytest.raises(RuntimeError, match=r"overrides step\(\).*async_step\(\) too"):
+            await vec.async_step([0, 0])
+
+    asyncio.run(run())
+    vec.close()
+
+
 def test_overlapping_async_calls_raise(kit: Any) -> None:
     barrier: dict[str, Any] = {}
     vec = AsyncVecEnv([lambda: kit.BarrierEnv(barrier, 2)] * 2)

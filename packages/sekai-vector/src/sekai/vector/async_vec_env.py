@@ -84,7 +84,9 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
             coroutine.close()
             raise RuntimeError(
                 f"{type(self).__name__}.{method}() was called inside a running event loop; "
-                f"use 'await vec.async_{method}(...)' there (the sync API runs its own loop)"
+                f"use 'await vec.async_{method}(...)' there (the sync API runs its own loop); "
+                f"a wrapper that overrides {method}() reaches it from its async_{method}() "
+                f"unless it overrides async_{method}() too"
             )
         loop = self._loop
         if loop is None:
