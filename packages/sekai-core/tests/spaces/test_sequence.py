@@ -81,6 +81,11 @@ def test_sequence_rejects_bad_arguments() -> None:
         Sequence(3)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_length"):
         Sequence(Discrete(2), max_length=-1)
+    # A string is not a flag: "no" would otherwise turn stacking on.
+    for stack in ("no", 0, None):
+        with pytest.raises(TypeError, match=f"stack must be a bool, got {stack!r}"):
+            Sequence(Discrete(2), stack=stack)  # type: ignore[arg-type]
+    assert Sequence(Discrete(2), stack=np.bool_(True)).stack is True
 
 
 @pytest.mark.parametrize("unsized", [Sequence(Discrete(2)), Dict(s=Sequence(Discrete(2)))])

@@ -49,8 +49,8 @@ class Sequence(Space[Any]):
         seed: Optional seed (see :meth:`seed`).
 
     Raises:
-        TypeError: ``feature_space`` is not a space, or ``stack=True`` with a
-            feature space that cannot be stacked.
+        TypeError: ``feature_space`` is not a space, ``stack`` is not a bool,
+            or ``stack=True`` with a feature space that cannot be stacked.
         ValueError: ``max_length`` is negative.
 
     Example:
@@ -71,6 +71,8 @@ class Sequence(Space[Any]):
     ) -> None:
         if not isinstance(feature_space, Space):
             raise TypeError(f"Sequence: feature_space must be a Space, got {feature_space!r}")
+        if not isinstance(stack, (bool, np.bool_)):
+            raise TypeError(f"Sequence: stack must be a bool, got {stack!r}")
         if stack and not isinstance(feature_space, _STACKABLE):
             raise TypeError(
                 "Sequence: stack=True needs a Box, Discrete, MultiDiscrete or MultiBinary "
