@@ -142,3 +142,18 @@ def test_padding_keeps_order_and_count(space_env, length, slots, truncate) -> No
     chosen = seq[length - kept :] if truncate == "tail" else seq[:kept]
     np.testing.assert_array_equal(out["values"][:kept], np.array(chosen).reshape(kept, 2))
     assert out in env.observation_space
+
+
+@pytest.mark.parametrize(
+    "sequence",
+    [
+        (np.zeros(2, np.float32), np.zeros(3, np.float32)),  # ragged elements
+        (np.zeros(2, np.float32), "price"),  # not numbers
+    ],
+)
+def test_malformed_elements_raise_invalid_observation_naming_the_shape(space_env, sequence) -> None:
+    env = PadSequenceObservation(space_env(Dict({"book": Sequence(ELEMENT, max_length=4)})))
+    with pytest.raises(
+        InvalidObservation, match=r"observation\['book'\] must hold elements of shape \(2,\)"
+    ):
+        env.observation({"book": sequence})

@@ -158,7 +158,13 @@ class _Padder:
         values = self.template.copy()
         mask = np.zeros(size, dtype=np.int8)
         if count:
-            elements = np.asarray(sequence, dtype=self.dtype)
+            try:
+                elements = np.asarray(sequence, dtype=self.dtype)
+            except ValueError as error:  # ragged elements, or values that are not numbers
+                raise InvalidObservation(
+                    f"PadSequenceObservation: {self.where} must hold elements of shape "
+                    f"{self.shape} and dtype {self.dtype}, got {sequence!r} ({error})"
+                ) from error
             if elements.shape != (count, *self.shape):
                 raise InvalidObservation(
                     f"PadSequenceObservation: {self.where} must hold elements of shape "
