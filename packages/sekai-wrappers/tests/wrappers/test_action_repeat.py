@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from sekai.core import TimeLimit
 from sekai.wrappers import ActionRepeat
 
 
@@ -53,3 +54,15 @@ def test_rejects_bad_repeat(counter_env, repeat, error) -> None:
 
 def test_check_env(space_env, any_space, assert_conforms) -> None:
     assert_conforms(ActionRepeat(space_env(any_space), 2))
+
+
+def test_stops_early_when_the_episode_is_truncated(counter_env) -> None:
+    inner = counter_env(episode_length=100)
+    env = ActionRepeat(TimeLimit(inner, 4), 3)
+    env.reset(seed=0)
+    env.step(0)
+    r = env.step(1)
+    assert r.truncated and not r.terminated
+    assert r.info["action_repeats"] == 1
+    assert r.info["elapsed_steps"] == 4  # the info of the last inner step
+    assert inner.actions == [0, 0, 0, 1]
