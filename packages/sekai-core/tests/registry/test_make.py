@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -53,9 +55,33 @@ def test_bad_string_entry_points(
 
 
 def test_missing_module_raises_import_error(registry: EnvRegistry) -> None:
-    registry.register("Env-v0", "sekai_no_such_module_anywhere:Env")
-    with pytest.raises(ImportError):
+    registry.register("Env-v0", "sekai_no_such_module_anywhere.envs:Env")
+    with pytest.raises(
+        ModuleNotFoundError,
+        match=r"entry point of 'Env-v0' 'sekai_no_such_module_anywhere\.envs:Env': "
+        r"no module named 'sekai_no_such_module_anywhere'",
+    ) as info:
         registry.make("Env-v0")
+    assert info.value.name == "sekai_no_such_module_anywhere"
+
+
+def test_a_missing_dependency_of_the_entry_point_module_keeps_its_error(
+    registry: EnvRegistry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = f"sekai_needs_dep_{uuid.uuid4().hex}"
+    (tmp_path / f"{module}.py").write_text("import sekai_dependency_not_installed\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry.register("Env-v0", f"{module}:Env")
+    with pytest.raises(ModuleNotFoundError) as info:
+        registry.make("Env-v0")
+    assert info.value.name == "sekai_dependency_not_installed"
+
+
+def test_a_non_callable_entry_point_is_described_briefly(registry: EnvRegistry) -> None:
+    registry.register("Env-v0", "json:__doc__")
+    with pytest.raises(TypeError, match=r"names .* \(a str\), which is not callable") as info:
+        registry.make("Env-v0")
+    assert len(str(info.value)) < 300
 
 
 def test_the_env_gets_a_copy_of_the_spec_with_the_kwargs_used(registry: EnvRegistry) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import reprlib
 from collections.abc import Callable
 from typing import Any
 
@@ -45,7 +46,17 @@ def load_reference(reference: str | Callable[..., Any], what: str) -> Callable[.
     if not isinstance(reference, str):
         return reference
     module_name, _, attr_path = validate_reference(reference, what).partition(":")
-    obj: Any = importlib.import_module(module_name)
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or ""
+        if module_name != missing and not module_name.startswith(f"{missing}."):
+            raise  # a dependency of the module is missing: its own error says which
+        raise ModuleNotFoundError(
+            f"{what} {reference!r}: no module named {missing!r} (is the package that "
+            "provides it installed, and is the module path spelled right?)",
+            name=missing,
+        ) from exc
     for attr in attr_path.split("."):
         try:
             obj = getattr(obj, attr)
@@ -54,7 +65,10 @@ def load_reference(reference: str | Callable[..., Any], what: str) -> Callable[.
                 f"{what} {reference!r}: module {module_name!r} has no attribute {attr_path!r}"
             ) from None
     if not callable(obj):
-        raise TypeError(f"{what} {reference!r} names {obj!r}, which is not callable")
+        raise TypeError(
+            f"{what} {reference!r} names {reprlib.repr(obj)} (a {type(obj).__name__}), "
+            "which is not callable; expected a class or function"
+        )
     return obj  # type: ignore[no-any-return]
 
 
