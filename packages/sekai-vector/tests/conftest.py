@@ -19,7 +19,7 @@ import pytest
 from numpy.typing import NDArray
 
 from sekai.core import Env, ResetResult, StepResult, Wrapper
-from sekai.spaces import Box, Dict, Discrete
+from sekai.spaces import Box, Dict, Discrete, Tuple
 from sekai.vector import AsyncVecEnv, NativeVecEnv, SyncVecEnv, VecEnv, shared
 
 BACKENDS = ("sync", "async", "native")
@@ -162,6 +162,57 @@ class CountingNativeVecEnv(NativeVecEnv[NDArray[np.float32], Any]):
         return self.total * scale
 
 
+class BufferEnv(Env[dict[str, Any], int]):
+    """Writes every observation and info into the same objects, as simulators often do.
+
+    Observation ``{"t": [t], "pair": ([t], t)}`` (a Dict holding a Tuple);
+    the info is one dict, ``{"t": t}``. Terminates after ``length`` steps.
+    """
+
+    observation_space = Dict(
+        {
+            "t": Box(-1e6, 1e6, (1,), np.float32),
+            "pair": Tuple((Box(-1e6, 1e6, (1,), np.float32), Discrete(1000))),
+        }
+    )
+    action_space = Discrete(2)
+
+    def __init__(self, length: int = 2) -> None:
+        self.length = length
+        self.t = 0
+        self.buffer = np.zeros(1, np.float32)
+        self.inner = np.zeros(1, np.float32)
+        self.info: dict[str, Any] = {}
+
+    def _write(self) -> dict[str, Any]:
+        self.buffer[0] = self.t
+        self.inner[0] = self.t
+        self.info.clear()
+        self.info["t"] = self.t
+        return {"t": self.buffer, "pair": (self.inner, self.t)}
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> ResetResult[dict[str, Any]]:
+        self.t = 0
+        return ResetResult(self._write(), self.info)
+
+    def step(self, action: int) -> StepResult[dict[str, Any]]:
+        self.t += 1
+        return StepResult(self._write(), 1.0, self.t >= self.length, False, self.info)
+
+
+def check_buffer_finals(vec: VecEnv[Any, Any]) -> None:
+    """Autoreset over ``[BufferEnv(2), BufferEnv(3)]`` keeps sub-env 0's final step intact."""
+    vec.reset(seed=0)
+    vec.step([0, 0])
+    result = vec.step([0, 0])
+    info = result.infos[0]
+    assert info["final_observation"]["t"].tolist() == [2.0]
+    assert info["final_observation"]["pair"][0].tolist() == [2.0]
+    assert info["final_observation"]["pair"][1] == 2
+    assert info["final_info"] == {"t": 2}
+    assert result.observations["t"][:, 0].tolist() == [0.0, 2.0]  # sub-env 0 restarted
+
+
 class SelfResettingEnv(Wrapper[Any, Any, Any, Any]):
     """Resets its env itself when an episode ends, as the AutoReset wrapper does."""
 
@@ -302,6 +353,8 @@ def kit() -> SimpleNamespace:
         CountingEnv=CountingEnv,
         CountingNativeVecEnv=CountingNativeVecEnv,
         SelfResettingEnv=SelfResettingEnv,
+        BufferEnv=BufferEnv,
+        check_buffer_finals=check_buffer_finals,
         Tagged=Tagged,
         DictEnv=DictEnv,
         BarrierEnv=BarrierEnv,

@@ -246,3 +246,24 @@ def test_integer_action_spaces_refuse_float_batches() -> None:
     # A native env checks only the shape: it validates its action values itself.
     shape_only = make_action_checker(Discrete(3), 2, integer_dtypes=False)
     assert shape_only(np.array([0.5, 1.0])).dtype == np.float64
+
+
+def test_final_observation_and_info_survive_envs_reusing_their_buffers(
+    env_list_backend: Any, kit: Any
+) -> None:
+    vec = env_list_backend([kit.BufferEnv, lambda: kit.BufferEnv(3)])
+    kit.check_buffer_finals(vec)
+    vec.close()
+
+
+def test_frozen_observation_survives_an_env_reusing_its_buffer(
+    env_list_backend: Any, kit: Any
+) -> None:
+    vec = env_list_backend([kit.BufferEnv, lambda: kit.BufferEnv(5)], autoreset=False)
+    vec.reset(seed=0)
+    vec.step([0, 0])
+    vec.step([0, 0])  # sub-env 0 ends and freezes at t = 2
+    vec.envs[0].unwrapped.reset()  # rewrites its buffer behind the vector env's back
+    result = vec.step([0, 0])
+    assert result.observations["t"][:, 0].tolist() == [2.0, 3.0]
+    vec.close()

@@ -88,3 +88,11 @@ def test_self_resetting_sub_env_is_not_frozen_nor_reset_twice(
     again = vec.step([2, 1])
     np.testing.assert_array_equal(again.observations[0], [0, 0, 0])
     assert vec.get_attr("actions")[0] == [1, 2]  # stepped: not frozen
+
+
+@pytest.mark.parametrize("num_workers", [None, 1])
+def test_final_observation_and_info_survive_envs_reusing_their_buffers(
+    proc: Any, kit: Any, num_workers: int | None
+) -> None:
+    vec = proc([kit.BufferEnv, lambda: kit.BufferEnv(3)], num_workers=num_workers)
+    kit.check_buffer_finals(vec)

@@ -21,11 +21,35 @@ from numpy.typing import NDArray
 
 from sekai.core import InfoDict
 
-__all__ = ["FINAL_INFO", "FINAL_OBSERVATION", "RESET_INFO", "FrozenEnvs", "autoreset_info"]
+__all__ = [
+    "FINAL_INFO",
+    "FINAL_OBSERVATION",
+    "RESET_INFO",
+    "FrozenEnvs",
+    "autoreset_info",
+    "copy_observation",
+]
 
 FINAL_OBSERVATION = "final_observation"
 FINAL_INFO = "final_info"
 RESET_INFO = "reset_info"
+
+
+def copy_observation(observation: Any) -> Any:
+    """A copy of an observation that the env's later steps and resets cannot change.
+
+    An env may write every observation into the same buffer, so a final
+    observation kept past the sub-env's reset (autoreset) or for the steps
+    it stays frozen must be copied first. Arrays are copied; dicts and
+    tuples are copied part by part; anything else is kept as it is.
+    """
+    if isinstance(observation, np.ndarray):
+        return observation.copy()
+    if isinstance(observation, dict):
+        return {key: copy_observation(value) for key, value in observation.items()}
+    if isinstance(observation, tuple):
+        return tuple(copy_observation(value) for value in observation)
+    return observation
 
 
 def autoreset_info(step_info: InfoDict, final_observation: Any, reset_info: InfoDict) -> InfoDict:
@@ -33,7 +57,9 @@ def autoreset_info(step_info: InfoDict, final_observation: Any, reset_info: Info
 
     A new dict: the step's info keys, plus the terminal observation, the
     step's info under ``"final_info"`` and the reset's info under
-    ``"reset_info"``. The sub-env's own dicts are not modified.
+    ``"reset_info"``. The sub-env's own dicts are not modified. Pass copies
+    made before the reset (``dict(info)`` and :func:`copy_observation`): the
+    reset may rewrite the env's buffers.
     """
     info = dict(step_info)
     info[FINAL_OBSERVATION] = final_observation
@@ -67,7 +93,7 @@ class FrozenEnvs:
         """Freeze sub-env ``index`` with its final observation and flags."""
         self.mask[index] = True
         self.any = True
-        self.observations[index] = observation
+        self.observations[index] = copy_observation(observation)
         self.terminated[index] = bool(terminated)
         self.truncated[index] = bool(truncated)
 

@@ -29,7 +29,12 @@ from typing import Any
 
 from sekai.core import Env
 from sekai.vector._actions import make_action_splitter
-from sekai.vector._autoreset import FINAL_OBSERVATION, FrozenEnvs, autoreset_info
+from sekai.vector._autoreset import (
+    FINAL_OBSERVATION,
+    FrozenEnvs,
+    autoreset_info,
+    copy_observation,
+)
 from sekai.vector._env_list import _read, _write
 from sekai.vector._obs_batch import make_obs_batcher
 from sekai.vector._proc_channel import Channel
@@ -176,8 +181,9 @@ class _Worker:
             info = result.info
             if (result.terminated or result.truncated) and FINAL_OBSERVATION not in info:
                 if autoreset:
+                    final_observation, final_info = copy_observation(obs), dict(info)
                     reset = env.reset()
-                    info = autoreset_info(info, obs, reset.info)
+                    info = autoreset_info(final_info, final_observation, reset.info)
                     obs = reset.observation
                 else:
                     frozen.freeze(j, obs, result.terminated, result.truncated)

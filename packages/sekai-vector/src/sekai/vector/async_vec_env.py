@@ -8,11 +8,11 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from sekai.core import ActType, Env, ObsType
+from sekai.core import ActType, Env, InfoDict, ObsType
 from sekai.error import AsyncCallPending
 from sekai.utils.seeding import SeedType
 from sekai.vector._arguments import per_env_options, per_env_seeds
-from sekai.vector._autoreset import FINAL_OBSERVATION, autoreset_info
+from sekai.vector._autoreset import FINAL_OBSERVATION, autoreset_info, copy_observation
 from sekai.vector._env_list import EnvListVecEnv
 from sekai.vector.results import VecResetResult, VecStepResult
 
@@ -189,7 +189,13 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
                 if (result.terminated or result.truncated) and FINAL_OBSERVATION not in result.info
             ]
             resets = []
+            finals: list[tuple[Any, InfoDict]] = []
             if finished and self.autoreset:
+                # Copied before the resets, which may rewrite the envs' buffers.
+                finals = [
+                    (copy_observation(results[k].observation), dict(results[k].info))
+                    for k in finished
+                ]
                 resets = await _gather_all([envs[active[k]].async_reset() for k in finished])
         finally:
             self._pending = False
@@ -220,9 +226,11 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
                 infos[i] = result.info
         if finished:
             if self.autoreset:
-                for k, reset in zip(finished, resets, strict=True):
+                for k, (final_observation, final_info), reset in zip(
+                    finished, finals, resets, strict=True
+                ):
                     i = active[k]
-                    infos[i] = autoreset_info(infos[i], observations[i], reset.info)
+                    infos[i] = autoreset_info(final_info, final_observation, reset.info)
                     observations[i] = reset.observation
             else:
                 for k in finished:

@@ -10,7 +10,7 @@ import numpy as np
 from sekai.core import ActType, Env, InfoDict, ObsType, StepResult
 from sekai.utils.seeding import SeedType
 from sekai.vector._arguments import per_env_options, per_env_seeds
-from sekai.vector._autoreset import FINAL_OBSERVATION, autoreset_info
+from sekai.vector._autoreset import FINAL_OBSERVATION, autoreset_info, copy_observation
 from sekai.vector._env_list import EnvListVecEnv
 from sekai.vector.results import VecResetResult, VecStepResult
 
@@ -125,8 +125,10 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         for i, result in enumerate(results):
             if (result.terminated or result.truncated) and FINAL_OBSERVATION not in result.info:
                 if autoreset:
+                    final_observation = copy_observation(result.observation)
+                    final_info = dict(result.info)
                     reset = self.envs[i].reset()
-                    infos[i] = autoreset_info(result.info, result.observation, reset.info)
+                    infos[i] = autoreset_info(final_info, final_observation, reset.info)
                     observations[i] = reset.observation
                 else:
                     self._frozen.freeze(i, result.observation, result.terminated, result.truncated)
