@@ -122,3 +122,20 @@ def test_get_attr_reaches_private_state(env: Any) -> None:
     assert outer.get_attr("_elapsed_steps") == 1
     with pytest.raises(AttributeError, match="private"):
         _ = outer._elapsed_steps
+
+
+def test_the_limit_can_be_changed_through_the_stack(counter_env_cls: Any) -> None:
+    env = Wrapper(TimeLimit(counter_env_cls(length=100), 2))
+    env.set_attr("max_episode_steps", 4)
+    assert env.get_attr("max_episode_steps") == 4
+    env.reset()
+    assert [env.step(0).truncated for _ in range(4)] == [False, False, False, True]
+    env.reset()
+    env.step(0)
+    env.step(0)
+    env.set_attr("max_episode_steps", 1)  # already past it: the next step truncates
+    assert env.step(0).truncated
+    for bad, error in ((0, ValueError), (2.5, TypeError), (True, TypeError)):
+        with pytest.raises(error, match="max_episode_steps must be an int >= 1"):
+            env.set_attr("max_episode_steps", bad)
+    assert env.get_attr("max_episode_steps") == 1

@@ -14,6 +14,14 @@ from sekai.utils.seeding import SeedType
 __all__ = ["TimeLimit"]
 
 
+def _checked_limit(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"max_episode_steps must be an int >= 1, got {value!r}")
+    if value < 1:
+        raise ValueError(f"max_episode_steps must be an int >= 1, got {value!r}")
+    return int(value)
+
+
 class TimeLimit(Wrapper[ObsType, ActType, ObsType, ActType]):
     """Truncates an episode once it has run ``max_episode_steps`` steps.
 
@@ -41,11 +49,7 @@ class TimeLimit(Wrapper[ObsType, ActType, ObsType, ActType]):
     """
 
     def __init__(self, env: Env[ObsType, ActType], max_episode_steps: int) -> None:
-        limit: object = max_episode_steps
-        if isinstance(limit, bool) or not isinstance(limit, numbers.Integral):
-            raise TypeError(f"max_episode_steps must be an int >= 1, got {max_episode_steps!r}")
-        if limit < 1:
-            raise ValueError(f"max_episode_steps must be an int >= 1, got {max_episode_steps!r}")
+        limit = _checked_limit(max_episode_steps)
         super().__init__(env)
         if contains_self_resetting_layer(env):
             warnings.warn(
@@ -55,13 +59,26 @@ class TimeLimit(Wrapper[ObsType, ActType, ObsType, ActType]):
                 UserWarning,
                 stacklevel=2,
             )
-        self._max_episode_steps: int = int(limit)
+        self._max_episode_steps: int = limit
         self._elapsed_steps: int = 0
 
     @property
     def max_episode_steps(self) -> int:
-        """The step limit per episode."""
+        """The step limit per episode.
+
+        Assignable (directly or with ``set_attr``, e.g. to lengthen episodes
+        during training); it applies from the current step on: an episode
+        that has already run the new limit is truncated on its next step.
+
+        Raises:
+            TypeError: The new value is not an int.
+            ValueError: The new value is below 1.
+        """
         return self._max_episode_steps
+
+    @max_episode_steps.setter
+    def max_episode_steps(self, value: int) -> None:
+        self._max_episode_steps = _checked_limit(value)
 
     @property
     def elapsed_steps(self) -> int:
