@@ -345,3 +345,43 @@ def test_bad_reset_info_arrays_are_reported_by_the_step(kit: Any) -> None:
     vec.broken = True
     with pytest.raises(ValueError, match="'start' must have a leading axis of 1"):
         vec.step([0, 0, 0])
+
+
+def test_the_time_limit_can_be_changed_for_all_or_per_sub_env(native: Any) -> None:
+    vec = native(2, [100, 100], max_episode_steps=2)
+    vec.reset()
+    vec.set_attr("max_episode_steps", 3)
+    assert vec.get_attr("max_episode_steps") == [3, 3]
+    assert [vec.step([0, 0]).truncated.tolist() for _ in range(3)][-1] == [True, True]
+    vec.set_attr("max_episode_steps", [1, 4])  # one limit per sub-env
+    assert vec.get_attr("max_episode_steps") == [1, 4]
+    steps = [vec.step([0, 0]) for _ in range(4)]
+    assert [s.truncated.tolist() for s in steps] == [
+        [True, False],
+        [True, False],
+        [True, False],
+        [True, True],
+    ]
+    assert steps[3].infos[1]["final_info"]["elapsed_steps"] == 4
+    vec.max_episode_steps = None
+    assert not vec.step([0, 0]).truncated.any()
+    assert "elapsed_steps" not in vec.step([0, 0]).infos[0]
+
+
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [
+        (0, ValueError),
+        (2.5, TypeError),
+        (True, TypeError),
+        (np.array([1]), ValueError),
+        ([1, 0], ValueError),
+        ([1.0, 2.0], TypeError),
+        ("3", TypeError),
+    ],
+)
+def test_bad_time_limits_are_refused(native: Any, value: Any, error: type[Exception]) -> None:
+    vec = native(2, max_episode_steps=5)
+    with pytest.raises(error, match="max_episode_steps must be an int >= 1, None or 2 ints"):
+        vec.set_attr("max_episode_steps", value)
+    assert vec.max_episode_steps == 5

@@ -211,23 +211,10 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
                 raise TypeError(f"{owner}: {name} must be a sekai.spaces.Space, got {space!r}")
         if not isinstance(autoreset, bool):
             raise TypeError(f"{owner}: autoreset must be a bool, got {autoreset!r}")
-        limit: object = max_episode_steps
-        if limit is not None:
-            if isinstance(limit, bool) or not isinstance(limit, numbers.Integral):
-                raise TypeError(
-                    f"{owner}: max_episode_steps must be an int >= 1 or None, "
-                    f"got {max_episode_steps!r}"
-                )
-            if limit < 1:
-                raise ValueError(
-                    f"{owner}: max_episode_steps must be an int >= 1 or None, "
-                    f"got {max_episode_steps!r}"
-                )
-            limit = int(limit)
         self.observation_space = observation_space
         self.action_space = action_space
         self.autoreset = autoreset
-        self.max_episode_steps: int | None = limit
+        self._limit: int | NDArray[np.int64] | None = self._checked_limit(max_episode_steps)
         # Shapes only: a native env validates the values of its actions itself.
         self._check_actions = make_action_checker(action_space, self.num_envs, integer_dtypes=False)
         self._numeric_actions = isinstance(action_space, _NUMERIC_ACTION_SPACES)
@@ -289,6 +276,47 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
     def frozen(self) -> NDArray[np.bool_]:
         """Read-only bool array: which sub-envs are frozen (only with ``autoreset=False``)."""
         return self._frozen_view
+
+    @property
+    def max_episode_steps(self) -> int | NDArray[np.int64] | None:
+        """The time limit: steps per episode, or ``None`` for no limit.
+
+        Assignable, directly or with :meth:`set_attr` (e.g. to lengthen
+        episodes during training): an int >= 1 or ``None`` for every sub-env,
+        or one int >= 1 per sub-env (a list or array of ``num_envs``, stored as
+        an int64 array). It applies from the next step on: a sub-env that has
+        already run the new limit is truncated on its next step.
+
+        Raises:
+            TypeError: The new value is not an int, ``None`` or ints per sub-env.
+            ValueError: A limit is below 1, or there is not one per sub-env.
+        """
+        return self._limit
+
+    @max_episode_steps.setter
+    def max_episode_steps(self, value: Any) -> None:
+        self._limit = self._checked_limit(value)
+
+    def _checked_limit(self, value: Any) -> int | NDArray[np.int64] | None:
+        owner = type(self).__name__
+        expected = f"an int >= 1, None or {self.num_envs} ints >= 1 (one per sub-env)"
+        if value is None:
+            return None
+        if isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{owner}: max_episode_steps must be {expected}, got {value!r}")
+        if isinstance(value, numbers.Integral):
+            if value < 1:
+                raise ValueError(f"{owner}: max_episode_steps must be {expected}, got {value!r}")
+            return int(value)
+        if isinstance(value, (list, tuple, np.ndarray)):
+            array = np.asarray(value)
+            if array.dtype.kind not in "iu":
+                raise TypeError(f"{owner}: max_episode_steps must be {expected}, got {value!r}")
+            if array.shape != (self.num_envs,) or (array.size and array.min() < 1):
+                raise ValueError(f"{owner}: max_episode_steps must be {expected}, got {value!r}")
+            limits: NDArray[np.int64] = array.astype(np.int64)
+            return limits
+        raise TypeError(f"{owner}: max_episode_steps must be {expected}, got {value!r}")
 
     @property
     def elapsed_steps(self) -> NDArray[np.int64]:
@@ -403,7 +431,7 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
             elapsed[~frozen] += 1
         else:
             elapsed += 1
-        limit = self.max_episode_steps
+        limit = self._limit
         if limit is not None:
             at_limit = elapsed >= limit
             if np.count_nonzero(at_limit):
