@@ -48,8 +48,19 @@ def test_single_scalar_box_is_clipped_to_a_scalar() -> None:
     for value in (1.0, 3.0):
         norm(np.float64(value), True)
     out = norm(np.float64(100.0), False)
-    assert np.shape(out) == () and out == 0.5
+    assert isinstance(out, np.ndarray) and out.shape == () and out == 0.5
     assert isinstance(rms, RunningMeanStd)
+
+
+@pytest.mark.parametrize("clip", [None, 0.5])
+def test_single_scalar_box_gives_a_0d_array(clip: float | None) -> None:
+    norm, space, _ = build_normalizer(
+        Box(-np.inf, np.inf, ()), kind="running", halflife=10.0, epsilon=1e-8, clip=clip
+    )
+    for update in (True, False):
+        out = norm(np.array(2.0, np.float32), update)
+        assert isinstance(out, np.ndarray) and out.shape == () and out.dtype == np.float64
+        assert space.contains(out)
 
 
 def test_nested_space_masked_slots_and_pass_through() -> None:

@@ -143,15 +143,16 @@ class _BoxNorm:
 
     def _scale(self, value: NDArray[np.float64]) -> Any:
         stats = self.stats
-        out: Any = (value - stats.mean) / np.sqrt(stats.var + self.epsilon)
+        # asarray: one sample of a scalar Box gives a numpy scalar, and
+        # observations of a Box are arrays (0-d here).
+        out: NDArray[np.float64] = np.asarray(
+            (value - stats.mean) / np.sqrt(stats.var + self.epsilon)
+        )
         clip = self.clip
         if clip is not None:
-            if isinstance(out, np.ndarray):
-                # Faster than np.clip for the small arrays of a step.
-                np.maximum(out, -clip, out=out)
-                np.minimum(out, clip, out=out)
-            else:  # one sample of a scalar Box: a numpy scalar, which out= cannot take
-                out = np.minimum(np.maximum(out, -clip), clip)
+            # Faster than np.clip for the small arrays of a step.
+            np.maximum(out, -clip, out=out)
+            np.minimum(out, clip, out=out)
         return out
 
 
