@@ -319,10 +319,13 @@ def test_default_mode_without_sekai_vector(registry: EnvRegistry, no_vector: Non
 # -- argument errors ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("num_envs", [0, -1, 1.5, True, "2"])
-def test_invalid_num_envs(registry: EnvRegistry, num_envs: object) -> None:
+@pytest.mark.parametrize(
+    ("num_envs", "error"),
+    [(0, ValueError), (-1, ValueError), (1.5, TypeError), (True, TypeError), ("2", TypeError)],
+)
+def test_invalid_num_envs(registry: EnvRegistry, num_envs: object, error: type[Exception]) -> None:
     registry.register("Env-v0", Env, vector_entry_point=NativeVec)
-    with pytest.raises(ValueError, match="num_envs") as info:
+    with pytest.raises(error, match="num_envs must be an int >= 1") as info:
         registry.make_vec("Env-v0", num_envs)  # type: ignore[arg-type]
     assert repr(num_envs) in str(info.value)
 

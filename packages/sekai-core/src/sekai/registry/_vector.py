@@ -90,7 +90,9 @@ def make_vec_from_spec(
     env_kwargs: dict[str, Any],
 ) -> Any:
     """The implementation of `sekai.registry.make_vec` for a resolved spec."""
-    if not is_int(num_envs) or num_envs < 1:
+    if not is_int(num_envs):
+        raise TypeError(f"num_envs must be an int >= 1; got {num_envs!r}")
+    if num_envs < 1:
         raise ValueError(f"num_envs must be an int >= 1; got {num_envs!r}")
     num_envs = int(num_envs)
     if vectorization_mode is not None and vectorization_mode not in _MODES:
