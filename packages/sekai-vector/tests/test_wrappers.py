@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from sekai.core import TimeLimit
 from sekai.spaces import Box, Dict, Discrete, MaskedBox, MultiDiscrete
 from sekai.stats import EpisodeStats, InMemoryTracker
 from sekai.utils.running_stats import ExponentialMovingStats, RunningMeanStd
@@ -378,3 +379,35 @@ def test_wrappers_keep_native_infos_deferred(
     assert results[0].infos is results[0].infos and len(builds) == 2
     done = vec.step([1, 0])  # both sub-envs finish: the infos carry their final observations
     assert all("final_observation" in info for info in done.infos)
+
+
+@pytest.mark.parametrize("wrapping", list(WRAPPINGS))
+def test_wrapped_native_infos_equal_wrapped_sync_infos(kit: Any, wrapping: str) -> None:
+    # The same wrapper over the native counting env and over the same dynamics
+    # in a SyncVecEnv: the infos agree entry by entry, read after all the steps,
+    # with and without autoreset.
+    for autoreset in (True, False):
+        native = WRAPPINGS[wrapping](
+            kit.CountingNativeVecEnv(3, [2, 3, 4], max_episode_steps=3, autoreset=autoreset)
+        )
+        fns = [lambda n=n: TimeLimit(kit.CountingEnv(n), 3) for n in (2, 3, 4)]
+        sync = WRAPPINGS[wrapping](SyncVecEnv(fns, autoreset=autoreset))
+        for vec in (native, sync):
+            vec.reset(seed=0)
+        native_results = [native.step([1, 0, 1]) for _ in range(5)]
+        sync_results = [sync.step([1, 0, 1]) for _ in range(5)]
+        for a, b in zip(native_results, sync_results, strict=True):
+            np.testing.assert_allclose(a.rewards, b.rewards)
+            assert len(a.infos) == len(b.infos)
+            for x, y in zip(a.infos, b.infos, strict=True):
+                assert set(x) == set(y)
+                for key in x:
+                    if key == "episode":
+                        assert x[key].episode_return == y[key].episode_return
+                        assert x[key].episode_length == y[key].episode_length
+                    elif key == "final_observation":
+                        np.testing.assert_allclose(x[key], y[key])
+                    else:
+                        assert x[key] == y[key], key
+        native.close()
+        sync.close()
