@@ -411,3 +411,48 @@ def test_wrapped_native_infos_equal_wrapped_sync_infos(kit: Any, wrapping: str) 
                         assert x[key] == y[key], key
         native.close()
         sync.close()
+
+
+@pytest.mark.parametrize("space", ["box", "dict"])
+@pytest.mark.parametrize("clip", [None, 0.5])
+def test_normalize_observation_batches_terminal_observations_exactly(
+    kit: Any, space: str, clip: float | None
+) -> None:
+    # VecNormalizeObservation normalises the terminal observations of a step
+    # as one batch; each must equal what normalising it alone gives.
+    class OneByOne(VecNormalizeObservation):
+        def final_observation(self, obs: Any) -> Any:
+            return super().final_observation(obs)
+
+    def build(cls: Any) -> Any:
+        if space == "box":
+            venv: Any = kit.CountingNativeVecEnv(4, [2, 2, 3, 2], random_start=True)
+        else:
+            venv = SyncVecEnv([kit.DictEnv for _ in range(4)])
+        vec = cls(venv, clip=clip)
+        vec.reset(seed=3)
+        return vec
+
+    batched, single = build(VecNormalizeObservation), build(OneByOne)
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(8):
+        if space == "box":
+            actions: Any = rng.integers(0, 3, size=4)
+        else:
+            actions = {
+                "move": rng.uniform(-1, 1, (4, 2)).astype(np.float32),
+                "mode": rng.integers(2, 4, size=4),
+            }
+        a, b = batched.step(actions), single.step(actions)
+        for x, y in zip(a.infos, b.infos, strict=True):
+            if "final_observation" in x:
+                finished += 1
+                fx, fy = x["final_observation"], y["final_observation"]
+                if space == "box":
+                    np.testing.assert_array_equal(fx, fy)
+                else:
+                    assert set(fx) == set(fy)
+                    for key in fx:
+                        np.testing.assert_array_equal(fx[key], fy[key])
+    assert finished >= 4

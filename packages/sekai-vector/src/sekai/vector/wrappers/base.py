@@ -204,13 +204,23 @@ class VecObservationWrapper(
         if not done.any():
             return None
         infos = list(result.infos)
-        for i in np.flatnonzero(done).tolist():
-            info = infos[i]
-            if FINAL_OBSERVATION in info:
-                info = dict(info)
-                info[FINAL_OBSERVATION] = self.final_observation(info[FINAL_OBSERVATION])
-                infos[i] = info
+        finished = [i for i in np.flatnonzero(done).tolist() if FINAL_OBSERVATION in infos[i]]
+        if not finished:
+            return infos
+        finals = self._final_observations([infos[i][FINAL_OBSERVATION] for i in finished])
+        for i, final in zip(finished, finals, strict=True):
+            info = dict(infos[i])
+            info[FINAL_OBSERVATION] = final
+            infos[i] = info
         return infos
+
+    def _final_observations(self, finals: list[Any]) -> list[Any]:
+        """Transform the terminal observations of one step, each with :meth:`final_observation`.
+
+        A subclass whose transformation treats rows independently may do
+        them as one batch here.
+        """
+        return [self.final_observation(obs) for obs in finals]
 
     def _transform(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
         observations = self.observation(result.observations)
