@@ -236,19 +236,15 @@ def step_result_like(
     not built yet, they stay deferred: a wrapper that only changes
     observations or rewards does not make every step build its info dicts.
     """
-    new: VecStepResult[ObsType] = VecStepResult.__new__(VecStepResult)
-    _step_observations(new, observations)
-    _step_rewards(new, rewards)
-    _step_terminated(new, result.terminated)
-    _step_truncated(new, result.truncated)
     if infos is None:
         stored = _infos_slot.__get__(result, VecStepResult)
         if type(stored) is _DeferredInfos:
-            _step_infos(new, _DeferredInfos(partial(getattr, result, "infos")))
-            return new
+            build = partial(getattr, result, "infos")
+            return deferred_step_result(
+                observations, rewards, result.terminated, result.truncated, build
+            )
         infos = stored
-    _step_infos(new, infos)
-    return new
+    return VecStepResult(observations, rewards, result.terminated, result.truncated, infos)
 
 
 def stack_infos(infos: list[InfoDict]) -> dict[str, Any]:
