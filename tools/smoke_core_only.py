@@ -41,10 +41,11 @@ def main() -> None:
     assert first.observation.shape == (4,)
     assert first.observation in env.observation_space
     steps = 0
-    result = first
+    result = env.step(env.action_space.sample())
     while not result.done:
         result = env.step(env.action_space.sample())
         steps += 1
+    steps += 1
     assert steps == 200
     assert result.truncated
     assert result.info["elapsed_steps"] == 200

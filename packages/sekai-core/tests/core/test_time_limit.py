@@ -87,7 +87,9 @@ def test_async_path_counts_and_truncates(counter_env_cls: Any) -> None:
 
 
 class AutoReset(Wrapper[Any, Any, Any, Any]):
-    """Stand-in with the class name the real AutoReset has."""
+    """Stand-in for the real AutoReset: its name is in the warning, its flag triggers it."""
+
+    _resets_itself: ClassVar[bool] = True
 
 
 class SelfResetting(Wrapper[Any, Any, Any, Any]):

@@ -60,6 +60,9 @@ _EXPORTS: dict[str, str] = {
     "MAStepResult": "sekai.core",
     "ResetResult": "sekai.core",
     "StepResult": "sekai.core",
+    "FINAL_INFO": "sekai.core",
+    "FINAL_OBSERVATION": "sekai.core",
+    "RESET_INFO": "sekai.core",
     "SeedType": "sekai.core",
     "SeededRNG": "sekai.core",
     "AsyncCallPending": "sekai.error",
@@ -72,6 +75,7 @@ _EXPORTS: dict[str, str] = {
     "ResetRequired": "sekai.error",
     "SekaiError": "sekai.error",
     "SpaceMismatch": "sekai.error",
+    "SyncCallInEventLoop": "sekai.error",
     "VecEnvClosed": "sekai.error",
     "VecEnvWorkerError": "sekai.error",
     "Space": "sekai.spaces",
@@ -192,6 +196,9 @@ if TYPE_CHECKING:
         to_pettingzoo as to_pettingzoo,
     )
     from sekai.core import (
+        FINAL_INFO as FINAL_INFO,
+        FINAL_OBSERVATION as FINAL_OBSERVATION,
+        RESET_INFO as RESET_INFO,
         ActionWrapper as ActionWrapper,
         Env as Env,
         MAResetResult as MAResetResult,
@@ -229,6 +236,7 @@ if TYPE_CHECKING:
         ResetRequired as ResetRequired,
         SekaiError as SekaiError,
         SpaceMismatch as SpaceMismatch,
+        SyncCallInEventLoop as SyncCallInEventLoop,
         VecEnvClosed as VecEnvClosed,
         VecEnvWorkerError as VecEnvWorkerError,
     )

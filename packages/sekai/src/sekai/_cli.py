@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import Any, NoReturn, TextIO, cast
 
 __all__ = ["build_parser", "main"]
 
@@ -129,11 +129,13 @@ def _agent_view(env: Any, agent: Any) -> Any:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from sekai.core import MultiAgentEnv
+    from sekai.core import Env, MultiAgentEnv
     from sekai.registry import make
     from sekai.utils import check_env
 
-    env = make(args.env_id)
+    # make() is annotated for the usual single-agent env, but an id may name a
+    # MultiAgentEnv as well: widen the type so both branches are checked.
+    env: Env[Any, Any] | MultiAgentEnv[Any, Any, Any] = cast(Any, make(args.env_id))
     try:
         if isinstance(env, MultiAgentEnv):
             # check_env checks single-agent envs: check each agent in turn.

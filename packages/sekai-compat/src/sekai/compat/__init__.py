@@ -13,6 +13,13 @@ imports its peer when called, and raises ``ImportError`` naming the extra to
 install (``pip install 'sekai-compat[gymnasium]'`` or
 ``'sekai-compat[pettingzoo]'``; with the meta-package, ``'sekai[gymnasium]'``
 / ``'sekai[pettingzoo]'``).
+
+Module map: the public modules ``gymnasium_env``, ``gymnasium_vector``,
+``gymnasium_spaces`` and ``pettingzoo_env`` hold the functions above. The
+adapter classes live in private modules named after their direction
+(``_to_gymnasium``, ``_from_gymnasium``, ``_to_gymnasium_vector``,
+``_to_pettingzoo``, ``_from_pettingzoo``); those that subclass a Gymnasium or
+PettingZoo class import it, so the functions import them only when called.
 """
 
 from sekai.compat.gymnasium_env import from_gymnasium, to_gymnasium

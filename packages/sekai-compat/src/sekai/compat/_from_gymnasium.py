@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from sekai._validation import check_int
 from sekai.compat.gymnasium_spaces import convert_from_gymnasium
 from sekai.core import Env, ResetResult, StepResult
 from sekai.registry import EnvSpec
@@ -72,13 +73,9 @@ class GymnasiumSekaiEnv(Env[Any, Any]):
         if isinstance(seed, np.random.Generator):
             self.gym_env.unwrapped.np_random = seed
             seed = None
-        elif seed is not None and (
-            isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
-        ):
-            raise TypeError(f"seed must be an int, a numpy.random.Generator or None, got {seed!r}")
-        observation, info = self._gym_reset(
-            seed=None if seed is None else int(seed), options=options
-        )
+        elif seed is not None:
+            seed = check_int(seed, "seed", expected="an int, a numpy.random.Generator or None")
+        observation, info = self._gym_reset(seed=seed, options=options)
         return ResetResult(observation, info)
 
     def step(self, action: Any) -> StepResult[Any]:

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from sekai._validation import check_int
 from sekai.compat.gymnasium_spaces import convert_from_gymnasium
 from sekai.core import MAResetResult, MAStepResult, MultiAgentEnv
 from sekai.spaces import Space
@@ -89,13 +90,9 @@ class PettingZooSekaiEnv(MultiAgentEnv[Any, Any, Any]):
         """
         if isinstance(seed, np.random.Generator):
             seed = int(seed.integers(2**32))
-        elif seed is not None and (
-            isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
-        ):
-            raise TypeError(f"seed must be an int, a numpy.random.Generator or None, got {seed!r}")
-        observations, infos = self._pz_reset(
-            seed=None if seed is None else int(seed), options=options
-        )
+        elif seed is not None:
+            seed = check_int(seed, "seed", expected="an int, a numpy.random.Generator or None")
+        observations, infos = self._pz_reset(seed=seed, options=options)
         return MAResetResult(observations, infos)
 
     def step(self, actions: dict[Any, Any]) -> MAStepResult[Any, Any]:

@@ -79,7 +79,7 @@ def to_gymnasium(
     require_gymnasium()
     if not isinstance(env, Env):
         raise TypeError(f"to_gymnasium: expected a sekai Env, got {env!r}")
-    from sekai.compat._gymnasium_env import SekaiGymnasiumEnv
+    from sekai.compat._to_gymnasium import SekaiGymnasiumEnv
 
     return SekaiGymnasiumEnv(env, renderer, render_mode)
 

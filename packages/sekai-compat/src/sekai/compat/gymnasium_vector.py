@@ -62,7 +62,7 @@ def to_gymnasium_vector(vec_env: VecEnv[Any, Any]) -> Any:
         >>> envs.close()
     """
     require_gymnasium()
-    from sekai.compat._gymnasium_vector import SekaiGymnasiumVectorEnv
+    from sekai.compat._to_gymnasium_vector import SekaiGymnasiumVectorEnv
     from sekai.vector import VecEnv
 
     if not isinstance(vec_env, VecEnv):

@@ -71,7 +71,7 @@ def to_pettingzoo(
     require_pettingzoo()
     if not isinstance(ma_env, MultiAgentEnv):
         raise TypeError(f"to_pettingzoo: expected a sekai MultiAgentEnv, got {ma_env!r}")
-    from sekai.compat._pettingzoo_env import SekaiParallelEnv
+    from sekai.compat._to_pettingzoo import SekaiParallelEnv
 
     return SekaiParallelEnv(ma_env, renderer, render_mode)
 

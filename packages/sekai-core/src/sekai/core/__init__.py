@@ -12,6 +12,9 @@ annotations, but are not part of ``__all__``.
 from sekai.core.env import ActType as ActType, Env
 from sekai.core.multi_agent import MultiAgentEnv
 from sekai.core.results import (
+    FINAL_INFO,
+    FINAL_OBSERVATION,
+    RESET_INFO,
     AgentID as AgentID,
     InfoDict as InfoDict,
     MAResetResult,
@@ -46,6 +49,10 @@ __all__ = [  # noqa: RUF022 (grouped by topic)
     "MAStepResult",
     "ResetResult",
     "StepResult",
+    # autoreset info keys
+    "FINAL_INFO",
+    "FINAL_OBSERVATION",
+    "RESET_INFO",
     # seeding
     "SeedType",
     "SeededRNG",

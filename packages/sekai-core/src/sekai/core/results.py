@@ -19,6 +19,9 @@ from typing import Any, Generic, TypeVar
 from sekai.core._equality import fields_equal
 
 __all__ = [
+    "FINAL_INFO",
+    "FINAL_OBSERVATION",
+    "RESET_INFO",
     "AgentID",
     "InfoDict",
     "MAResetResult",
@@ -37,27 +40,42 @@ AgentID = TypeVar("AgentID")
 InfoDict = dict[str, Any]
 """Auxiliary diagnostic information returned with every result."""
 
+# The info keys of a step that ended an episode and reset it within the same
+# step (AutoReset, and every VecEnv with autoreset): defined here once, so the
+# wrappers, the vector backends and the Gymnasium adapters agree on them.
+FINAL_OBSERVATION = "final_observation"
+"""Info key of the terminal observation of an episode that was reset within the step."""
+FINAL_INFO = "final_info"
+"""Info key of the info of the step that ended the episode."""
+RESET_INFO = "reset_info"
+"""Info key of the info returned by the reset made within the step."""
+
 _Setter = Callable[[Any, Any], None]
+# The three helpers below are shared with sekai.vector.results (not public API).
 
 
-def _frozen_setattr(self: object, name: str, value: object) -> None:
+def refuse_set(self: object, name: str, value: object) -> None:
     raise FrozenInstanceError(f"cannot assign to field {name!r} of {type(self).__name__}")
 
 
-def _frozen_delattr(self: object, name: str) -> None:
+def refuse_delete(self: object, name: str) -> None:
     raise FrozenInstanceError(f"cannot delete field {name!r} of {type(self).__name__}")
 
 
-def _slot_setters(cls: type, *names: str) -> tuple[_Setter, ...]:
+def slot_writers(cls: type, *names: str) -> tuple[_Setter, ...]:
     """Return the ``__set__`` of each slot descriptor of ``cls``, in ``names`` order.
+
+    A result built on every step writes its fields through these instead of
+    the frozen dataclass's per-field ``object.__setattr__`` calls, which cost
+    several times more.
 
     Also replaces the frozen guards of ``cls``: the ones ``dataclass(slots=True)``
     generates refer to the class it discarded, so they raise ``TypeError``
     instead of ``FrozenInstanceError`` on Python < 3.12, which breaks
     ``StepResult[int](...)`` (typing catches only ``AttributeError``).
     """
-    type.__setattr__(cls, "__setattr__", _frozen_setattr)
-    type.__setattr__(cls, "__delattr__", _frozen_delattr)
+    type.__setattr__(cls, "__setattr__", refuse_set)
+    type.__setattr__(cls, "__delattr__", refuse_delete)
     return tuple(cls.__dict__[name].__set__ for name in names)
 
 
@@ -117,7 +135,7 @@ class StepResult(Generic[ObsType]):
         )
 
 
-(_step_observation, _step_reward, _step_terminated, _step_truncated, _step_info) = _slot_setters(
+(_step_observation, _step_reward, _step_terminated, _step_truncated, _step_info) = slot_writers(
     StepResult, "observation", "reward", "terminated", "truncated", "info"
 )
 
@@ -161,7 +179,7 @@ class ResetResult(Generic[ObsType]):
         return (type(self), (self.observation, self.info))
 
 
-_reset_observation, _reset_info = _slot_setters(ResetResult, "observation", "info")
+_reset_observation, _reset_info = slot_writers(ResetResult, "observation", "info")
 
 
 @dataclass(frozen=True, slots=True, init=False, eq=False)
@@ -242,7 +260,7 @@ class MAStepResult(Generic[ObsType, AgentID]):
         )
 
 
-(_ma_observations, _ma_rewards, _ma_terminated, _ma_truncated, _ma_info) = _slot_setters(
+(_ma_observations, _ma_rewards, _ma_terminated, _ma_truncated, _ma_info) = slot_writers(
     MAStepResult, "observations", "rewards", "terminated", "truncated", "info"
 )
 
@@ -284,4 +302,4 @@ class MAResetResult(Generic[ObsType, AgentID]):
         return (type(self), (self.observations, self.info))
 
 
-_mar_observations, _mar_info = _slot_setters(MAResetResult, "observations", "info")
+_mar_observations, _mar_info = slot_writers(MAResetResult, "observations", "info")

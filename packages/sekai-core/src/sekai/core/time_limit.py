@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from typing import Any
 
+from sekai._validation import check_int
 from sekai.core.env import ActType, Env
 from sekai.core.results import ObsType, ResetResult, StepResult
 from sekai.core.wrapper import Wrapper, contains_self_resetting_layer
 from sekai.utils.seeding import SeedType
 
 __all__ = ["TimeLimit"]
-
-
-def _checked_limit(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"max_episode_steps must be an int >= 1, got {value!r}")
-    if value < 1:
-        raise ValueError(f"max_episode_steps must be an int >= 1, got {value!r}")
-    return int(value)
 
 
 class TimeLimit(Wrapper[ObsType, ActType, ObsType, ActType]):
@@ -49,7 +41,7 @@ class TimeLimit(Wrapper[ObsType, ActType, ObsType, ActType]):
     """
 
     def __init__(self, env: Env[ObsType, ActType], max_episode_steps: int) -> None:
-        limit = _checked_limit(max_episode_steps)
+        limit = check_int(max_episode_steps, "max_episode_steps", minimum=1)
         super().__init__(env)
         if contains_self_resetting_layer(env):
             warnings.warn(
@@ -78,7 +70,7 @@ class TimeLimit(Wrapper[ObsType, ActType, ObsType, ActType]):
 
     @max_episode_steps.setter
     def max_episode_steps(self, value: int) -> None:
-        self._max_episode_steps = _checked_limit(value)
+        self._max_episode_steps = check_int(value, "max_episode_steps", minimum=1)
 
     @property
     def elapsed_steps(self) -> int:

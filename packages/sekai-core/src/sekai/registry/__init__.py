@@ -17,12 +17,18 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
+from sekai.registry._make_vec import VectorizationMode
 from sekai.registry._plugins import ENTRY_POINT_GROUP
-from sekai.registry._vector import VectorizationMode
 from sekai.registry.env_registry import EnvRegistry, current_registry, default_registry
 from sekai.registry.env_spec import EnvSpec, WrapperSpec
+
+if TYPE_CHECKING:
+    # For annotations only: importing them would load numpy (sekai.core) and
+    # sekai-vector, which the registry needs only once an env is made.
+    from sekai.core import Env
+    from sekai.vector import VecEnv
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -60,6 +66,13 @@ def register(id: str, entry_point: str | Callable[..., Any], **kwargs: Any) -> E
     return current_registry().register(id, entry_point, **kwargs)
 
 
+# make and make_vec keep 0.2's run-time signature (``-> Any``); the overloads
+# (one per kind of id) are what type checkers see, so callers get an Env /
+# VecEnv. An id that names a MultiAgentEnv needs a cast.
+@overload
+def make(id: str, *, max_episode_steps: int | None = None, **kwargs: Any) -> Env[Any, Any]: ...
+@overload
+def make(id: EnvSpec, *, max_episode_steps: int | None = None, **kwargs: Any) -> Env[Any, Any]: ...
 def make(id: str | EnvSpec, *, max_episode_steps: int | None = None, **kwargs: Any) -> Any:
     """Build an environment from its id (looked up in the global registry) or spec.
 
@@ -84,6 +97,26 @@ def make(id: str | EnvSpec, *, max_episode_steps: int | None = None, **kwargs: A
     return current_registry().make(id, max_episode_steps=max_episode_steps, **kwargs)
 
 
+@overload
+def make_vec(
+    id: str,
+    num_envs: int = 1,
+    *,
+    vectorization_mode: VectorizationMode | None = None,
+    vector_kwargs: dict[str, Any] | None = None,
+    wrappers: Sequence[Callable[[Any], Any]] = (),
+    **env_kwargs: Any,
+) -> VecEnv[Any, Any]: ...
+@overload
+def make_vec(
+    id: EnvSpec,
+    num_envs: int = 1,
+    *,
+    vectorization_mode: VectorizationMode | None = None,
+    vector_kwargs: dict[str, Any] | None = None,
+    wrappers: Sequence[Callable[[Any], Any]] = (),
+    **env_kwargs: Any,
+) -> VecEnv[Any, Any]: ...
 def make_vec(
     id: str | EnvSpec,
     num_envs: int = 1,

@@ -8,15 +8,20 @@ import warnings
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
+from sekai._validation import check_callable, check_int
 from sekai.error import EnvAlreadyRegistered, EnvNotFound
 from sekai.registry import _plugins
 from sekai.registry._ids import format_env_id, parse_env_id, validate_namespace
 from sekai.registry._make import make_env
+from sekai.registry._make_vec import VectorizationMode, make_vec_from_spec
 from sekai.registry._plugins import ENTRY_POINT_GROUP, EntryPointLike
-from sekai.registry._vector import VectorizationMode, make_vec_from_spec
 from sekai.registry.env_spec import EnvSpec
+
+if TYPE_CHECKING:  # annotations only: see sekai.registry
+    from sekai.core import Env
+    from sekai.vector import VecEnv
 
 __all__ = ["ENTRY_POINT_GROUP", "EnvRegistry", "current_registry", "default_registry"]
 
@@ -154,8 +159,7 @@ class EnvRegistry:
             TypeError: If ``loader`` is not callable.
         """
         validate_namespace(namespace)
-        if not callable(loader):
-            raise TypeError(f"a namespace loader must be callable; got {loader!r}")
+        check_callable(loader, "a namespace loader")
         with self._lock:
             self._namespace_loaders[namespace] = loader
             self._claimed_namespaces.add(namespace)
@@ -189,6 +193,15 @@ class EnvRegistry:
             return False
         return True
 
+    # Typed with overloads, as sekai.registry.make (the run-time signature stays 0.2's).
+    @overload
+    def make(
+        self, id: str, *, max_episode_steps: int | None = None, **kwargs: Any
+    ) -> Env[Any, Any]: ...
+    @overload
+    def make(
+        self, id: EnvSpec, *, max_episode_steps: int | None = None, **kwargs: Any
+    ) -> Env[Any, Any]: ...
     def make(
         self, id: str | EnvSpec, *, max_episode_steps: int | None = None, **kwargs: Any
     ) -> Any:
@@ -196,6 +209,28 @@ class EnvRegistry:
         spec = id if isinstance(id, EnvSpec) else self._find(id)
         return make_env(spec, max_episode_steps, kwargs)
 
+    @overload
+    def make_vec(
+        self,
+        id: str,
+        num_envs: int = 1,
+        *,
+        vectorization_mode: VectorizationMode | None = None,
+        vector_kwargs: dict[str, Any] | None = None,
+        wrappers: Sequence[Callable[[Any], Any]] = (),
+        **env_kwargs: Any,
+    ) -> VecEnv[Any, Any]: ...
+    @overload
+    def make_vec(
+        self,
+        id: EnvSpec,
+        num_envs: int = 1,
+        *,
+        vectorization_mode: VectorizationMode | None = None,
+        vector_kwargs: dict[str, Any] | None = None,
+        wrappers: Sequence[Callable[[Any], Any]] = (),
+        **env_kwargs: Any,
+    ) -> VecEnv[Any, Any]: ...
     def make_vec(
         self,
         id: str | EnvSpec,
@@ -223,8 +258,7 @@ class EnvRegistry:
         Ids without a namespace come first, then one block per namespace in
         alphabetical order; plugins that failed to load are listed at the end.
         """
-        if isinstance(num_cols, bool) or not isinstance(num_cols, int) or num_cols < 1:
-            raise ValueError(f"num_cols must be an int >= 1; got {num_cols!r}")
+        num_cols = check_int(num_cols, "num_cols", minimum=1, type_error=ValueError)
         specs = self.all_specs()
         groups: dict[str | None, list[str]] = {}
         for spec in specs:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sekai.registry._checks import is_int, is_real
+from sekai._validation import check_bool, check_int, check_real
 from sekai.registry._ids import parse_env_id
 from sekai.registry._loading import callable_name, validate_reference
 
@@ -143,26 +142,22 @@ class EnvSpec:
         _check_entry_point(self.vector_entry_point, "EnvSpec.vector_entry_point", optional=True)
         threshold = self.reward_threshold
         if threshold is not None:
-            if not is_real(threshold):
-                raise TypeError(
-                    f"EnvSpec.reward_threshold must be a real number or None; got {threshold!r}"
-                )
-            if math.isnan(threshold):
-                raise ValueError(
-                    f"EnvSpec.reward_threshold must be a number, not NaN; got {threshold!r}"
-                )
-            self.reward_threshold = float(threshold)
-        if not isinstance(self.nondeterministic, bool):
-            raise TypeError(
-                f"EnvSpec.nondeterministic must be a bool; got {self.nondeterministic!r}"
+            self.reward_threshold = check_real(
+                threshold,
+                "EnvSpec.reward_threshold",
+                finite=False,
+                expected="a real number (not NaN) or None",
             )
+        check_bool(self.nondeterministic, "EnvSpec.nondeterministic")
         limit = self.max_episode_steps
-        if limit is not None and (not is_int(limit) or limit < 1):
-            raise ValueError(
-                f"EnvSpec.max_episode_steps must be None or an int >= 1; got {limit!r}"
-            )
         if limit is not None:
-            self.max_episode_steps = int(limit)
+            self.max_episode_steps = check_int(
+                limit,
+                "EnvSpec.max_episode_steps",
+                minimum=1,
+                expected="None or an int >= 1",
+                type_error=ValueError,  # 0.2 raises ValueError for any bad limit
+            )
         self.kwargs = _check_kwargs(self.kwargs, "EnvSpec.kwargs")
         wrappers = self.additional_wrappers
         if isinstance(wrappers, (str, bytes, Mapping)) or not hasattr(wrappers, "__iter__"):

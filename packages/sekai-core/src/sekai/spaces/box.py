@@ -8,8 +8,9 @@ from typing import Any, Literal, SupportsFloat
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
+from sekai._validation import check_shape
+from sekai.spaces._arrays import as_bool_mask, check_dtype_numeric, readonly
 from sekai.spaces._jsonbounds import decode_array, encode_array
-from sekai.spaces._validation import as_bool_mask, as_shape, check_dtype_numeric, readonly
 from sekai.spaces.space import Space
 from sekai.utils.seeding import SeedType
 
@@ -70,7 +71,7 @@ class Box(Space[NDArray[Any]]):
             if bound.dtype.kind not in "biuf":
                 raise TypeError(f"Box: {name} must be numeric, got {bound!r}")
         if shape is not None:
-            final_shape = as_shape(shape)
+            final_shape = check_shape(shape)
         elif low_arr.ndim == 0 and high_arr.ndim == 0:
             final_shape = (1,)
         else:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, Sequence, ValuesView
 from typing import Any
 
-from sekai.spaces._composite import seed_with_children
-from sekai.spaces.space import Space
+from sekai.spaces.space import Space, seed_with_children
 from sekai.utils.seeding import SeedType
 
 __all__ = ["Dict"]

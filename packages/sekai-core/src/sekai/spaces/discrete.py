@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.spaces._validation import as_choice_mask, check_int, is_int
+from sekai._validation import check_int
+from sekai.spaces._arrays import as_choice_mask
 from sekai.spaces.space import Space
 from sekai.utils.seeding import SeedType
 
@@ -44,9 +45,7 @@ class Discrete(Space[np.int64]):
         self, n: int | np.integer[Any], start: int | np.integer[Any] = 0, seed: SeedType = None
     ) -> None:
         self.n = check_int(n, "Discrete: n", minimum=1)
-        if not is_int(start):
-            raise TypeError(f"Discrete: start must be an int, got {start!r}")
-        self.start: int = int(start)
+        self.start: int = check_int(start, "Discrete: start")
         self._end: int = self.start + self.n
         if self.start < _INT64.min or self._end - 1 > _INT64.max or self.n > _INT64.max + 1:
             raise ValueError(

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
-from sekai.spaces._validation import as_bool_mask, check_int
+from sekai._validation import check_int
+from sekai.spaces._arrays import as_bool_mask
 from sekai.spaces.box import BoundType, Box
 from sekai.spaces.dict import Dict
 from sekai.spaces.multi_binary import MultiBinary
@@ -68,7 +69,7 @@ class MaskedBox(Dict):
         seed: SeedType = None,
     ) -> None:
         element = Box(low, high, shape, dtype)
-        self.max_size = check_int(max_size, "MaskedBox: max_size")
+        self.max_size = check_int(max_size, "MaskedBox: max_size", minimum=0)
         self.element_space = element
         full = (self.max_size, *element.shape)
         values = Box(

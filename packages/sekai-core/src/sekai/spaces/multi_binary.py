@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.spaces._validation import as_bool_mask, as_shape, readonly
+from sekai._validation import check_shape
+from sekai.spaces._arrays import as_bool_mask, readonly
 from sekai.spaces.space import Space
 from sekai.utils.seeding import SeedType
 
@@ -39,7 +40,7 @@ class MultiBinary(Space[NDArray[np.int8]]):
     def __init__(
         self, n: int | Sequence[int] | NDArray[np.integer[Any]], seed: SeedType = None
     ) -> None:
-        shape = as_shape(n.tolist() if isinstance(n, np.ndarray) else n, "MultiBinary: n")
+        shape = check_shape(n.tolist() if isinstance(n, np.ndarray) else n, "MultiBinary: n")
         self.n: int | tuple[int, ...] = shape[0] if len(shape) == 1 else shape
         self._zero = readonly(np.zeros(shape, np.int8))
         super().__init__(shape, np.dtype(np.int8), seed)

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
+from sekai.spaces._arrays import as_choice_mask, check_dtype_numeric, readonly
 from sekai.spaces._jsonbounds import decode_array, encode_array
-from sekai.spaces._validation import as_choice_mask, check_dtype_numeric, readonly
 from sekai.spaces.space import Space
 from sekai.utils.seeding import SeedType
 

@@ -8,13 +8,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.spaces._composite import seed_with_children
-from sekai.spaces._validation import check_int, is_int
+from sekai._validation import check_int, is_int
 from sekai.spaces.box import Box
 from sekai.spaces.discrete import Discrete
 from sekai.spaces.multi_binary import MultiBinary
 from sekai.spaces.multi_discrete import MultiDiscrete
-from sekai.spaces.space import Space
+from sekai.spaces.space import Space, seed_with_children
 from sekai.utils.seeding import SeedType
 
 __all__ = ["DEFAULT_MAX_LENGTH", "Sequence"]
@@ -82,7 +81,7 @@ class Sequence(Space[Any]):
         self.max_length = (
             DEFAULT_MAX_LENGTH
             if max_length is None
-            else check_int(max_length, "Sequence: max_length")
+            else check_int(max_length, "Sequence: max_length", minimum=0)
         )
         self.stack = bool(stack)
         super().__init__(None, None, None)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from sekai.utils.seeding import SeededRNG, SeedType
+from sekai.utils.seeding import SeededRNG, SeedType, make_seed_sequence
 
 __all__ = ["Space", "T_cov"]
 
@@ -134,3 +134,49 @@ class Space(SeededRNG, Generic[T_cov]):
         return self is other
 
     __hash__ = None  # type: ignore[assignment]
+
+
+# -- helpers of the space modules (not public) ---------------------------------------------------
+
+
+def seed_with_children(
+    parent: Space[Any], seed: SeedType, children: Iterable[Space[Any]]
+) -> list[int]:
+    """Seed ``parent`` and derive one independent seed per child from ``seed``.
+
+    An int seeds the parent and is expanded with
+    :func:`~sekai.utils.seeding.make_seed_sequence` into one seed per child; a
+    Generator is adopted by the parent and seeds each child with an int drawn
+    from it; ``None`` continues every stream.
+    """
+    kids = list(children)
+    parent._set_rng(seed)
+    if seed is None:
+        for child in kids:
+            child.seed(None)
+        return []
+    if isinstance(seed, np.random.Generator):
+        child_seeds = [int(v) for v in seed.integers(0, 2**63 - 1, size=len(kids))]
+        used: list[int] = []
+    else:
+        used = [int(seed)]
+        child_seeds = make_seed_sequence(int(seed), len(kids))
+    for child, child_seed in zip(kids, child_seeds, strict=True):
+        used.extend(child.seed(child_seed))
+    return used
+
+
+def unsupported(operation: str, space: Any) -> TypeError:
+    """The error raised when ``operation`` has no implementation for ``space``'s type."""
+    return TypeError(
+        f"{operation}() does not support {space!r} (type {type(space).__qualname__}): "
+        "register an implementation with sekai.spaces.register_space_type"
+    )
+
+
+def not_fixed_shape(operation: str, space: Any) -> TypeError:
+    """The error raised for spaces without a fixed shape (e.g. ``Sequence``)."""
+    return TypeError(
+        f"{operation}() needs a space with a fixed shape, got {space!r}: its samples vary in "
+        "size (pad sequences of boxes into a MaskedBox, e.g. with PadSequenceObservation)"
+    )

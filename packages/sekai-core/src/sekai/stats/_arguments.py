@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import numbers
-
+from sekai._validation import check_int
 from sekai.stats.tracker import InMemoryTracker, StatsTracker
 
 __all__ = ["tracker_and_size"]
@@ -25,11 +24,7 @@ def tracker_and_size(owner: str, tracker: object, deque_size: object) -> tuple[S
         TypeError: ``deque_size`` is not an int, or ``tracker`` is not a tracker.
         ValueError: ``deque_size`` is below 1.
     """
-    if isinstance(deque_size, bool) or not isinstance(deque_size, numbers.Integral):
-        raise TypeError(f"{owner}: deque_size must be an int >= 1, got {deque_size!r}")
-    if deque_size < 1:
-        raise ValueError(f"{owner}: deque_size must be an int >= 1, got {deque_size!r}")
-    size = int(deque_size)
+    size = check_int(deque_size, f"{owner}: deque_size", minimum=1)
     if tracker is None:
         return InMemoryTracker(size), size
     if not isinstance(tracker, StatsTracker) or not callable(tracker.record):

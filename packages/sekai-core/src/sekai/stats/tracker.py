@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import logging
 import math
-import numbers
 from collections import deque
 from typing import Protocol, runtime_checkable
 
+from sekai._validation import check_int
 from sekai.stats.episode import EpisodeStats
 
 __all__ = ["InMemoryTracker", "LoggingTracker", "StatsTracker"]
+
+_MAXLEN = "a positive int or None"
 
 
 @runtime_checkable
@@ -39,14 +41,8 @@ class InMemoryTracker:
     """
 
     def __init__(self, maxlen: int | None = 100) -> None:
-        value: object = maxlen
-        if value is not None:
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                raise TypeError(f"maxlen must be a positive int or None, got {maxlen!r}")
-            if value < 1:
-                raise ValueError(f"maxlen must be a positive int or None, got {maxlen!r}")
-            value = int(value)
-        self._episodes: deque[EpisodeStats] = deque(maxlen=value)
+        size = None if maxlen is None else check_int(maxlen, "maxlen", minimum=1, expected=_MAXLEN)
+        self._episodes: deque[EpisodeStats] = deque(maxlen=size)
 
     @property
     def maxlen(self) -> int | None:
@@ -171,6 +167,4 @@ def _level_number(level: object) -> int:
         if not isinstance(number, int):
             raise ValueError(f"level must be a logging level name or int, got {level!r}")
         return number
-    if isinstance(level, bool) or not isinstance(level, numbers.Integral):
-        raise TypeError(f"level must be a logging level name or int, got {level!r}")
-    return int(level)
+    return check_int(level, "level", expected="a logging level name or int")

@@ -14,7 +14,6 @@ import asyncio
 import copy
 import inspect
 import math
-import numbers
 from collections.abc import Callable, Coroutine, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -22,9 +21,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from sekai.core._hints import not_an_env_hint
+from sekai._validation import check_int
 from sekai.core.env import Env
 from sekai.core.results import ResetResult, StepResult
+from sekai.core.wrapper import not_an_env_hint
 from sekai.utils.masking import flatten_action_mask, supports_action_mask
 
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ def check_env(
         TypeError: ``n_steps`` is not an int.
         ValueError: ``n_steps`` is negative.
     """
-    n_steps = _check_n_steps(n_steps)
+    n_steps = check_int(n_steps, "check_env: n_steps", minimum=0)
     report = _Report(warn_on_anomaly)
     candidate: object = env
     if not isinstance(candidate, Env):
@@ -157,14 +157,6 @@ def check_env(
     if check_async:
         _check_async(env, actions, min(n_steps, _ASYNC_STEPS), report)
     return report.items
-
-
-def _check_n_steps(n_steps: object) -> int:
-    if isinstance(n_steps, bool) or not isinstance(n_steps, numbers.Integral):
-        raise TypeError(f"check_env: n_steps must be an int >= 0, got {n_steps!r}")
-    if n_steps < 0:
-        raise ValueError(f"check_env: n_steps must be an int >= 0, got {n_steps!r}")
-    return int(n_steps)
 
 
 def _check_reset_signature(env: Env[Any, Any], report: _Report) -> None:

@@ -14,29 +14,30 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from sekai._validation import check_real, is_int
+
 __all__ = ["ExponentialMovingStats", "RunningMeanStd"]
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
 def _as_shape(shape: object) -> tuple[int, ...]:
-    if _is_int(shape):
+    # Stricter than check_shape (an int or a tuple only, ValueError for all), as in 0.2.
+    if is_int(shape):
         shape = (shape,)
-    if not isinstance(shape, tuple) or not all(_is_int(d) and d >= 0 for d in shape):
+    if not isinstance(shape, tuple) or not all(is_int(d) and int(d) >= 0 for d in shape):
         raise ValueError(f"shape must be a tuple of non-negative ints, got {shape!r}")
     return tuple(int(d) for d in shape)
 
 
 def _as_float(value: object, name: str, *, positive: bool) -> float:
     bound = "> 0" if positive else ">= 0"
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a finite float {bound}, got {value!r}")
-    number = float(value)
-    if not math.isfinite(number) or number < 0 or (positive and number == 0):
-        raise ValueError(f"{name} must be a finite float {bound}, got {value!r}")
-    return number
+    return check_real(
+        value,
+        name,
+        minimum=0.0,
+        min_open=positive,
+        expected=f"a finite float {bound}",
+        type_error=ValueError,  # 0.2 raises ValueError for any bad value here
+    )
 
 
 def _as_batch(batch: ArrayLike, shape: tuple[int, ...], owner: str) -> NDArray[np.float64]:

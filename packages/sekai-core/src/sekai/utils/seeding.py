@@ -7,22 +7,14 @@ multi-agent envs and spaces all follow it through :class:`SeededRNG`.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
+
+from sekai._validation import check_int, check_seed
 
 __all__ = ["SeedType", "SeededRNG", "make_seed_sequence", "np_random"]
 
 SeedType = int | np.random.Generator | None
 """What ``reset(seed=...)`` and ``Space.seed(...)`` accept."""
-
-
-def _check_int_seed(seed: object, what: str = "seed") -> int:
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"{what} must be a non-negative int, got {seed!r}")
-    if seed < 0:
-        raise ValueError(f"{what} must be a non-negative int, got {seed!r}")
-    return int(seed)
 
 
 def np_random(seed: int | None = None) -> tuple[np.random.Generator, int]:
@@ -40,7 +32,7 @@ def np_random(seed: int | None = None) -> tuple[np.random.Generator, int]:
         ValueError: ``seed`` is negative.
     """
     if seed is not None:
-        seed = _check_int_seed(seed)
+        seed = check_seed(seed)
     sequence = np.random.SeedSequence(seed)
     entropy = sequence.entropy
     assert isinstance(entropy, int)  # SeedSequence(None | int) always has int entropy
@@ -61,8 +53,8 @@ def make_seed_sequence(base_seed: int, n: int) -> list[int]:
     Returns:
         ``n`` non-negative ints, the same list for the same arguments.
     """
-    base_seed = _check_int_seed(base_seed, "base_seed")
-    n = _check_int_seed(n, "n")
+    base_seed = check_seed(base_seed, "base_seed")
+    n = check_seed(n, "n")
     children = np.random.SeedSequence(base_seed).spawn(n)
     return [int(child.generate_state(1, np.uint64)[0]) for child in children]
 
@@ -99,7 +91,5 @@ class SeededRNG:
         if isinstance(seed, np.random.Generator):
             self._rng = seed
             return
-        value: object = seed  # callers are not always type-checked
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise TypeError(f"seed must be an int, a numpy.random.Generator or None, got {seed!r}")
-        self._rng, _ = np_random(int(value))
+        value = check_int(seed, "seed", expected="an int, a numpy.random.Generator or None")
+        self._rng, _ = np_random(value)

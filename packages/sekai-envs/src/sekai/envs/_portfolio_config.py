@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai._validation import check_int, check_real
 from sekai.envs.samplers import Episode, EpisodeSampler, RegimeSwitchingSampler
 from sekai.spaces import Box, Dict
 
@@ -14,12 +15,6 @@ __all__ = ["PortfolioConfig", "PortfolioObs"]
 
 PortfolioObs = dict[str, NDArray[np.float32]]
 """An observation of Portfolio-v0: ``{"returns": ..., "weights": ...}``."""
-
-
-def _int_at_least(value: Any, name: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-    return int(value)
 
 
 class PortfolioConfig:
@@ -42,20 +37,18 @@ class PortfolioConfig:
             )
         if n_assets is None:
             n_assets = sampler.n_assets
-        self.n_assets = _int_at_least(n_assets, "n_assets", 1)
+        self.n_assets = check_int(n_assets, "n_assets", minimum=1, type_error=ValueError)
         if sampler.n_assets != self.n_assets:
             raise ValueError(
                 f"n_assets={self.n_assets} but the sampler {sampler!r} draws "
                 f"{sampler.n_assets} assets"
             )
         self.sampler = sampler
-        self.lookback = _int_at_least(lookback, "lookback", 1)
-        self.episode_length = _int_at_least(episode_length, "episode_length", 1)
-        if isinstance(cost, bool) or not isinstance(cost, (int, float, np.integer, np.floating)):
-            raise TypeError(f"cost must be a real number, got {cost!r}")
-        if not 0.0 <= float(cost) < 0.5:
-            raise ValueError(f"cost must lie in [0, 0.5), got {cost!r}")
-        self.cost = float(cost)
+        self.lookback = check_int(lookback, "lookback", minimum=1, type_error=ValueError)
+        self.episode_length = check_int(
+            episode_length, "episode_length", minimum=1, type_error=ValueError
+        )
+        self.cost = check_real(cost, "cost", minimum=0, maximum=0.5, max_open=True)
         rate = float(risk_free_rate)
         if not np.isfinite(rate):
             raise ValueError(f"risk_free_rate must be finite, got {risk_free_rate!r}")

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai._validation import check_real
 from sekai.core import Env, ResetResult, StepResult
 from sekai.error import InvalidAction, ResetRequired
 from sekai.spaces import Box, Discrete
@@ -50,9 +51,15 @@ def cartpole_reset_bounds(options: dict[str, Any] | None) -> tuple[float, float]
     bounds = []
     for key, default in (("low", RESET_LOW), ("high", RESET_HIGH)):
         value = options.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-            raise ValueError(f"CartPole reset option {key!r} must be a real number, got {value!r}")
-        bounds.append(float(value))
+        bounds.append(
+            check_real(
+                value,
+                f"CartPole reset option {key!r}",
+                finite=False,
+                expected="a real number",
+                type_error=ValueError,
+            )
+        )
     low, high = bounds
     if not low <= high:
         raise ValueError(

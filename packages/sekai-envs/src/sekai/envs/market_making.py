@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai._validation import check_int, check_real
 from sekai.core import MAResetResult, MAStepResult, MultiAgentEnv
 from sekai.error import InvalidAction, ResetRequired
 from sekai.spaces import Box, Discrete, Space
@@ -27,19 +28,11 @@ _Obs = NDArray[np.float32]
 
 
 def _real(value: Any, name: str, *, allow_zero: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    number = float(value)
-    if not math.isfinite(number) or number < 0 or (number == 0 and not allow_zero):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
-    return number
+    return check_real(value, name, minimum=0, min_open=not allow_zero)
 
 
 def _count(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be an int >= 1, got {value!r}")
-    return int(value)
+    return check_int(value, name, minimum=1, type_error=ValueError)
 
 
 class MarketMakingEnv(MultiAgentEnv[_Obs, Any, str]):

@@ -18,7 +18,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from sekai._validation import check_int
+
 __all__ = ["Episode", "EpisodeSampler", "HistoricalSampler", "RegimeSwitchingSampler"]
+
+_START = "a non-negative int or None"
 
 
 @dataclass(frozen=True)
@@ -94,9 +98,7 @@ class EpisodeSampler(ABC):
 
 
 def _positive_int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be an int >= 1, got {value!r}")
-    return int(value)
+    return check_int(value, name, minimum=1, type_error=ValueError)
 
 
 def _probability(value: Any, name: str, *, high_open: bool = False) -> float:
@@ -307,11 +309,11 @@ class HistoricalSampler(EpisodeSampler):
         returns.flags.writeable = False
         flags.flags.writeable = False
         self._table = table
-        if start is not None and (
-            isinstance(start, bool) or not isinstance(start, (int, np.integer)) or start < 0
-        ):
-            raise ValueError(f"start must be a non-negative int or None, got {start!r}")
-        self.start = None if start is None else int(start)
+        self.start = (
+            None
+            if start is None
+            else check_int(start, "start", minimum=0, expected=_START, type_error=ValueError)
+        )
 
     @property
     def n_assets(self) -> int:

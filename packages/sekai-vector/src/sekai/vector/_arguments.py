@@ -8,28 +8,20 @@ backend (Sync, Async, Proc) applies the same rules.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from sekai._validation import check_int, is_int
 from sekai.utils.seeding import SeedType, make_seed_sequence
 
 __all__ = ["check_num_envs", "per_env_options", "per_env_seeds", "per_env_values"]
 
 
 def check_num_envs(num_envs: object, owner: str) -> int:
-    """Return ``num_envs`` as an int >= 1, or raise."""
-    if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral):
-        raise TypeError(f"{owner}: num_envs must be an int >= 1, got {num_envs!r}")
-    if num_envs < 1:
-        raise ValueError(f"{owner}: num_envs must be an int >= 1, got {num_envs!r}")
-    return int(num_envs)
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    """Return ``num_envs`` as an int >= 1, or raise naming ``owner``."""
+    return check_int(num_envs, f"{owner}: num_envs", minimum=1)
 
 
 def per_env_seeds(seed: object, num_envs: int) -> list[SeedType]:
@@ -48,7 +40,7 @@ def per_env_seeds(seed: object, num_envs: int) -> list[SeedType]:
     """
     if seed is None:
         return [None] * num_envs
-    if _is_int(seed):
+    if is_int(seed):
         seeds: list[SeedType] = [*make_seed_sequence(seed, num_envs)]  # type: ignore[arg-type]
         return seeds
     if isinstance(seed, (list, tuple)):
@@ -60,14 +52,14 @@ def per_env_seeds(seed: object, num_envs: int) -> list[SeedType]:
         for entry in seed:
             if (
                 entry is not None
-                and not _is_int(entry)
+                and not is_int(entry)
                 and not isinstance(entry, np.random.Generator)
             ):
                 raise TypeError(
                     "reset: each seed in the list must be an int, a numpy.random.Generator "
                     f"or None, got {entry!r}"
                 )
-            if _is_int(entry) and entry < 0:
+            if is_int(entry) and entry < 0:
                 raise ValueError(
                     f"reset: each int seed in the list must be non-negative, got {entry!r} "
                     f"in {seed!r}"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from sekai._validation import check_callable, check_int, check_real
 from sekai.spaces import Dict, Space, Tuple
 
 __all__ = [
@@ -57,34 +57,27 @@ def check_env_fns(env_fns: object) -> Sequence[Callable[[], Any]]:
     if len(env_fns) == 0:
         raise ValueError(f"ProcVecEnv: env_fns must hold at least one env factory, got {env_fns!r}")
     for fn in env_fns:
-        if not callable(fn):
-            raise TypeError(f"ProcVecEnv: every entry of env_fns must be callable, got {fn!r}")
+        check_callable(fn, "ProcVecEnv: every entry of env_fns")
     return env_fns
 
 
 def check_num_workers(num_workers: object, num_envs: int) -> int:
     if num_workers is None:
         return num_envs
-    if isinstance(num_workers, bool) or not isinstance(num_workers, numbers.Integral):
-        raise TypeError(
-            f"ProcVecEnv: num_workers must be None or an int in [1, {num_envs}], "
-            f"got {num_workers!r}"
-        )
-    if not 1 <= int(num_workers) <= num_envs:
-        raise ValueError(
-            f"ProcVecEnv: num_workers must be None or an int in [1, {num_envs}] (there are "
-            f"{num_envs} sub-envs), got {num_workers!r}"
-        )
-    return int(num_workers)
+    return check_int(
+        num_workers,
+        "ProcVecEnv: num_workers",
+        minimum=1,
+        maximum=num_envs,
+        expected=f"None or an int in [1, {num_envs}] (there are {num_envs} sub-envs)",
+    )
 
 
 def check_close_timeout(close_timeout: object) -> float:
-    if isinstance(close_timeout, bool) or not isinstance(close_timeout, numbers.Real):
-        raise TypeError(
-            f"ProcVecEnv: close_timeout must be a number of seconds >= 0, got {close_timeout!r}"
-        )
-    if not float(close_timeout) >= 0:  # also rejects NaN
-        raise ValueError(
-            f"ProcVecEnv: close_timeout must be a number of seconds >= 0, got {close_timeout!r}"
-        )
-    return float(close_timeout)
+    return check_real(
+        close_timeout,
+        "ProcVecEnv: close_timeout",
+        finite=False,
+        minimum=0,
+        expected="a number of seconds >= 0",
+    )

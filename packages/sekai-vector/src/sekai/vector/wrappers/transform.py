@@ -8,17 +8,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai._validation import check_callable
 from sekai.core import ActType, ObsType
 from sekai.spaces import Space
 from sekai.vector.vec_env import VecEnv
 from sekai.vector.wrappers.base import VecObservationWrapper, VecRewardWrapper
 
 __all__ = ["VecTransformObservation", "VecTransformReward"]
-
-
-def _check_callable(func: object, owner: str) -> None:
-    if not callable(func):
-        raise TypeError(f"{owner}: func must be callable, got {func!r}")
 
 
 class VecTransformObservation(VecObservationWrapper[Any, ActType, Any]):
@@ -47,7 +43,7 @@ class VecTransformObservation(VecObservationWrapper[Any, ActType, Any]):
         func: Callable[[Any], Any],
         new_observation_space: Space[Any] | None = None,
     ) -> None:
-        _check_callable(func, "VecTransformObservation")
+        check_callable(func, "VecTransformObservation: func")
         if new_observation_space is not None and not isinstance(new_observation_space, Space):
             raise TypeError(
                 "VecTransformObservation: new_observation_space must be a sekai.spaces.Space "
@@ -84,7 +80,7 @@ class VecTransformReward(VecRewardWrapper[ObsType, ActType]):
         venv: VecEnv[ObsType, ActType],
         func: Callable[[NDArray[np.float64]], NDArray[np.float64]],
     ) -> None:
-        _check_callable(func, "VecTransformReward")
+        check_callable(func, "VecTransformReward: func")
         super().__init__(venv)
         self.func = func
 

@@ -1,42 +1,17 @@
-"""Argument checks shared by the space classes (private)."""
+"""Checks and conversions of the array arguments of the space classes (private).
+
+Masks, dtypes and read-only bounds; the plain int / shape checks are in
+:mod:`sekai._validation`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 __all__: list[str] = []
-
-
-def is_int(value: object) -> bool:
-    """Whether ``value`` is an integer (Python or numpy), but not a bool."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
-def check_int(value: object, what: str, *, minimum: int = 0) -> int:
-    """Return ``value`` as an int, or raise if it is not an integer >= ``minimum``."""
-    if not is_int(value):
-        raise TypeError(f"{what} must be an int >= {minimum}, got {value!r}")
-    assert isinstance(value, (int, np.integer))
-    if value < minimum:
-        raise ValueError(f"{what} must be an int >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def as_shape(shape: object, what: str = "shape") -> tuple[int, ...]:
-    """Turn an int or an iterable of ints into a shape tuple of non-negative ints."""
-    if is_int(shape):
-        return (check_int(shape, what),)
-    if not isinstance(shape, Iterable) or isinstance(shape, (str, bytes)):
-        raise TypeError(f"{what} must be an int or a tuple of ints, got {shape!r}")
-    dims = tuple(shape)
-    for dim in dims:
-        if not is_int(dim) or dim < 0:
-            raise ValueError(f"{what} must contain non-negative ints, got {shape!r}")
-    return tuple(int(dim) for dim in dims)
 
 
 def as_bool_mask(mask: object, shape: tuple[int, ...], owner: object) -> NDArray[np.bool_]:

@@ -8,7 +8,7 @@ import importlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from sekai.registry._checks import is_int
+from sekai._validation import check_int
 from sekai.registry._loading import callable_name, load_reference
 from sekai.registry._make import close_quietly, make_env, resolve_time_limit
 
@@ -90,11 +90,7 @@ def make_vec_from_spec(
     env_kwargs: dict[str, Any],
 ) -> Any:
     """The implementation of `sekai.registry.make_vec` for a resolved spec."""
-    if not is_int(num_envs):
-        raise TypeError(f"num_envs must be an int >= 1; got {num_envs!r}")
-    if num_envs < 1:
-        raise ValueError(f"num_envs must be an int >= 1; got {num_envs!r}")
-    num_envs = int(num_envs)
+    num_envs = check_int(num_envs, "num_envs", minimum=1)
     if vectorization_mode is not None and vectorization_mode not in _MODES:
         raise ValueError(
             f"vectorization_mode must be one of {', '.join(map(repr, _MODES))} or None; "

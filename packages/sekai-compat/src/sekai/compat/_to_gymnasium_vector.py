@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sekai.compat._gymnasium_env import gymnasium_spec
+from sekai.compat._to_gymnasium import gymnasium_spec
 from sekai.compat.gymnasium_spaces import convert_to_gymnasium
+from sekai.core import FINAL_INFO, FINAL_OBSERVATION, RESET_INFO
 
 if TYPE_CHECKING:
     from sekai.vector import VecEnv
@@ -16,10 +17,7 @@ else:
 
 __all__ = ["SekaiGymnasiumVectorEnv"]
 
-_FINAL_OBSERVATION = "final_observation"
-_FINAL_INFO = "final_info"
-_RESET_INFO = "reset_info"
-_AUTORESET_KEYS = frozenset((_FINAL_OBSERVATION, _FINAL_INFO, _RESET_INFO))
+_AUTORESET_KEYS = frozenset((FINAL_OBSERVATION, FINAL_INFO, RESET_INFO))
 
 
 class SekaiGymnasiumVectorEnv(_GymVectorEnv):
@@ -109,15 +107,15 @@ class SekaiGymnasiumVectorEnv(_GymVectorEnv):
         for index, info in enumerate(env_infos):
             if not info:
                 continue
-            if _FINAL_OBSERVATION in info:
-                final_info = info.get(_FINAL_INFO, {})
+            if FINAL_OBSERVATION in info:
+                final_info = info.get(FINAL_INFO, {})
                 infos = add_info(
-                    infos, {"final_obs": info[_FINAL_OBSERVATION], "final_info": final_info}, index
+                    infos, {"final_obs": info[FINAL_OBSERVATION], "final_info": final_info}, index
                 )
                 # What Gymnasium's same-step mode reports at the top level for a
                 # reset sub-env: the reset's info, plus keys that wrappers added
                 # after the autoreset (e.g. episode statistics).
-                current = dict(info.get(_RESET_INFO, {}))
+                current = dict(info.get(RESET_INFO, {}))
                 for key, value in info.items():
                     if key not in _AUTORESET_KEYS and key not in final_info:
                         current[key] = value
