@@ -21,15 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from sekai.spaces._errors import not_fixed_shape, unsupported
-from sekai.spaces._validation import check_int
+from sekai._validation import check_int
 from sekai.spaces.box import Box
 from sekai.spaces.dict import Dict
 from sekai.spaces.discrete import Discrete
 from sekai.spaces.multi_binary import MultiBinary
 from sekai.spaces.multi_discrete import MultiDiscrete
 from sekai.spaces.sequence import Sequence
-from sekai.spaces.space import Space
+from sekai.spaces.space import Space, not_fixed_shape, unsupported
 from sekai.spaces.tuple import Tuple
 
 __all__ = ["batch_space", "concatenate", "iterate"]

@@ -49,8 +49,16 @@ def register_space_type(
         unflatten: Implementation of :func:`~sekai.spaces.unflatten`.
         flatten_space: Implementation of :func:`~sekai.spaces.flatten_space`.
         batch_space: Implementation of :func:`~sekai.spaces.batch_space`.
-        concatenate: Implementation of :func:`~sekai.spaces.concatenate`.
-        iterate: Implementation of :func:`~sekai.spaces.iterate`.
+            With ``concatenate``, it lets the vector envs batch observations
+            of the type (a type without them is refused when a vector env is
+            built).
+        concatenate: Implementation of :func:`~sekai.spaces.concatenate`;
+            called with ``out=None`` or a batch it made before.
+        iterate: Implementation of :func:`~sekai.spaces.iterate`, which the
+            vector envs use to split a batch of actions. When ``batch_space``
+            returns a space of another type (e.g. a Box), the vector envs
+            call it with the space of one sample, so it yields samples of
+            the type rather than rows of the Box.
         replace: Allow replacing a JSON decoder already registered under ``name``.
 
     Returns:

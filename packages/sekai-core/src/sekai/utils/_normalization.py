@@ -1,8 +1,9 @@
 """Per-space observation normalisers, shared by the single-env and vector wrappers.
 
-:func:`build_normalizer` walks an observation space once and returns a
-transform that normalises observations of it, the space of the normalised
-observations and the statistics, nested like the space:
+:func:`build_normalizer` walks an observation space once (dispatching on the
+type of each part) and returns a transform that normalises observations of it,
+the space of the normalised observations and the statistics, nested like the
+space:
 
 - a Box part gets statistics of its shape; its values become float64
   ``(x - mean) / sqrt(var + epsilon)``, clipped to ``[-clip, clip]`` if asked;
@@ -24,6 +25,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import singledispatch
 from typing import Any, Literal
 
 import numpy as np
@@ -69,38 +72,72 @@ def build_normalizer(
         The transform, the normalised space of one observation, and the
         statistics nested like the space (``None`` for pass-through parts).
     """
-    bound = math.inf if clip is None else clip
-    single = num_envs is None
-    rows = 1 if num_envs is None else num_envs
+    settings = _Settings(
+        kind=kind,
+        halflife=halflife,
+        epsilon=epsilon,
+        clip=clip,
+        bound=math.inf if clip is None else clip,
+        rows=1 if num_envs is None else num_envs,
+        single=num_envs is None,
+    )
+    return _build(space, settings)
 
-    def new_stats(shape: tuple[int, ...], per_step: int) -> Stats:
-        if kind == "ewm":
-            return ExponentialMovingStats(shape, halflife=halflife * per_step)
+
+@dataclass(frozen=True)
+class _Settings:
+    """What :func:`build_normalizer` was asked for, passed down the space."""
+
+    kind: StatsKind
+    halflife: float
+    epsilon: float
+    clip: float | None
+    bound: float
+    rows: int
+    single: bool
+
+    def new_stats(self, shape: tuple[int, ...], per_step: int) -> Stats:
+        if self.kind == "ewm":
+            return ExponentialMovingStats(shape, halflife=self.halflife * per_step)
         return RunningMeanStd(shape)
 
-    def build(part: Space[Any]) -> tuple[Transform, Space[Any], Any]:
-        if isinstance(part, MaskedBox):
-            stats = new_stats(part.element_shape, 1 if single else rows * part.max_size)
-            out = MaskedBox(
-                -bound, bound, part.element_shape, max_size=part.max_size, dtype=np.float64
-            )
-            return _MaskedNorm(stats, epsilon, clip), out, stats
-        if isinstance(part, Box):
-            stats = new_stats(part.shape, rows)
-            norm = _OneBoxNorm if single else _BoxNorm
-            return norm(stats, epsilon, clip), Box(-bound, bound, part.shape, np.float64), stats
-        if isinstance(part, Dict):
-            parts = {key: build(child) for key, child in part.spaces.items()}
-            fns = {key: fn for key, (fn, _, _) in parts.items()}
-            space_out = Dict({key: sub for key, (_, sub, _) in parts.items()})
-            return _DictNorm(fns), space_out, {key: rms for key, (_, _, rms) in parts.items()}
-        if isinstance(part, Tuple):
-            built = [build(child) for child in part.spaces]
-            tuple_out = Tuple(sub for _, sub, _ in built)
-            return _TupleNorm([fn for fn, _, _ in built]), tuple_out, tuple(r for _, _, r in built)
-        return _passthrough, part, None
 
-    return build(space)
+# One function per kind of part, chosen by the space's type (every other type passes through).
+@singledispatch
+def _build(part: Space[Any], settings: _Settings) -> tuple[Transform, Space[Any], Any]:
+    return _passthrough, part, None
+
+
+@_build.register(MaskedBox)
+def _build_masked_box(part: MaskedBox, settings: _Settings) -> tuple[Transform, Space[Any], Any]:
+    per_step = 1 if settings.single else settings.rows * part.max_size
+    stats = settings.new_stats(part.element_shape, per_step)
+    bound = settings.bound
+    out = MaskedBox(-bound, bound, part.element_shape, max_size=part.max_size, dtype=np.float64)
+    return _MaskedNorm(stats, settings.epsilon, settings.clip), out, stats
+
+
+@_build.register(Box)
+def _build_box(part: Box, settings: _Settings) -> tuple[Transform, Space[Any], Any]:
+    stats = settings.new_stats(part.shape, settings.rows)
+    norm = _OneBoxNorm if settings.single else _BoxNorm
+    out = Box(-settings.bound, settings.bound, part.shape, np.float64)
+    return norm(stats, settings.epsilon, settings.clip), out, stats
+
+
+@_build.register(Dict)
+def _build_dict(part: Dict, settings: _Settings) -> tuple[Transform, Space[Any], Any]:
+    parts = {key: _build(child, settings) for key, child in part.spaces.items()}
+    fns = {key: fn for key, (fn, _, _) in parts.items()}
+    space_out = Dict({key: sub for key, (_, sub, _) in parts.items()})
+    return _DictNorm(fns), space_out, {key: rms for key, (_, _, rms) in parts.items()}
+
+
+@_build.register(Tuple)
+def _build_tuple(part: Tuple, settings: _Settings) -> tuple[Transform, Space[Any], Any]:
+    built = [_build(child, settings) for child in part.spaces]
+    tuple_out = Tuple(sub for _, sub, _ in built)
+    return _TupleNorm([fn for fn, _, _ in built]), tuple_out, tuple(r for _, _, r in built)
 
 
 def _passthrough(x: Any, update: bool) -> Any:

@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from functools import singledispatch
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-if TYPE_CHECKING:
-    from sekai.spaces import MultiBinary, Space
+from sekai.spaces import Box, Dict, Discrete, MultiBinary, MultiDiscrete, Space, Tuple
 
 __all__ = [
     "action_mask_space",
@@ -68,23 +68,39 @@ def get_action_mask(env: object) -> Any:
     return method()
 
 
+# The mask layout of each space type: one singledispatch function per question.
+@singledispatch
 def _mask_size(space: Space[Any]) -> int:
-    from sekai.spaces import Box, Dict, Discrete, MultiBinary, MultiDiscrete, Tuple
-
-    if isinstance(space, Discrete):
-        return int(space.n)
-    if isinstance(space, MultiDiscrete):
-        return int(np.sum(space.nvec))
-    if isinstance(space, (MultiBinary, Box)):
-        return math.prod(space.shape)
-    if isinstance(space, Dict):
-        return sum(_mask_size(sub) for sub in space.spaces.values())
-    if isinstance(space, Tuple):
-        return sum(_mask_size(sub) for sub in space.spaces)
     raise TypeError(
         f"action masks are defined for Discrete, MultiDiscrete, MultiBinary, Box, Dict and "
         f"Tuple spaces, got {space!r}"
     )
+
+
+@_mask_size.register(Discrete)
+def _mask_size_discrete(space: Discrete) -> int:
+    return int(space.n)
+
+
+@_mask_size.register(MultiDiscrete)
+def _mask_size_multi_discrete(space: MultiDiscrete) -> int:
+    return int(np.sum(space.nvec))
+
+
+@_mask_size.register(MultiBinary)
+@_mask_size.register(Box)
+def _mask_size_array(space: Space[Any]) -> int:
+    return math.prod(space.shape or ())
+
+
+@_mask_size.register(Dict)
+def _mask_size_dict(space: Dict) -> int:
+    return sum(_mask_size(sub) for sub in space.spaces.values())
+
+
+@_mask_size.register(Tuple)
+def _mask_size_tuple(space: Tuple) -> int:
+    return sum(_mask_size(sub) for sub in space.spaces)
 
 
 def action_mask_space(action_space: Space[Any]) -> MultiBinary:
@@ -98,8 +114,6 @@ def action_mask_space(action_space: Space[Any]) -> MultiBinary:
         TypeError: The space (or a sub-space) has no fixed-size mask, e.g. a
             :class:`~sekai.spaces.Sequence`.
     """
-    from sekai.spaces import MultiBinary
-
     return MultiBinary(_mask_size(action_space))
 
 
@@ -138,37 +152,58 @@ def _as_01(mask: Any, shape: tuple[int, ...], space: Space[Any], where: str) -> 
 
 
 def _flatten_into(space: Space[Any], mask: Any, parts: list[NDArray[np.int8]], where: str) -> None:
-    from sekai.spaces import Box, Dict, Discrete, MultiBinary, MultiDiscrete, Tuple
-
     if mask is None:
         parts.append(np.ones(_mask_size(space), dtype=np.int8))
-    elif isinstance(space, Discrete):
-        parts.append(_as_01(mask, (int(space.n),), space, where))
-    elif isinstance(space, (MultiBinary, Box)):
-        parts.append(_as_01(mask, space.shape, space, where))
-    elif isinstance(space, MultiDiscrete):
-        _flatten_multi_discrete(space, np.asarray(space.nvec), mask, parts, where)
-    elif isinstance(space, Dict):
-        if not isinstance(mask, Mapping):
-            raise TypeError(
-                f"{where} for {space!r} must be a dict of sub-space masks, got {mask!r}"
-            )
-        unknown = [key for key in mask if key not in space.spaces]
-        if unknown:
-            raise ValueError(f"{where} has keys {unknown!r} not in {list(space.spaces)!r}")
-        for key, sub in space.spaces.items():
-            _flatten_into(sub, mask.get(key), parts, f"{where}[{key!r}]")
-    elif isinstance(space, Tuple):
-        if not isinstance(mask, (tuple, list)) or len(mask) != len(space.spaces):
-            raise TypeError(
-                f"{where} for {space!r} must be a tuple of {len(space.spaces)} sub-space masks, "
-                f"got {mask!r}"
-            )
-        for i, (sub, sub_mask) in enumerate(zip(space.spaces, mask, strict=True)):
-            _flatten_into(sub, sub_mask, parts, f"{where}[{i}]")
     else:
-        _mask_size(space)  # raises the unsupported-space error
-        raise AssertionError("unreachable")  # pragma: no cover
+        _flatten_mask(space, mask, parts, where)
+
+
+@singledispatch
+def _flatten_mask(space: Space[Any], mask: Any, parts: list[NDArray[np.int8]], where: str) -> None:
+    _mask_size(space)  # raises the unsupported-space error
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+@_flatten_mask.register(Discrete)
+def _flatten_discrete(
+    space: Discrete, mask: Any, parts: list[NDArray[np.int8]], where: str
+) -> None:
+    parts.append(_as_01(mask, (int(space.n),), space, where))
+
+
+@_flatten_mask.register(MultiBinary)
+@_flatten_mask.register(Box)
+def _flatten_array(space: Space[Any], mask: Any, parts: list[NDArray[np.int8]], where: str) -> None:
+    parts.append(_as_01(mask, space.shape or (), space, where))
+
+
+@_flatten_mask.register(MultiDiscrete)
+def _flatten_multi(
+    space: MultiDiscrete, mask: Any, parts: list[NDArray[np.int8]], where: str
+) -> None:
+    _flatten_multi_discrete(space, np.asarray(space.nvec), mask, parts, where)
+
+
+@_flatten_mask.register(Dict)
+def _flatten_dict(space: Dict, mask: Any, parts: list[NDArray[np.int8]], where: str) -> None:
+    if not isinstance(mask, Mapping):
+        raise TypeError(f"{where} for {space!r} must be a dict of sub-space masks, got {mask!r}")
+    unknown = [key for key in mask if key not in space.spaces]
+    if unknown:
+        raise ValueError(f"{where} has keys {unknown!r} not in {list(space.spaces)!r}")
+    for key, sub in space.spaces.items():
+        _flatten_into(sub, mask.get(key), parts, f"{where}[{key!r}]")
+
+
+@_flatten_mask.register(Tuple)
+def _flatten_tuple(space: Tuple, mask: Any, parts: list[NDArray[np.int8]], where: str) -> None:
+    if not isinstance(mask, (tuple, list)) or len(mask) != len(space.spaces):
+        raise TypeError(
+            f"{where} for {space!r} must be a tuple of {len(space.spaces)} sub-space masks, "
+            f"got {mask!r}"
+        )
+    for i, (sub, sub_mask) in enumerate(zip(space.spaces, mask, strict=True)):
+        _flatten_into(sub, sub_mask, parts, f"{where}[{i}]")
 
 
 def _flatten_multi_discrete(

@@ -20,12 +20,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.spaces import Box, Dict, Discrete, MultiBinary, MultiDiscrete, Space, Tuple
+from sekai.spaces import Space
+from sekai.spaces._layout import ArrayLeaf, DictNode, Layout, TupleNode, layout_of
 
 __all__ = ["BlockLayout", "BlockViews", "block_layout"]
 
 _ALIGN = 64  # one cache line: rows of different leaves never share a line
-_ARRAY_SPACES = (Box, Discrete, MultiDiscrete, MultiBinary)
 
 # A tree mirroring the observation space: a leaf index, a dict or a tuple of trees.
 _Tree = Any
@@ -68,32 +68,32 @@ def _align(offset: int) -> int:
     return -(-offset // _ALIGN) * _ALIGN
 
 
-def _tree(space: Space[Any], num_envs: int, leaves: list[_Leaf], offset: list[int]) -> _Tree:
-    """Append the leaves of ``space`` to ``leaves``; ``None`` if a part has no fixed shape."""
-    if isinstance(space, _ARRAY_SPACES):
-        shape = (num_envs, *(space.shape or ()))
-        dtype = np.dtype(space.dtype)
+def _tree(layout: Layout, num_envs: int, leaves: list[_Leaf], offset: list[int]) -> _Tree:
+    """Append the leaves of ``layout`` to ``leaves``; ``None`` if a part is not an array."""
+    if isinstance(layout, ArrayLeaf):
+        shape = (num_envs, *layout.shape)
+        dtype = layout.dtype
         start = _align(offset[0])
         leaves.append(_Leaf(start, shape, dtype.str))
         offset[0] = start + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
         return len(leaves) - 1
-    if isinstance(space, Dict):
+    if isinstance(layout, DictNode):
         children: dict[str, _Tree] = {}
-        for key, child in space.spaces.items():
+        for key, child in layout.items:
             sub = _tree(child, num_envs, leaves, offset)
             if sub is None:
                 return None
             children[key] = sub
         return children
-    if isinstance(space, Tuple):
+    if isinstance(layout, TupleNode):
         parts: list[_Tree] = []
-        for child in space.spaces:
+        for child in layout.parts:
             sub = _tree(child, num_envs, leaves, offset)
             if sub is None:
                 return None
             parts.append(sub)
         return tuple(parts)
-    return None
+    return None  # no fixed shape, or a registered type: its batch is not known to be arrays
 
 
 def block_layout(
@@ -104,12 +104,14 @@ def block_layout(
     With an ``action_space`` that is a single array space (Box, Discrete,
     MultiDiscrete, MultiBinary), the block has room for a batch of actions too.
 
-    Returns ``None`` when a part of the space has no fixed shape (Sequence,
-    space types this module does not know), so observations must be pickled.
+    Returns ``None`` when a part of the space is not a fixed-shape array
+    (Sequence, or a type registered with
+    :func:`~sekai.spaces.register_space_type`, whose batches may be any
+    object), so observations must be pickled.
     """
     leaves: list[_Leaf] = []
     offset = [0]
-    tree = _tree(space, num_envs, leaves, offset)
+    tree = _tree(layout_of(space), num_envs, leaves, offset)
     if tree is None:
         return None
     rewards = _align(offset[0])
@@ -117,10 +119,11 @@ def block_layout(
     truncated = _align(terminated + num_envs)
     end = truncated + num_envs
     actions = None
-    if isinstance(action_space, _ARRAY_SPACES):
+    action_layout = None if action_space is None else layout_of(action_space)
+    if isinstance(action_layout, ArrayLeaf):
         action_leaves: list[_Leaf] = []
         offset[0] = end
-        _tree(action_space, num_envs, action_leaves, offset)
+        _tree(action_layout, num_envs, action_leaves, offset)
         actions, end = action_leaves[0], offset[0]
     return BlockLayout(
         num_envs=num_envs,

@@ -1,11 +1,24 @@
-"""Row operations on batches returned by native vector envs (arrays, dicts, tuples of them)."""
+"""Row operations on batches (arrays, dicts and tuples of them).
+
+The functions walk the batch itself, which is what the batches of native
+vector envs and of the built-in spaces are made of. A batch of a space type
+registered with :func:`~sekai.spaces.register_space_type` can be anything its
+``concatenate`` returns, so :func:`get_row` and :func:`batch_of_one` take the
+space as an option: given one with such a part, they go through the space's
+``concatenate`` / ``iterate`` instead.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from sekai.spaces import Space
+from sekai.spaces._layout import CustomLeaf, RaggedLeaf, UnknownLeaf, layout_of, leaves
+from sekai.vector._obs_batch import make_obs_batcher, make_obs_stacker
 
 __all__ = [
     "batch_of_one",
@@ -18,8 +31,44 @@ __all__ = [
 ]
 
 
-def get_row(batch: Any, i: int) -> Any:
-    """Sub-env ``i``'s entry of a batch (a view for arrays)."""
+_Functions = tuple[Space[Any], Callable[[Any], Any] | None, Callable[[Any, int], Any] | None]
+_BY_SPACE: dict[int, _Functions] = {}
+"""Per space (by identity; the entry keeps the space alive, so ids are not reused)."""
+
+
+def _by_space(space: Space[Any]) -> _Functions:
+    """``(space, batch_of_one, get_row)`` for a space with a registered custom part, else Nones.
+
+    Chosen once per space object: these run for every terminal observation.
+    """
+    entry = _BY_SPACE.get(id(space))
+    if entry is None or entry[0] is not space:
+        kinds = {type(leaf) for leaf in leaves(layout_of(space))}
+        if CustomLeaf in kinds and not kinds & {RaggedLeaf, UnknownLeaf}:
+            stack = make_obs_stacker(space, 1)
+            entry = (
+                space,
+                lambda observation: stack([observation]),
+                make_obs_batcher(space, 1).row,
+            )
+        else:
+            entry = (space, None, None)
+        if len(_BY_SPACE) >= 64:  # a bound, for programs that make many spaces
+            _BY_SPACE.clear()
+        _BY_SPACE[id(space)] = entry
+    return entry
+
+
+def get_row(batch: Any, i: int, space: Space[Any] | None = None) -> Any:
+    """Sub-env ``i``'s entry of a batch (a view for arrays).
+
+    Pass the single-env ``space`` of the batch when it may hold a registered
+    space type, whose rows only its ``iterate`` knows how to read.
+    """
+    if space is not None:
+        read = _by_space(space)[2]
+        if read is not None:
+            return read(batch, i)
     if isinstance(batch, dict):
         return {key: get_row(value, i) for key, value in batch.items()}
     if isinstance(batch, tuple):
@@ -64,8 +113,16 @@ def take_rows(batch: Any, stored: Any, mask: NDArray[np.bool_]) -> Any:
     return result
 
 
-def batch_of_one(observation: Any) -> Any:
-    """One observation as a batch of one (a leading axis of size 1 on every array)."""
+def batch_of_one(observation: Any, space: Space[Any] | None = None) -> Any:
+    """One observation as a batch of one (a leading axis of size 1 on every array).
+
+    Pass the observation ``space`` when it may hold a registered space type,
+    whose batches only its ``concatenate`` knows how to build.
+    """
+    if space is not None:
+        stack = _by_space(space)[1]
+        if stack is not None:
+            return stack(observation)
     if isinstance(observation, dict):
         return {key: batch_of_one(value) for key, value in observation.items()}
     if isinstance(observation, tuple):
