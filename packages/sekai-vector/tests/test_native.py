@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from sekai.error import ResetRequired
+from sekai.utils.seeding import make_seed_sequence, np_random
+from sekai.vector import SyncVecEnv
 
 
 @pytest.fixture
@@ -16,6 +18,10 @@ def native(kit: Any) -> Any:
         return kit.CountingNativeVecEnv(*args, **kwargs)
 
     return make
+
+
+# The counting native env draws its random starts from the shared ``rng``, which keeps
+# the seeding rule of sekai 0.2 (the next four tests); ``rngs`` is tested further down.
 
 
 def test_rng_is_lazy_and_int_seed_reseeds(native: Any) -> None:
@@ -64,7 +70,7 @@ def test_all_none_list_continues_like_seed_none(native: Any) -> None:
     ("seed", "error"),
     [
         (np.random.default_rng(0), TypeError),
-        ([np.random.default_rng(0), 1], TypeError),
+        ([np.random.default_rng(0), "1"], TypeError),
         ([1], ValueError),
         ([1, -1], ValueError),
         ([1, 2.5], TypeError),
@@ -74,6 +80,93 @@ def test_all_none_list_continues_like_seed_none(native: Any) -> None:
 def test_bad_native_seeds(native: Any, seed: Any, error: type[Exception]) -> None:
     with pytest.raises(error):
         native(2).reset(seed=seed)
+
+
+def _stream(seed: int) -> Any:
+    """The state of the generator ``Env._set_rng(seed)`` creates."""
+    return np_random(seed)[0].bit_generator.state
+
+
+def test_rngs_follow_the_seeding_rule_of_every_backend(native: Any) -> None:
+    vec = native(3)
+    rngs = vec.rngs
+    assert isinstance(rngs, tuple) and len(rngs) == 3 and vec.rngs is rngs  # lazy, then kept
+    assert all(isinstance(rng, np.random.Generator) for rng in rngs)
+    assert len({id(rng) for rng in rngs}) == 3 and vec.rng not in rngs
+    with pytest.raises(AttributeError):
+        vec.rngs = rngs
+
+    vec.reset(seed=9)  # one derived seed per sub-env, as SyncVecEnv gives its sub-envs
+    for rng, seed in zip(vec.rngs, make_seed_sequence(9, 3), strict=True):
+        assert rng.bit_generator.state == _stream(seed)
+    seeded = vec.rngs
+    vec.reset()
+    assert vec.rngs is seeded  # seed=None continues every stream
+
+    adopted = np.random.default_rng(1)
+    vec.reset(seed=[None, adopted, 4])
+    assert vec.rngs[0] is seeded[0]
+    assert vec.rngs[1] is adopted  # adopted as is, like Env._set_rng
+    assert vec.rngs[2].bit_generator.state == _stream(4)
+
+
+def test_a_none_entry_before_any_seed_draws_fresh_entropy(native: Any) -> None:
+    a, b = native(2), native(2)
+    a.reset(seed=[None, 3])
+    b.reset(seed=[None, 3])
+    assert a.rngs[0].random() != b.rngs[0].random()
+    assert a.rngs[1].random() == b.rngs[1].random()
+
+
+def _per_env_native(kit: Any, lengths: list[int]) -> Any:
+    class PerEnvRandomStart(kit.CountingNativeVecEnv):  # type: ignore[misc]
+        """The counting env whose random start comes from each sub-env's own generator."""
+
+        def _reset_envs(self, indices: Any, options: Any) -> None:
+            super()._reset_envs(indices, options)
+            rngs = self.rngs
+            self.start[indices] += [rngs[i].random() for i in indices.tolist()]
+
+    return PerEnvRandomStart(len(lengths), lengths)
+
+
+@pytest.mark.parametrize(
+    "seeds",
+    [
+        [lambda: 17],
+        [lambda: 17, lambda: None],
+        [lambda: 2, lambda: [5, None, np.random.default_rng(8)]],
+    ],
+    ids=["int", "int-then-none", "list"],
+)
+def test_drawing_from_rngs_gives_the_trajectories_of_sync_vec_env(
+    kit: Any, seeds: list[Any]
+) -> None:
+    lengths = [2, 3, 1]
+
+    def play(vec: Any) -> list[Any]:
+        trace: list[Any] = []
+        for make_seed in seeds:
+            result = vec.reset(seed=make_seed())
+            trace.append((result.observations, [info["start"] for info in result.infos]))
+            for step in range(7):  # every sub-env autoresets at least twice
+                r = vec.step(np.array([step % 3, 1, 2]))
+                finals = [info.get("final_observation") for info in r.infos]
+                trace.append((r.observations, r.rewards, r.terminated, finals))
+        vec.close()
+        return trace
+
+    sync = play(SyncVecEnv(kit.counting_fns(lengths, random_start=True)))
+    native = play(_per_env_native(kit, lengths))
+    assert len(sync) == len(native)
+    for a, b in zip(sync, native, strict=True):
+        for x, y in zip(a, b, strict=True):
+            if isinstance(x, list):  # starts, or final observations (None: not done)
+                assert [v is None for v in x] == [w is None for w in y]
+                for v, w in zip(x, y, strict=True):
+                    np.testing.assert_array_equal(v, w)
+            else:
+                np.testing.assert_array_equal(x, y)
 
 
 def test_options_reach_reset_envs_per_index(native: Any) -> None:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
 
 from sekai.envs._registration import register_envs
-from sekai.envs.cartpole import CartPoleEnv
+from sekai.envs.cartpole import RESET_HIGH, RESET_LOW, CartPoleEnv
 from sekai.envs.cartpole_vector import CartPoleVecEnv
 from sekai.error import InvalidAction
 from sekai.registry import EnvRegistry
+from sekai.utils.seeding import make_seed_sequence
 
 
 def _registry() -> EnvRegistry:
@@ -51,14 +53,96 @@ def test_exactly_identical_given_the_same_states(sutton_barto: bool) -> None:
         assert not alive.all()  # some episodes ended on the way
 
 
-def test_same_initial_state_as_the_single_env_for_one_sub_env() -> None:
+@pytest.mark.parametrize("n", [1, 3])
+def test_sub_env_i_starts_as_the_single_env_seeded_with_its_derived_seed(n: int) -> None:
     for seed in range(5):
-        vec = CartPoleVecEnv(1)
-        single = CartPoleEnv()
-        np.testing.assert_array_equal(
-            vec.reset(seed=seed).observations[0], single.reset(seed=seed).observation
-        )
-        np.testing.assert_array_equal(vec.state[0], single.state)
+        vec = CartPoleVecEnv(n)
+        observations = vec.reset(seed=seed).observations
+        for i, sub_seed in enumerate(make_seed_sequence(seed, n)):
+            single = CartPoleEnv()
+            np.testing.assert_array_equal(observations[i], single.reset(seed=sub_seed).observation)
+            np.testing.assert_array_equal(vec.state[i], single.state)
+
+
+def _play(vec: Any, resets: list[dict[str, Any]], steps: int = 45) -> list[Any]:
+    """Reset with each keyword set in turn, then step with random actions; the whole trace."""
+    rng = np.random.default_rng(7)
+    trace: list[Any] = []
+    for kwargs in resets:
+        trace.append(vec.reset(**kwargs).observations)
+        for _ in range(steps):
+            result = vec.step(rng.integers(0, 2, size=vec.num_envs))
+            trace += [result.observations, result.rewards, result.terminated, result.truncated]
+            trace += [
+                info["final_observation"] for info in result.infos if "final_observation" in info
+            ]
+    return trace
+
+
+def _assert_same_traces(a: list[Any], b: list[Any]) -> None:
+    assert len(a) == len(b)
+    for x, y in zip(a, b, strict=True):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_reset_options_between_autoresets_match_sync() -> None:
+    # Initial states are drawn ahead: a reset with other bounds must still take the
+    # next draws of the sub-env's stream, and the autoresets after it the ones after.
+    registry = _registry()
+    bounds = {"low": 0.1, "high": 0.2}
+    resets = [
+        {"seed": 1},
+        {"options": [bounds, None, {}, {"low": RESET_LOW, "high": RESET_HIGH}]},
+        {"options": bounds},
+        {},
+    ]
+    traces = [
+        _play(registry.make_vec("CartPole-v1", 4, vectorization_mode=mode), resets)
+        for mode in ("sync", "native")
+    ]
+    _assert_same_traces(*traces)
+
+
+def test_rngs_are_handed_out_at_their_exact_positions() -> None:
+    registry = _registry()
+    native = registry.make_vec("CartPole-v1", 3)
+    sync = registry.make_vec("CartPole-v1", 3, vectorization_mode="sync")
+    adopted = [np.random.default_rng(3), np.random.default_rng(3)]
+    traces: list[list[Any]] = [[], []]
+    for k, vec in enumerate((native, sync)):
+        traces[k] += _play(vec, [{"seed": [adopted[k], 4, 6]}])
+    rngs = (native.rngs, sync.get_attr("rng"))
+    for a, b in zip(*rngs, strict=True):
+        assert a.bit_generator.state == b.bit_generator.state
+        assert a.random() == b.random()  # a draw from outside shifts both streams alike
+    for k, vec in enumerate((native, sync)):
+        traces[k] += _play(vec, [{}, {"seed": 9}])  # re-seeding replaces the adopted one
+    _assert_same_traces(*traces)
+    assert adopted[0].bit_generator.state == adopted[1].bit_generator.state
+    sync.close()
+
+
+def test_hundreds_of_resets_cross_the_blocks_drawn_ahead() -> None:
+    registry = _registry()
+    native = registry.make_vec("CartPole-v1", 2)
+    sync = registry.make_vec("CartPole-v1", 2, vectorization_mode="sync")
+    native.reset(seed=3)
+    sync.reset(seed=3)
+    for _ in range(300):  # more resets than the native env draws ahead at once
+        np.testing.assert_array_equal(native.reset().observations, sync.reset().observations)
+    for a, b in zip(native.rngs, sync.get_attr("rng"), strict=True):
+        assert a.bit_generator.state == b.bit_generator.state
+    sync.close()
+
+
+def test_one_generator_for_several_sub_envs_matches_sync() -> None:
+    registry = _registry()
+    traces = []
+    for mode in ("sync", "native"):
+        shared = np.random.default_rng(5)
+        vec = registry.make_vec("CartPole-v1", 3, vectorization_mode=mode)
+        traces.append(_play(vec, [{"seed": [shared, 2, shared]}, {}, {"seed": 4}]))
+    _assert_same_traces(*traces)
 
 
 def test_reset_distribution_and_options() -> None:

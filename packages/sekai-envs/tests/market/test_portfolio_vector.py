@@ -68,6 +68,34 @@ def test_exactly_identical_to_sync_with_a_deterministic_sampler(n_assets: int) -
     sync.close()
 
 
+def test_exactly_identical_to_sync_with_the_random_sampler() -> None:
+    # Each sub-env draws its episodes from its own stream, as the single env does.
+    sampler = RegimeSwitchingSampler(2, halt_probability=0.05, resume_probability=0.4)
+    kwargs: dict[str, Any] = {"sampler": sampler, "lookback": 2, "episode_length": 5}
+    registry = _registry()
+    traces: list[list[Any]] = []
+    for mode in ("sync", "native"):
+        vec = registry.make_vec("Portfolio-v0", 3, vectorization_mode=mode, **kwargs)
+        rng = np.random.default_rng(0)
+        trace: list[Any] = []
+        for seed in (0, None, [4, None, np.random.default_rng(2)]):
+            trace.append(vec.reset(seed=seed).observations)
+            for _ in range(12):  # two autoresets per sub-env
+                trace.append(vec.call("action_mask"))
+                result = vec.step(rng.random((3, 3)).astype(np.float32))
+                trace += [result.observations, result.rewards, result.truncated, result.infos]
+        vec.close()
+        traces.append(trace)
+    assert len(traces[0]) == len(traces[1])
+    for a, b in zip(*traces, strict=True):
+        if isinstance(a, list):
+            assert len(a) == len(b)
+            for x, y in zip(a, b, strict=True):
+                _assert_same(x, y)
+        else:
+            _assert_same(a, b)
+
+
 def test_identical_in_distribution_to_sync() -> None:
     sampler = RegimeSwitchingSampler(3, halt_probability=0.05, resume_probability=0.3)
     kwargs: dict[str, Any] = {"sampler": sampler, "lookback": 2, "episode_length": 40}

@@ -24,15 +24,18 @@ class PortfolioVecEnv(NativeVecEnv[PortfolioObs, NDArray[np.float32]]):
     action mask are those of :class:`~sekai.envs.portfolio.PortfolioEnv`,
     batched along a leading ``num_envs`` axis; the accounting runs through the
     same functions, so given the same episodes and actions the results are
-    bit-identical to ``num_envs`` single envs (for instance with a
-    :class:`~sekai.envs.samplers.HistoricalSampler` with a fixed ``start``).
+    bit-identical to ``num_envs`` single envs.
 
     The env spawns one episode sampler per sub-env from ``sampler`` (or from
-    the default :class:`~sekai.envs.samplers.RegimeSwitchingSampler`), and all
-    of them draw from the shared :attr:`rng`: the episodes follow the same
-    distribution as under a ``SyncVecEnv``, not the same draws. A sub-env that
-    finished is reset within the step, or frozen with ``autoreset=False``
-    (its data is then never read past its end).
+    the default :class:`~sekai.envs.samplers.RegimeSwitchingSampler`), as
+    ``make_vec`` does for the sub-envs of the other backends, and sub-env
+    ``i`` draws its episodes from its own generator, ``rngs[i]``. As in the
+    single env, an episode is drawn whole at its reset and a step draws
+    nothing, so for the same seed and actions the trajectories, autoresets
+    included, are identical to those of ``SyncVecEnv``, ``AsyncVecEnv`` or
+    ``ProcVecEnv`` over :class:`~sekai.envs.portfolio.PortfolioEnv`. A
+    sub-env that finished is reset within the step, or frozen with
+    ``autoreset=False`` (its data is then never read past its end).
 
     Args:
         num_envs: Number of sub-envs.
@@ -114,8 +117,9 @@ class PortfolioVecEnv(NativeVecEnv[PortfolioObs, NDArray[np.float32]]):
         self, indices: NDArray[np.intp], options: Sequence[dict[str, Any] | None]
     ) -> None:
         config = self.config
+        rngs = self.rngs
         for index, option in zip(indices.tolist(), options, strict=True):
-            episode = config.episode(self.rng, option, self.samplers[index])
+            episode = config.episode(rngs[index], option, self.samplers[index])
             self._returns[index] = episode.log_returns
             self._tradable[index, :, :-1] = ~episode.halted
         self._weights[indices] = 0.0

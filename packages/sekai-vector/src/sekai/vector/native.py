@@ -12,11 +12,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import ActType, InfoDict, ObsType
-from sekai.error import ResetRequired, VecEnvClosed
 from sekai.spaces import Box, Discrete, MultiBinary, MultiDiscrete, Space
 from sekai.utils.seeding import SeededRNG, np_random
 from sekai.vector._actions import make_action_checker
-from sekai.vector._arguments import check_num_envs, per_env_options
+from sekai.vector._arguments import check_num_envs
 from sekai.vector._autoreset import FINAL_INFO, FINAL_OBSERVATION, RESET_INFO
 from sekai.vector._info_arrays import info_dicts, snapshot_info_arrays
 from sekai.vector._rows import copy_batch, get_row, put_rows, stack_values, take_rows
@@ -141,15 +140,27 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
     * :meth:`_reset_infos` ``(indices)`` (optional): info arrays for the
       sub-envs just reset, one row per entry of ``indices``.
 
-    Seeding: every sub-env draws from one generator, :attr:`rng`. A native
-    env therefore matches the same env under ``SyncVecEnv`` in distribution,
-    not draw for draw (exactly only when the dynamics are deterministic given
-    the options). ``reset(seed=int)`` re-seeds the generator; a list of
-    ``num_envs`` seeds is combined into one seed, each ``None`` entry
-    replaced by a draw from the current stream (so an all-``None`` list just
-    continues the stream, like ``seed=None``); a Generator raises
-    :class:`TypeError`. Options follow the usual rule: one dict for all, or a
-    list with one per sub-env.
+    Seeding: each sub-env has its own generator, ``rngs[i]`` (see
+    :attr:`rngs`), seeded exactly as the sub-envs of the other backends:
+    ``reset(seed=int)`` derives one seed per sub-env with
+    :func:`~sekai.utils.seeding.make_seed_sequence` and seeds ``rngs[i]``
+    from seed ``i`` as ``Env.reset(seed=...)`` would; a list of ``num_envs``
+    seeds gives sub-env ``i`` entry ``i`` (an int re-seeds, a Generator is
+    adopted as is, ``None`` continues the stream); ``seed=None`` continues
+    every stream; a single Generator raises :class:`TypeError`. Autoreset
+    continues the stream of the sub-env it resets. A subclass that draws
+    sub-env ``i``'s randomness from ``rngs[i]``, in the order the single env
+    draws it, therefore gives the same trajectories as ``SyncVecEnv``,
+    ``AsyncVecEnv`` and ``ProcVecEnv`` over the single env for the same
+    seed and actions. Randomness drawn during steps costs one call per
+    sub-env; a model that allows it draws what an episode needs at its reset
+    instead (both in the single env and here). :attr:`rng` is a separate
+    generator shared by the whole batch, for randomness that belongs to no
+    single sub-env (and for subclasses written for sekai 0.2); it follows its
+    0.2 rule (an int re-seeds it, a list's ints are combined into one seed)
+    and a native env that draws from it matches the other backends in
+    distribution only. Options follow the usual rule: one dict for all, or
+    a list with one per sub-env.
 
     Autoreset is same-step, as for every :class:`~sekai.vector.VecEnv`:
     finished sub-envs are passed to :meth:`_reset_envs` (with ``None``
@@ -324,88 +335,82 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
         copy: NDArray[np.int64] = self._elapsed.copy()
         return copy
 
-    @property
-    def closed(self) -> bool:
-        """Whether :meth:`close` was called."""
-        return self._closed
-
     # -- seeding ----------------------------------------------------------------------------
 
-    def _seed(self, seed: object) -> None:
-        if seed is None:
-            return
-        if isinstance(seed, np.random.Generator):
-            raise TypeError(
-                f"{type(self).__name__}.reset: seed must be an int, a list of {self.num_envs} "
-                f"seeds or None; a numpy.random.Generator is not accepted, got {seed!r}"
-            )
-        if isinstance(seed, (list, tuple)):
-            if len(seed) != self.num_envs:
-                raise ValueError(
-                    f"reset: a list of seeds must have one entry per sub-env ({self.num_envs}), "
-                    f"got {len(seed)}: {seed!r}"
-                )
-            for entry in seed:
-                if entry is None:
-                    continue
-                if isinstance(entry, bool) or not isinstance(entry, numbers.Integral):
-                    raise TypeError(
-                        f"{type(self).__name__}.reset: each seed in the list must be a "
-                        f"non-negative int or None, got {entry!r}"
-                    )
-                if entry < 0:
-                    raise ValueError(
-                        f"{type(self).__name__}.reset: each seed in the list must be a "
-                        f"non-negative int or None, got {entry!r}"
-                    )
-            if all(entry is None for entry in seed):
-                return
+    _rngs: tuple[np.random.Generator, ...] | None = None  # see rngs; created on first use
+
+    @property
+    def rngs(self) -> tuple[np.random.Generator, ...]:
+        """The sub-envs' own generators: ``rngs[i]`` is sub-env ``i``'s random stream.
+
+        A tuple of ``num_envs`` generators, seeded as the sub-envs of every
+        other backend are (see the class docstring). Draw everything random
+        about sub-env ``i`` from ``rngs[i]``, in the order the single env
+        draws it, and the trajectories match those of the other backends
+        exactly. Unseeded generators come from OS entropy on first use.
+        :meth:`reset` with a seed replaces the tuple: read this property
+        when drawing rather than keeping an old tuple.
+        """
+        rngs = self._rngs
+        if rngs is None:
+            rngs = self._rngs = self._unseeded_rngs()
+        return rngs
+
+    def _unseeded_rngs(self) -> tuple[np.random.Generator, ...]:
+        children = np.random.SeedSequence().spawn(self.num_envs)  # fresh OS entropy
+        return tuple(np.random.Generator(np.random.PCG64(child)) for child in children)
+
+    def _per_env_seeds(self, seed: object) -> list[SeedType]:
+        """The per-env seeds of every backend; also seeds the shared :attr:`rng` (0.2's rule)."""
+        seeds = super()._per_env_seeds(seed)
+        # The shared generator keeps the rule of sekai 0.2: an int re-seeds it; a list
+        # holding ints is combined into one seed, each other entry contributing a draw
+        # from its current stream; a list without ints continues it.
+        if isinstance(seed, numbers.Integral):
+            self._rng, _ = np_random(int(seed))
+        elif any(isinstance(entry, numbers.Integral) for entry in seeds):
             entropy = [
-                int(entry) if entry is not None else int(self.rng.integers(2**63)) for entry in seed
+                int(entry) if isinstance(entry, numbers.Integral) else int(self.rng.integers(2**63))
+                for entry in seeds
             ]
             self._rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
-            return
-        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-            raise TypeError(
-                f"{type(self).__name__}.reset: seed must be an int, a list of {self.num_envs} "
-                f"seeds or None, got {seed!r}"
-            )
-        self._rng, _ = np_random(int(seed))
+        return seeds
+
+    def _seed_sub_envs(self, seeds: list[SeedType]) -> None:
+        """Apply one seed per sub-env to :attr:`rngs`, as ``Env._set_rng`` does for one env."""
+        if all(entry is None for entry in seeds):
+            return  # every stream continues
+        current = self._rngs
+        if current is None:
+            current = self._unseeded_rngs()
+        rngs: list[np.random.Generator] = []
+        for i, entry in enumerate(seeds):
+            if entry is None:
+                rngs.append(current[i])  # continues its stream
+            elif isinstance(entry, np.random.Generator):
+                rngs.append(entry)  # adopted, as Env._set_rng does
+            else:
+                rngs.append(np_random(int(entry))[0])  # as Env._set_rng(int) does
+        self._rngs = tuple(rngs)
 
     # -- the env API --------------------------------------------------------------------------
 
-    def _check_open(self) -> None:
-        if self._closed:
-            raise VecEnvClosed(f"{self!r} is closed")
-
-    def reset(
-        self,
-        *,
-        seed: list[SeedType] | SeedType = None,
-        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
+    def _reset_batch(
+        self, seeds: list[SeedType], options: list[dict[str, Any] | None]
     ) -> VecResetResult[Any]:
-        """Reset every sub-env (see the seeding rules in the class docstring)."""
-        self._check_open()
-        opts = per_env_options(options, self.num_envs)
-        self._seed(seed)
+        self._seed_sub_envs(seeds)
         indices = np.arange(self.num_envs, dtype=np.intp)
-        self._reset_envs(indices, opts)
+        self._reset_envs(indices, options)
         self._elapsed[:] = 0
         self._frozen[:] = False
         self._any_frozen = False
         self._final_obs = None
         self._last_actions = None
-        self._needs_reset = False
         observations = self._observe()
         return VecResetResult(observations, info_dicts(self._reset_infos(indices), self.num_envs))
 
-    def step(self, actions: Any) -> VecStepResult[Any]:
-        """Step every sub-env: checks, :meth:`_step`, time limit, then autoreset or freezing."""
-        if self._needs_reset or self._closed:
-            if self._closed:
-                raise VecEnvClosed(f"{self!r} is closed")
-            raise ResetRequired(f"{self!r}: call reset() before step()")
-        actions = self._check_actions(actions)
+    def _step_batch(self, actions: Any) -> VecStepResult[Any]:
+        """:meth:`_step`, the time limit, then autoreset or freezing, on checked actions."""
         n = self.num_envs
         frozen = self._frozen
         any_frozen = self._any_frozen
