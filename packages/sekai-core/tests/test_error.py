@@ -20,6 +20,7 @@ FAMILIES = {
     error.VecEnvWorkerError: RuntimeError,
     error.VecEnvClosed: RuntimeError,
     error.LookAheadError: RuntimeError,
+    error.SyncCallInEventLoop: RuntimeError,
 }
 
 

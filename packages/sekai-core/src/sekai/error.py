@@ -1,10 +1,19 @@
 """The exceptions sekai raises.
 
-Every error derives from :class:`SekaiError`, so ``except sekai.error.SekaiError``
-catches anything the library raises on purpose. Each family also derives from
-the builtin exception that describes it best (an unknown id is a ``LookupError``,
-a bad action a ``ValueError``), so code written against the builtins keeps
-working.
+The promise: ``except sekai.error.SekaiError`` catches every error sekai
+raises on purpose while an environment is in use (making, resetting,
+stepping, closing, vector calls, space operations on samples). Each family
+also derives from the builtin exception that describes it best (an unknown id
+is a ``LookupError``, a bad action a ``ValueError``), so code written against
+the builtins keeps working.
+
+The exception: a bad argument to a constructor or a configuration function
+(``Box(low=..., high=...)``, ``TimeLimit(env, max_episode_steps=0)``,
+``SyncVecEnv(env_fns=[])``, ``np_random(seed=-1)``) raises a plain
+``TypeError`` (wrong type) or ``ValueError`` (wrong value) that is *not* a
+``SekaiError``. Such errors are programming mistakes found when the object is
+built, not conditions to handle while it runs; the message names the owner and
+the argument, what was expected and what was given.
 
 All of them pickle and unpickle to an equal exception: they cross process
 boundaries in :class:`~sekai.vector.ProcVecEnv`.
@@ -25,6 +34,7 @@ __all__ = [
     "ResetRequired",
     "SekaiError",
     "SpaceMismatch",
+    "SyncCallInEventLoop",
     "VecEnvClosed",
     "VecEnvWorkerError",
 ]
@@ -64,6 +74,14 @@ class SpaceMismatch(SekaiError, ValueError):
 
 class DeprecatedAPI(SekaiError, DeprecationWarning):
     """A removed or deprecated API was used; the message names the replacement."""
+
+
+class SyncCallInEventLoop(SekaiError, RuntimeError):
+    """A blocking call (e.g. ``AsyncVecEnv.step()``) was made inside a running event loop.
+
+    Such a call would have to run a second event loop inside the first; the
+    message names the ``await``-able method to use there instead.
+    """
 
 
 class VecEnvClosed(SekaiError, RuntimeError):

@@ -96,3 +96,16 @@ def test_final_observation_and_info_survive_envs_reusing_their_buffers(
 ) -> None:
     vec = proc([kit.BufferEnv, lambda: kit.BufferEnv(3)], num_workers=num_workers)
     kit.check_buffer_finals(vec)
+
+
+def test_the_workers_report_the_sub_envs_they_freeze(make_vec: Any) -> None:
+    # The parent learns which sub-envs froze from the workers, not from the infos.
+    vec = make_vec((1, 3, 1), autoreset=False)
+    vec.reset()
+    assert not vec.frozen.any()
+    vec.step([0, 0, 0])
+    assert vec.frozen.tolist() == [True, False, True]
+    vec.step([0, 0, 0])
+    assert vec.frozen.tolist() == [True, False, True]
+    vec.reset()
+    assert not vec.frozen.any()

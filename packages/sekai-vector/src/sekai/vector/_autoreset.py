@@ -14,42 +14,30 @@ it is not stepped, and each later step reports its final observation, reward
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.core import InfoDict
+from sekai.core import FINAL_INFO, FINAL_OBSERVATION, RESET_INFO, Env, InfoDict, StepResult
+
+Copier = Callable[[Any], Any]
+"""Copies one observation (:func:`sekai.spaces._layout.copier_for` of the observation space)."""
 
 __all__ = [
     "FINAL_INFO",
     "FINAL_OBSERVATION",
     "RESET_INFO",
+    "Ending",
     "FrozenEnvs",
+    "async_end_episode",
     "autoreset_info",
-    "copy_observation",
+    "end_episode",
 ]
 
-FINAL_OBSERVATION = "final_observation"
-FINAL_INFO = "final_info"
-RESET_INFO = "reset_info"
-
-
-def copy_observation(observation: Any) -> Any:
-    """A copy of an observation that the env's later steps and resets cannot change.
-
-    An env may write every observation into the same buffer, so a final
-    observation kept past the sub-env's reset (autoreset) or for the steps
-    it stays frozen must be copied first. Arrays are copied; dicts and
-    tuples are copied part by part; anything else is kept as it is.
-    """
-    if isinstance(observation, np.ndarray):
-        return observation.copy()
-    if isinstance(observation, dict):
-        return {key: copy_observation(value) for key, value in observation.items()}
-    if isinstance(observation, tuple):
-        return tuple(copy_observation(value) for value in observation)
-    return observation
+# FINAL_INFO, FINAL_OBSERVATION and RESET_INFO are defined once, in sekai.core,
+# and re-exported here for the vector modules.
 
 
 def autoreset_info(step_info: InfoDict, final_observation: Any, reset_info: InfoDict) -> InfoDict:
@@ -58,8 +46,8 @@ def autoreset_info(step_info: InfoDict, final_observation: Any, reset_info: Info
     A new dict: the step's info keys, plus the terminal observation, the
     step's info under ``"final_info"`` and the reset's info under
     ``"reset_info"``. The sub-env's own dicts are not modified. Pass copies
-    made before the reset (``dict(info)`` and :func:`copy_observation`): the
-    reset may rewrite the env's buffers.
+    made before the reset (``dict(info)`` and the space's copier): the reset
+    may rewrite the env's buffers.
     """
     info = dict(step_info)
     info[FINAL_OBSERVATION] = final_observation
@@ -80,9 +68,10 @@ class FrozenEnvs:
         truncated: The final ``truncated`` flag of each frozen sub-env.
     """
 
-    __slots__ = ("any", "mask", "observations", "terminated", "truncated")
+    __slots__ = ("any", "copy", "mask", "observations", "terminated", "truncated")
 
-    def __init__(self, num_envs: int) -> None:
+    def __init__(self, num_envs: int, copy: Copier) -> None:
+        self.copy = copy
         self.mask: NDArray[np.bool_] = np.zeros(num_envs, dtype=bool)
         self.any = False
         self.observations: list[Any] = [None] * num_envs
@@ -93,7 +82,7 @@ class FrozenEnvs:
         """Freeze sub-env ``index`` with its final observation and flags."""
         self.mask[index] = True
         self.any = True
-        self.observations[index] = copy_observation(observation)
+        self.observations[index] = self.copy(observation)
         self.terminated[index] = bool(terminated)
         self.truncated[index] = bool(truncated)
 
@@ -106,3 +95,63 @@ class FrozenEnvs:
             self.observations = [None] * n
             self.terminated = [False] * n
             self.truncated = [False] * n
+
+
+class Ending(NamedTuple):
+    """What became of a sub-env whose step ended its episode.
+
+    Attributes:
+        observation: Its row of the batch: the new episode's first
+            observation (autoreset) or the final observation (frozen).
+        info: Its info: :func:`autoreset_info` after an autoreset, else the
+            step's own info.
+        frozen: Whether it must be frozen (autoreset off).
+    """
+
+    observation: Any
+    info: InfoDict
+    frozen: bool
+
+
+def _ends_here(result: StepResult[Any]) -> bool:
+    """Whether the vector env must end this sub-env's episode (it did not reset itself)."""
+    return (result.terminated or result.truncated) and FINAL_OBSERVATION not in result.info
+
+
+def end_episode(
+    env: Env[Any, Any], result: StepResult[Any], autoreset: bool, copy: Copier
+) -> Ending | None:
+    """The per-sub-env rule, applied after ``env`` returned ``result`` from a step.
+
+    ``None`` when the sub-env keeps running: its episode goes on, or it reset
+    itself (its info carries ``"final_observation"``). Otherwise, with
+    autoreset, the final observation (with ``copy``, the observation
+    space's copier) and the info are copied (the reset may rewrite the env's
+    buffers), the env is reset without a seed (it continues its stream) and
+    the ending holds the new first observation; without autoreset the
+    ending says to freeze it.
+    """
+    if not _ends_here(result):
+        return None
+    if not autoreset:
+        return Ending(result.observation, result.info, True)
+    final_observation, final_info = copy(result.observation), dict(result.info)
+    reset = env.reset()
+    return Ending(
+        reset.observation, autoreset_info(final_info, final_observation, reset.info), False
+    )
+
+
+async def async_end_episode(
+    env: Env[Any, Any], result: StepResult[Any], autoreset: bool, copy: Copier
+) -> Ending | None:
+    """:func:`end_episode` for async code: the reset is ``await env.async_reset()``."""
+    if not _ends_here(result):
+        return None
+    if not autoreset:
+        return Ending(result.observation, result.info, True)
+    final_observation, final_info = copy(result.observation), dict(result.info)
+    reset = await env.async_reset()
+    return Ending(
+        reset.observation, autoreset_info(final_info, final_observation, reset.info), False
+    )

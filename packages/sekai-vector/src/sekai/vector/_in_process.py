@@ -1,4 +1,4 @@
-"""What the in-process backends (Sync, Async) share: a list of sub-env objects."""
+"""The in-process base of SyncVecEnv and AsyncVecEnv, and the sub-env helpers of every backend."""
 
 from __future__ import annotations
 
@@ -6,15 +6,30 @@ import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sekai.core import ActType, Env, ObsType, Wrapper
-from sekai.error import ResetRequired, SpaceMismatch, VecEnvClosed
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.core import ActType, Env, ObsType, ResetResult, StepResult, Wrapper
+from sekai.error import SpaceMismatch
+from sekai.spaces import Space
+from sekai.spaces._layout import copier_for
 from sekai.vector._actions import make_action_splitter
 from sekai.vector._arguments import per_env_values
-from sekai.vector._autoreset import FrozenEnvs
+from sekai.vector._autoreset import Ending, FrozenEnvs, end_episode
 from sekai.vector._obs_batch import make_obs_stacker
+from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.vector.vec_env import VecEnv
 
-__all__ = ["EnvListVecEnv", "build_envs", "close_all"]
+__all__ = [
+    "EnvListVecEnv",
+    "build_env",
+    "build_envs",
+    "check_env_fns",
+    "check_same_spaces",
+    "close_all",
+    "read_attr",
+    "write_attr",
+]
 
 
 def close_all(envs: Sequence[Env[Any, Any]]) -> None:
@@ -30,12 +45,22 @@ def close_all(envs: Sequence[Env[Any, Any]]) -> None:
         raise first
 
 
-def build_envs(
-    env_fns: Sequence[Callable[[], Env[ObsType, ActType]]], owner: str
-) -> list[Env[ObsType, ActType]]:
-    """Call every factory; if one fails, close the envs already built and re-raise."""
-    fns: object = env_fns
-    if isinstance(fns, (str, bytes)) or not isinstance(fns, Sequence):
+def build_env(
+    fn: Callable[[], Env[ObsType, ActType]], owner: str, index: int
+) -> Env[ObsType, ActType]:
+    """Call one env factory; anything but an Env is closed (if it can be) and rejected."""
+    env: object = fn()
+    if not isinstance(env, Env):
+        closer = getattr(env, "close", None)
+        if callable(closer):
+            closer()
+        raise TypeError(f"{owner}: env_fns[{index}] must return a sekai.core.Env, got {env!r}")
+    return env
+
+
+def check_env_fns(env_fns: object, owner: str) -> Sequence[Callable[[], Any]]:
+    """Return ``env_fns`` if it is a non-empty sequence of callables, else raise."""
+    if isinstance(env_fns, (str, bytes)) or not isinstance(env_fns, Sequence):
         raise TypeError(
             f"{owner}: env_fns must be a sequence of callables that build an env, got {env_fns!r}"
         )
@@ -44,28 +69,40 @@ def build_envs(
     for fn in env_fns:
         if not callable(fn):
             raise TypeError(f"{owner}: every entry of env_fns must be callable, got {fn!r}")
+    return env_fns
+
+
+def check_same_spaces(
+    owner: str, spaces: Sequence[tuple[int, Space[Any], Space[Any]]]
+) -> tuple[Space[Any], Space[Any]]:
+    """The observation and action spaces shared by every ``(index, obs, act)`` entry, or raise."""
+    _, observation_space, action_space = spaces[0]
+    for index, obs_space, act_space in spaces[1:]:
+        if obs_space != observation_space:
+            raise SpaceMismatch(
+                f"{owner}: every sub-env must have the same observation space; sub-env 0 "
+                f"has {observation_space!r}, sub-env {index} has {obs_space!r}"
+            )
+        if act_space != action_space:
+            raise SpaceMismatch(
+                f"{owner}: every sub-env must have the same action space; sub-env 0 "
+                f"has {action_space!r}, sub-env {index} has {act_space!r}"
+            )
+    return observation_space, action_space
+
+
+def build_envs(
+    env_fns: Sequence[Callable[[], Env[ObsType, ActType]]], owner: str
+) -> list[Env[ObsType, ActType]]:
+    """Call every factory; if one fails, close the envs already built and re-raise."""
+    check_env_fns(env_fns, owner)
     envs: list[Env[ObsType, ActType]] = []
     try:
         for i, fn in enumerate(env_fns):
-            env: object = fn()
-            if not isinstance(env, Env):
-                closer = getattr(env, "close", None)
-                if callable(closer):
-                    closer()
-                raise TypeError(f"{owner}: env_fns[{i}] must return a sekai.core.Env, got {env!r}")
-            envs.append(env)
-        observation_space, action_space = envs[0].observation_space, envs[0].action_space
-        for i, env in enumerate(envs[1:], start=1):
-            if env.observation_space != observation_space:
-                raise SpaceMismatch(
-                    f"{owner}: every sub-env must have the same observation space; sub-env 0 "
-                    f"has {observation_space!r}, sub-env {i} has {env.observation_space!r}"
-                )
-            if env.action_space != action_space:
-                raise SpaceMismatch(
-                    f"{owner}: every sub-env must have the same action space; sub-env 0 "
-                    f"has {action_space!r}, sub-env {i} has {env.action_space!r}"
-                )
+            envs.append(build_env(fn, owner, i))
+        check_same_spaces(
+            owner, [(i, env.observation_space, env.action_space) for i, env in enumerate(envs)]
+        )
     except BaseException:
         with contextlib.suppress(Exception):  # the construction error is the one to report
             close_all(envs)
@@ -73,13 +110,13 @@ def build_envs(
     return envs
 
 
-def _read(env: Env[Any, Any], name: str) -> Any:
+def read_attr(env: Env[Any, Any], name: str) -> Any:
     if isinstance(env, Wrapper):
         return env.get_attr(name)
     return getattr(env, name)
 
 
-def _write(env: Env[Any, Any], name: str, value: Any) -> None:
+def write_attr(env: Env[Any, Any], name: str, value: Any) -> None:
     if isinstance(env, Wrapper):
         env.set_attr(name, value)
         return
@@ -94,7 +131,9 @@ class EnvListVecEnv(VecEnv[ObsType, ActType]):
     Holds the sub-envs, the per-space helpers (action splitter, observation
     stacker), the frozen-env state and the attribute access that
     :class:`~sekai.vector.SyncVecEnv` and :class:`~sekai.vector.AsyncVecEnv`
-    share.
+    share, and turns the sub-envs' results into a batch. The two backends
+    differ only in how they run the sub-envs' calls: one after another, or
+    concurrently on an event loop.
 
     Attributes:
         envs: The sub-environments (read-only use: replacing them breaks the
@@ -116,46 +155,115 @@ class EnvListVecEnv(VecEnv[ObsType, ActType]):
         self.action_space = first.action_space
         self.metadata = first.metadata
         self.autoreset = autoreset
-        self._split_actions = make_action_splitter(self.action_space, self.num_envs)
+        # The lifecycle's action check also splits the batch: one pass per step.
+        self._check_actions = make_action_splitter(self.action_space, self.num_envs)
         self._stack = make_obs_stacker(self.observation_space, self.num_envs)
-        self._frozen = FrozenEnvs(self.num_envs)
-        self._needs_reset = True
+        self._copy = copier_for(self.observation_space)
+        self._frozen = FrozenEnvs(self.num_envs, self._copy)
         self._closed = False
 
     @property
-    def closed(self) -> bool:
-        """Whether :meth:`close` was called."""
-        return self._closed
+    def frozen(self) -> NDArray[np.bool_]:
+        """Read-only bool array: which sub-envs are frozen (only with ``autoreset=False``)."""
+        view: NDArray[np.bool_] = self._frozen.mask.view()
+        view.flags.writeable = False
+        return view
 
-    def _not_ready(self) -> Exception:
-        """The error for a step() that cannot run (closed, or never reset)."""
-        if self._closed:
-            return VecEnvClosed(f"{self!r} is closed")
-        return ResetRequired(f"{self!r}: call reset() before step()")
+    def _active(self) -> list[int] | None:
+        """The sub-envs a step runs: ``None`` for all of them (nothing is frozen)."""
+        frozen = self._frozen
+        if not frozen.any:
+            return None
+        mask = frozen.mask.tolist()
+        return [i for i in range(self.num_envs) if not mask[i]]
 
-    def _check_open(self) -> None:
-        if self._closed:
-            raise VecEnvClosed(f"{self!r} is closed")
+    def _batch(
+        self,
+        active: list[int] | None,
+        results: list[StepResult[Any]],
+        endings: list[Ending | None] | None = None,
+    ) -> VecStepResult[Any]:
+        """The step's batch from the results of the ``active`` sub-envs (``None``: all).
+
+        ``endings`` holds, per result, what :func:`end_episode` made of it; a
+        backend that runs its sub-envs one after another leaves it out, and
+        the rule is applied here, only in the (rare) steps where an episode
+        ends. Frozen sub-envs report their final observation, reward 0,
+        their final flags and an empty info; sub-envs whose ending says so
+        are frozen now.
+        """
+        rows: Sequence[int]
+        if active is None:
+            observations = [result.observation for result in results]
+            rewards = [result.reward for result in results]
+            terminated = [result.terminated for result in results]
+            truncated = [result.truncated for result in results]
+            infos = [result.info for result in results]
+            rows = range(self.num_envs)
+        else:
+            frozen = self._frozen
+            n = self.num_envs
+            observations = list(frozen.observations)
+            rewards = [0.0] * n
+            terminated = list(frozen.terminated)
+            truncated = list(frozen.truncated)
+            infos = [{} for _ in range(n)]
+            for i, result in zip(active, results, strict=True):
+                observations[i] = result.observation
+                rewards[i] = result.reward
+                terminated[i] = result.terminated
+                truncated[i] = result.truncated
+                infos[i] = result.info
+            rows = active
+        if True in terminated or True in truncated:
+            if endings is None:
+                envs, autoreset = self.envs, self.autoreset
+                endings = [
+                    end_episode(envs[i], result, autoreset, self._copy)
+                    for i, result in zip(rows, results, strict=True)
+                ]
+            for i, ending in zip(rows, endings, strict=True):
+                if ending is None:
+                    continue
+                if ending.frozen:
+                    self._frozen.freeze(i, ending.observation, terminated[i], truncated[i])
+                observations[i] = ending.observation
+                infos[i] = ending.info
+        return VecStepResult(
+            self._stack(observations),
+            np.array(rewards, dtype=np.float64),
+            np.array(terminated, dtype=np.bool_),
+            np.array(truncated, dtype=np.bool_),
+            infos,
+        )
+
+    def _reset_result(self, results: list[ResetResult[Any]]) -> VecResetResult[Any]:
+        """The batch of a reset of every sub-env; unfreezes them."""
+        self._frozen.clear()
+        return VecResetResult(
+            self._stack([result.observation for result in results]),
+            [result.info for result in results],
+        )
 
     def call(self, method: str, *args: Any, **kwargs: Any) -> list[Any]:
         """Call ``method`` on every sub-env (or read it, if it is not callable)."""
         self._check_open()
         results = []
         for env in self.envs:
-            value = _read(env, method)
+            value = read_attr(env, method)
             results.append(value(*args, **kwargs) if callable(value) else value)
         return results
 
     def get_attr(self, name: str) -> list[Any]:
         """Read ``name`` from every sub-env, through its wrapper stack."""
         self._check_open()
-        return [_read(env, name) for env in self.envs]
+        return [read_attr(env, name) for env in self.envs]
 
     def set_attr(self, name: str, values: list[Any] | Any) -> None:
         """Set ``name`` on every sub-env, on the outermost layer that has it."""
         self._check_open()
         for env, value in zip(self.envs, per_env_values(values, self.num_envs, name), strict=True):
-            _write(env, name, value)
+            write_attr(env, name, value)
 
     def close(self) -> None:
         """Close every sub-env; the first error is re-raised after all are closed."""

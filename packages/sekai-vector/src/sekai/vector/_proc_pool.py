@@ -27,22 +27,14 @@ from typing import TYPE_CHECKING, Any
 
 from sekai.error import VecEnvWorkerError
 from sekai.vector._proc_channel import Channel
+from sekai.vector._proc_protocol import HEADER, Command, Reply, Status, worker_error
 from sekai.vector._proc_shm import BlockLayout, BlockViews
-from sekai.vector._proc_worker import (
-    ATTACH,
-    CLOSE,
-    ERROR,
-    HEADER,
-    OK,
-    PING,
-    STEP_IN_BLOCK,
-    worker_main,
-)
+from sekai.vector._proc_worker import worker_main
 
 if TYPE_CHECKING:
     from multiprocessing.shared_memory import SharedMemory
 
-__all__ = ["SHM_PREFIX", "Reply", "WorkerHandle", "WorkerPool", "close_quietly", "worker_error"]
+__all__ = ["SHM_PREFIX", "WorkerHandle", "WorkerPool", "close_quietly"]
 
 SHM_PREFIX = "sekai_"
 """Shared-memory blocks are named ``sekai_<parent pid>_<random hex>``."""
@@ -53,9 +45,6 @@ _loads = pickle.loads
 _POLL = getattr(__import__("select"), "poll", None)
 _SIGMASK = getattr(signal, "pthread_sigmask", None)
 _DEAD: Any = object()  # what _recv returns for a worker that died
-
-Reply = tuple[int, Any]
-"""``(status, payload)`` of one worker's answer."""
 
 
 def _block_sigint() -> Any:
@@ -145,18 +134,6 @@ class WorkerHandle:
         )
 
 
-def worker_error(payload: Any, what: str) -> VecEnvWorkerError:
-    """The VecEnvWorkerError for a worker's ERROR reply."""
-    index, message, text, blob = payload
-    where = f"sub-env {index}" if index is not None else "a worker"
-    error = VecEnvWorkerError(f"ProcVecEnv: {where} raised {message} in {what}", index, text)
-    if blob is not None:
-        # The cause is a courtesy: the traceback text is there anyway.
-        with contextlib.suppress(Exception):
-            error.__cause__ = _loads(blob)
-    return error
-
-
 class WorkerPool:
     """Worker processes, their pipes and the optional shared-memory block."""
 
@@ -238,10 +215,10 @@ class WorkerPool:
             except FileExistsError:  # pragma: no cover - 32 random bits collided
                 continue
         self.views = BlockViews(layout, self.shm.buf)
-        self.send(ATTACH, [(self.shm.name, layout)] * len(self.workers))
-        for status, payload in self.gather():
-            if status != OK:
-                raise worker_error(payload, "attaching the shared memory")
+        self.send(Command.ATTACH, [(self.shm.name, layout)] * len(self.workers))
+        for reply in self.gather():
+            if reply.status != Status.OK:
+                raise worker_error(reply.payload, "attaching the shared memory")
         return self.views
 
     # -- commands --------------------------------------------------------------------
@@ -267,7 +244,7 @@ class WorkerPool:
         if self.broken:
             self.check_alive()
 
-    def send(self, command: int, payloads: Sequence[Any]) -> None:
+    def send(self, command: Command, payloads: Sequence[Any]) -> None:
         """Send one message per worker (``payloads[i]`` to worker ``i``).
 
         Payloads are pickled, with cloudpickle when plain pickle cannot.
@@ -289,7 +266,7 @@ class WorkerPool:
     def send_step_signal(self) -> None:
         """Send a step whose actions are in the shared block (call :meth:`prepare` first)."""
         seq = self.seq + 1
-        self._send_all(seq, [HEADER.pack(STEP_IN_BLOCK, seq)] * len(self.workers))
+        self._send_all(seq, [HEADER.pack(Command.STEP_IN_BLOCK, seq)] * len(self.workers))
 
     def _send_all(self, seq: int, messages: list[bytes]) -> None:
         self.seq = seq
@@ -326,7 +303,7 @@ class WorkerPool:
             if reply is _DEAD:
                 if dead is None:
                     dead = w
-                replies.append((ERROR, None))
+                replies.append(Reply(Status.ERROR, None))
             else:
                 replies.append(reply)
         if dead is not None:
@@ -360,7 +337,7 @@ class WorkerPool:
             seq, status, payload = _loads(data)
             if seq == w.expect:
                 w.received = True
-                return (status, payload)
+                return Reply(status, payload)
             # An answer to a command the parent stopped waiting for: dropped.
 
     def _wait(self, w: WorkerHandle, timeout: float | None) -> Any:
@@ -406,7 +383,7 @@ class WorkerPool:
                 w.received = False
                 w.expect = seq
                 with contextlib.suppress(OSError):
-                    w.channel.send(HEADER.pack(PING, seq))
+                    w.channel.send(HEADER.pack(Command.PING, seq))
             for w in stale:
                 self._recv(w)
         self.dirty = False
@@ -458,7 +435,7 @@ class WorkerPool:
         deadline = time.monotonic() + timeout
         try:
             seq = self.seq = self.seq + 1
-            message = HEADER.pack(CLOSE, seq)
+            message = HEADER.pack(Command.CLOSE, seq)
             for w in self.workers:
                 if not w.alive:
                     continue
@@ -475,8 +452,8 @@ class WorkerPool:
                     if failure is None and was_alive and not w.reported:
                         w.reported = True
                         failure = w.death_error()
-                elif reply[0] == ERROR and failure is None:
-                    failure = worker_error(reply[1], "close()")
+                elif reply.status == Status.ERROR and failure is None:
+                    failure = worker_error(reply.payload, "close()")
         finally:
             self._stop(deadline, late)
         return failure

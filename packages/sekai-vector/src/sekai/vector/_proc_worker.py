@@ -1,19 +1,12 @@
 """The loop a :class:`~sekai.vector.ProcVecEnv` worker process runs.
 
-A worker owns a contiguous group of sub-envs. The parent sends it one message
-per command: ``HEADER.pack(command, seq)`` followed by the pickled payload (if
-any), and it answers each with ``pickle((seq, status, payload))``; ``seq`` lets
-the parent recognise and drop answers to commands it stopped waiting for (e.g.
-after Ctrl-C). Payloads plain pickle cannot write (lambdas, ...) are written
-with cloudpickle; :func:`pickle.loads` reads both.
-
-Right after start-up, before any command, the worker builds its sub-envs and
-sends an unsolicited ``(0, status, ...)`` reply describing them (or the error).
-
-With shared memory, step and reset write observations, rewards and flags
-straight into the block and only the infos travel back; without it, the whole
-results are pickled. The autoreset and frozen-env rules are those of every
-vector env (:mod:`sekai.vector._autoreset`).
+A worker owns a contiguous group of sub-envs: it builds them, reports
+:class:`~sekai.vector._proc_protocol.Started`, then answers commands (see
+:mod:`sekai.vector._proc_protocol`) until CLOSE or until the parent is gone.
+Steps follow the per-sub-env rule of every vector env
+(:func:`~sekai.vector._autoreset.end_episode`); with shared memory,
+observations, rewards and flags are written straight into the block and only
+the infos travel back.
 """
 
 from __future__ import annotations
@@ -21,62 +14,28 @@ from __future__ import annotations
 import contextlib
 import pickle
 import signal
-import struct
 import sys
-import traceback
 from collections.abc import Callable
 from typing import Any
 
 from sekai.core import Env
+from sekai.spaces._layout import copier_for
 from sekai.vector._actions import make_action_splitter
-from sekai.vector._autoreset import (
-    FINAL_OBSERVATION,
-    FrozenEnvs,
-    autoreset_info,
-    copy_observation,
-)
-from sekai.vector._env_list import _read, _write
+from sekai.vector._autoreset import FrozenEnvs, end_episode
+from sekai.vector._in_process import build_env, close_all, read_attr, write_attr
 from sekai.vector._obs_batch import make_obs_batcher
 from sekai.vector._proc_channel import Channel
+from sekai.vector._proc_protocol import (
+    HEADER,
+    Batch,
+    Command,
+    Started,
+    Status,
+    describe_failure,
+)
 from sekai.vector._proc_shm import BlockLayout, BlockViews
 
-__all__ = [
-    "ATTACH",
-    "ATTRIBUTE_ERROR",
-    "CALL",
-    "CLOSE",
-    "ERROR",
-    "GET_ATTR",
-    "HEADER",
-    "OK",
-    "PING",
-    "RESET",
-    "SET_ATTR",
-    "STEP",
-    "STEP_IN_BLOCK",
-    "worker_main",
-]
-
-# Commands.
-STEP = 1
-RESET = 2
-CALL = 3
-GET_ATTR = 4
-SET_ATTR = 5
-ATTACH = 6
-PING = 7
-CLOSE = 8
-
-STEP_IN_BLOCK = 9  # a step whose actions are in the shared block: no payload
-
-HEADER = struct.Struct("<Bq")
-"""Every command message starts with (command, seq)."""
-
-# Reply status. ERROR payload: (sub-env index or None, message, traceback text,
-# cloudpickled exception or None). ATTRIBUTE_ERROR payload: the message.
-OK = 0
-ERROR = 1
-ATTRIBUTE_ERROR = 2
+__all__ = ["worker_main"]
 
 _HIGHEST = pickle.HIGHEST_PROTOCOL
 _dumps = pickle.dumps
@@ -92,22 +51,8 @@ class _SubEnvFailure(Exception):
         self.error = error
 
 
-def _describe(error: BaseException) -> str:
-    text = str(error)
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
-
-
-def _error_payload(
-    index: int | None, error: BaseException, cloudpickle: Any
-) -> tuple[int | None, str, str, bytes | None]:
-    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-    blob: bytes | None
-    try:
-        blob = cloudpickle.dumps(error)
-        pickle.loads(blob)  # an exception that cannot be rebuilt is sent as text only
-    except Exception:
-        blob = None
-    return (index, _describe(error), text, blob)
+class _LookupFailure(Exception):
+    """A name that get_attr / call / set_attr could not find on a sub-env."""
 
 
 class _Worker:
@@ -121,13 +66,25 @@ class _Worker:
         self.count = len(envs)
         self.autoreset = autoreset
         self.cloudpickle = cloudpickle
-        self.frozen = FrozenEnvs(self.count)
+        self.copy = copier_for(envs[0].observation_space)
+        self.frozen = FrozenEnvs(self.count, self.copy)
         self.split = make_action_splitter(envs[0].action_space, self.count)
         self.views: BlockViews | None = None
         self.shm: Any = None
         self.write_obs: Callable[[Any, int, Any], None] | None = None
         self.block_actions: Any = None  # this worker's rows of the actions in the block
         self.current = 0  # local index of the sub-env being run, for error reports
+        self.handlers: dict[int, Callable[[Any], Any]] = {
+            Command.STEP: self.step,
+            Command.STEP_IN_BLOCK: lambda _: self.step(self.block_actions),
+            Command.RESET: self.reset,
+            Command.CALL: self.call,
+            Command.GET_ATTR: self.get_attr,
+            Command.SET_ATTR: self.set_attr,
+            Command.ATTACH: self.attach,
+            Command.PING: lambda _: None,
+            Command.CLOSE: self.close,
+        }
 
     # -- shared memory ------------------------------------------------------------------
 
@@ -152,51 +109,50 @@ class _Worker:
 
     # -- commands ------------------------------------------------------------------------
 
-    def step(self, actions: Any) -> Any:
+    def step(self, actions: Any) -> Batch:
         per_env = self.split(actions)
         frozen = self.frozen
         autoreset = self.autoreset
         views = self.views
         first = self.first
+        write = self.write_obs
+        block = views.observations if views is not None else None
+        observations: list[Any] = []
         rewards: list[float] = []
         terminated: list[bool] = []
         truncated: list[bool] = []
         infos: list[dict[str, Any]] = []
-        observations: list[Any] = []
-        write = self.write_obs
-        batch = views.observations if views is not None else None
+        newly_frozen: list[int] = []
         for j, env in enumerate(self.envs):
             if frozen.any and frozen.mask[j]:
-                # The row of the block still holds the final observation.
+                # With shared memory, the block's row still holds the final observation.
+                observation: Any = frozen.observations[j]
                 rewards.append(0.0)
                 terminated.append(frozen.terminated[j])
                 truncated.append(frozen.truncated[j])
                 infos.append({})
-                if views is None:
-                    observations.append(frozen.observations[j])
-                continue
-            self.current = j
-            result = env.step(per_env[j])
-            obs = result.observation
-            info = result.info
-            if (result.terminated or result.truncated) and FINAL_OBSERVATION not in info:
-                if autoreset:
-                    final_observation, final_info = copy_observation(obs), dict(info)
-                    reset = env.reset()
-                    info = autoreset_info(final_info, final_observation, reset.info)
-                    obs = reset.observation
-                else:
-                    frozen.freeze(j, obs, result.terminated, result.truncated)
-            rewards.append(result.reward)
-            terminated.append(result.terminated)
-            truncated.append(result.truncated)
-            infos.append(info)
-            if write is None:
-                observations.append(obs)
             else:
-                write(batch, first + j, obs)
+                self.current = j
+                result = env.step(per_env[j])
+                observation, info = result.observation, result.info
+                if result.terminated or result.truncated:
+                    ending = end_episode(env, result, autoreset, self.copy)
+                    if ending is not None:
+                        if ending.frozen:
+                            frozen.freeze(j, observation, result.terminated, result.truncated)
+                            newly_frozen.append(first + j)
+                        observation, info = ending.observation, ending.info
+                rewards.append(result.reward)
+                terminated.append(result.terminated)
+                truncated.append(result.truncated)
+                infos.append(info)
+                if write is not None:
+                    write(block, first + j, observation)
+            if write is None:
+                observations.append(observation)
+        frozen_now = tuple(newly_frozen)
         if views is None:
-            return (observations, rewards, terminated, truncated, infos)
+            return Batch(infos, observations, rewards, terminated, truncated, frozen_now)
         if self.count == 1:  # scalar writes are cheaper than converting lists
             views.rewards[first] = rewards[0]
             views.terminated[first] = terminated[0]
@@ -206,14 +162,12 @@ class _Worker:
             views.rewards[first:end] = rewards
             views.terminated[first:end] = terminated
             views.truncated[first:end] = truncated
-        return infos
+        return Batch(infos, frozen=frozen_now)
 
-    def reset(self, payload: tuple[list[Any], list[Any]]) -> Any:
+    def reset(self, payload: tuple[list[Any], list[Any]]) -> Batch:
         seeds, options = payload
-        views = self.views
         write = self.write_obs
-        batch = views.observations if views is not None else None
-        first = self.first
+        block = self.views.observations if self.views is not None else None
         observations: list[Any] = []
         infos: list[dict[str, Any]] = []
         for j, env in enumerate(self.envs):
@@ -222,10 +176,10 @@ class _Worker:
             if write is None:
                 observations.append(result.observation)
             else:
-                write(batch, first + j, result.observation)
+                write(block, self.first + j, result.observation)
             infos.append(result.info)
         self.frozen.clear()
-        return infos if views is not None else (observations, infos)
+        return Batch(infos, None if write is not None else observations)
 
     def call(self, payload: tuple[str, tuple[Any, ...], dict[str, Any]]) -> list[Any]:
         name, args, kwargs = payload
@@ -248,20 +202,22 @@ class _Worker:
         for j, env in enumerate(self.envs):
             self.current = j
             try:
-                _write(env, name, values[j])
+                write_attr(env, name, values[j])
             except AttributeError as error:
                 raise _LookupFailure(str(error)) from None
 
-    def close(self) -> BaseException | None:
-        """Close every sub-env; return the first failure (as a _SubEnvFailure)."""
-        first_failure: BaseException | None = None
+    def close(self, _: object = None) -> None:
+        """Close every sub-env and unmap the block; raise the first failure afterwards."""
+        first_failure: _SubEnvFailure | None = None
         for j, env in enumerate(self.envs):
             try:
                 env.close()
             except BaseException as error:
                 if first_failure is None:
                     first_failure = _SubEnvFailure(self.first + j, error)
-        return first_failure
+        self.detach()
+        if first_failure is not None:
+            raise first_failure
 
 
 def _open_block(name: str) -> Any:
@@ -287,44 +243,33 @@ def _register_nothing(name: str, rtype: str) -> None:
     return None
 
 
-class _LookupFailure(Exception):
-    """A name that get_attr / call / set_attr could not find on a sub-env."""
-
-
 def _lookup(env: Env[Any, Any], name: str) -> Any:
     try:
-        return _read(env, name)
+        return read_attr(env, name)
     except AttributeError as error:
         raise _LookupFailure(str(error)) from None
 
 
-def _build_envs(
-    env_fns: list[Any], first: int
-) -> tuple[list[Env[Any, Any]], list[tuple[int, Any, Any]], dict[str, Any]]:
-    """Build the sub-envs; on failure close those built and raise a _SubEnvFailure."""
+def _build(env_fns: list[Any], first: int) -> list[Env[Any, Any]]:
+    """Build the sub-envs; a failure closes those built and raises a _SubEnvFailure naming it."""
     envs: list[Env[Any, Any]] = []
-    index = first
     try:
         for i, fn in enumerate(env_fns):
-            index = first + i
-            env: object = fn()
-            if not isinstance(env, Env):
-                closer = getattr(env, "close", None)
-                if callable(closer):
-                    closer()
-                raise TypeError(f"env_fns[{index}] must return a sekai.core.Env, got {env!r}")
-            envs.append(env)
+            envs.append(build_env(fn, "ProcVecEnv", first + i))
     except BaseException as error:
-        for env in envs:
-            with contextlib.suppress(Exception):  # the construction error is the one to report
-                env.close()
-        raise _SubEnvFailure(index, error) from None
+        with contextlib.suppress(Exception):  # the construction error is the one to report
+            close_all(envs)
+        raise _SubEnvFailure(first + len(envs), error) from None
+    return envs
+
+
+def _started(envs: list[Env[Any, Any]], first: int) -> Started:
     obs0, act0 = envs[0].observation_space, envs[0].action_space
     spaces = [(first, obs0, act0)]
     for j, env in enumerate(envs[1:], start=1):
         if env.observation_space != obs0 or env.action_space != act0:
             spaces.append((first + j, env.observation_space, env.action_space))
-    return envs, spaces, dict(envs[0].metadata)
+    return Started(spaces, dict(envs[0].metadata))
 
 
 def worker_main(
@@ -354,95 +299,72 @@ def worker_main(
     import cloudpickle
 
     channel = Channel(conn)
-    send = channel.send
     try:
         env_fns = env_fns_blob if isinstance(env_fns_blob, list) else _loads(env_fns_blob)
-        envs, spaces, metadata = _build_envs(env_fns, first)
-    except _SubEnvFailure as failure:
-        send(
-            _dumps((0, ERROR, _error_payload(failure.index, failure.error, cloudpickle)), _HIGHEST)
-        )
-        conn.close()
-        return
+        envs = _build(env_fns, first)
     except BaseException as error:
-        send(_dumps((0, ERROR, _error_payload(first, error, cloudpickle)), _HIGHEST))
+        index, cause = (
+            (error.index, error.error) if isinstance(error, _SubEnvFailure) else (first, error)
+        )
+        failure = describe_failure(index, cause, cloudpickle)
+        channel.send(_dumps((0, Status.ERROR.value, failure), _HIGHEST))
         conn.close()
         return
-    send(cloudpickle.dumps((0, OK, (spaces, metadata)), _HIGHEST))
+    channel.send(cloudpickle.dumps((0, Status.OK.value, _started(envs, first)), _HIGHEST))
     worker = _Worker(envs, first, autoreset, cloudpickle)
     try:
-        _serve(worker, channel, cloudpickle)
+        _serve(worker, channel)
     finally:
         worker.detach()
         conn.close()
 
 
-def _pack(seq: int, result: Any, worker: _Worker, cloudpickle: Any) -> bytes:
-    """Pickle a reply; cloudpickle when plain pickle cannot (lambdas in infos, ...)."""
-    with contextlib.suppress(Exception):
-        return _dumps((seq, OK, result), _HIGHEST)
-    try:
-        blob: bytes = cloudpickle.dumps((seq, OK, result), _HIGHEST)
-    except Exception as error:
-        return _dumps((seq, ERROR, _error_payload(worker.first, error, cloudpickle)), _HIGHEST)
-    return blob
-
-
-def _serve(worker: _Worker, channel: Channel, cloudpickle: Any) -> None:
-    recv = channel.recv
-    send = channel.send
-    step = worker.step
+def _serve(worker: _Worker, channel: Channel) -> None:
+    recv, send = channel.recv, channel.send
+    handlers = worker.handlers
     header_size = HEADER.size
     while True:
         try:
             message = recv()
         except (EOFError, OSError):  # the parent is gone
-            worker.close()
+            with contextlib.suppress(BaseException):
+                worker.close()
             return
         command, seq = HEADER.unpack_from(message)
         worker.current = 0
         try:
-            if command == STEP_IN_BLOCK:
-                reply = _pack(seq, step(worker.block_actions), worker, cloudpickle)
-            else:
-                payload = _loads(message[header_size:]) if len(message) > header_size else None
-                reply = _run(worker, command, seq, payload, cloudpickle)
+            payload = _loads(message[header_size:]) if len(message) > header_size else None
+            result = handlers[command](payload)
         except _LookupFailure as failure:
-            reply = _dumps((seq, ATTRIBUTE_ERROR, str(failure)), _HIGHEST)
+            reply = _dumps((seq, Status.ATTRIBUTE_ERROR.value, str(failure)), _HIGHEST)
         except BaseException as error:
-            index = worker.first + worker.current
-            reply = _dumps((seq, ERROR, _error_payload(index, error, cloudpickle)), _HIGHEST)
+            if isinstance(error, _SubEnvFailure):
+                reply = _failure(seq, error.index, error.error, worker)
+            else:
+                reply = _failure(seq, worker.first + worker.current, error, worker)
+        else:
+            reply = _pack(seq, result, worker)
         try:
             send(reply)
         except OSError:  # the parent is gone
-            worker.close()
+            with contextlib.suppress(BaseException):
+                worker.close()
             return
-        if command == CLOSE:
+        if command == Command.CLOSE:
             return
 
 
-def _run(worker: _Worker, command: int, seq: int, payload: Any, cloudpickle: Any) -> bytes:
-    """Run one (non-fast) command and return the pickled reply."""
-    result: Any = None
-    if command == STEP:
-        result = worker.step(payload)
-    elif command == RESET:
-        result = worker.reset(payload)
-    elif command == CALL:
-        result = worker.call(payload)
-    elif command == GET_ATTR:
-        result = worker.get_attr(payload)
-    elif command == SET_ATTR:
-        worker.set_attr(payload)
-    elif command == ATTACH:
-        worker.attach(payload)
-    elif command == CLOSE:
-        failure = worker.close()
-        worker.detach()
-        if failure is not None:
-            assert isinstance(failure, _SubEnvFailure)
-            error_payload = _error_payload(failure.index, failure.error, cloudpickle)
-            return _dumps((seq, ERROR, error_payload), _HIGHEST)
-    elif command != PING:  # pragma: no cover - the parent sends only the commands above
-        raise ValueError(f"unknown command {command!r}")
-    return _pack(seq, result, worker, cloudpickle)
+def _failure(seq: int, index: int | None, error: BaseException, worker: _Worker) -> bytes:
+    failure = describe_failure(index, error, worker.cloudpickle)
+    return _dumps((seq, Status.ERROR.value, failure), _HIGHEST)
+
+
+def _pack(seq: int, result: Any, worker: _Worker) -> bytes:
+    """Pickle an OK reply; cloudpickle when plain pickle cannot (lambdas in infos, ...)."""
+    with contextlib.suppress(Exception):
+        return _dumps((seq, Status.OK.value, result), _HIGHEST)
+    try:
+        blob: bytes = worker.cloudpickle.dumps((seq, Status.OK.value, result), _HIGHEST)
+    except Exception as error:
+        return _failure(seq, worker.first, error, worker)
+    return blob

@@ -2,44 +2,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from multiprocessing import util as _mp_util
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from sekai.core import ActType, Env, ObsType
-from sekai.error import AsyncCallPending, ResetRequired, SpaceMismatch, VecEnvClosed
 from sekai.utils.seeding import SeedType
 from sekai.vector._actions import make_action_checker
-from sekai.vector._arguments import per_env_options, per_env_seeds, per_env_values
+from sekai.vector._arguments import per_env_values
+from sekai.vector._in_process import check_env_fns, check_same_spaces
 from sekai.vector._obs_batch import make_obs_batcher
 from sekai.vector._proc_args import (
     check_close_timeout,
-    check_env_fns,
     check_num_workers,
     make_slicer,
     split_evenly,
 )
 from sekai.vector._proc_context import get_context
-from sekai.vector._proc_pool import Reply, WorkerPool, close_quietly, worker_error
+from sekai.vector._proc_pool import WorkerPool, close_quietly
+from sekai.vector._proc_protocol import Batch, Command, Reply, Started, Status, worker_error
 from sekai.vector._proc_shm import BlockViews, block_layout
-from sekai.vector._proc_worker import (
-    ATTRIBUTE_ERROR,
-    CALL,
-    GET_ATTR,
-    OK,
-    RESET,
-    SET_ATTR,
-    STEP,
-)
 from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.vector.vec_env import VecEnv
 
 __all__ = ["ProcVecEnv"]
-
-_float64 = np.float64
-_bool = np.bool_
 
 
 class ProcVecEnv(VecEnv[ObsType, ActType]):
@@ -122,8 +111,6 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
         shared_memory: bool | None = None,
     ) -> None:
         self._closed = True  # until construction succeeds
-        self._needs_reset = True
-        self._in_call = False
         try:
             import cloudpickle
         except ImportError:
@@ -131,7 +118,7 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
                 "ProcVecEnv needs cloudpickle to send env_fns to its workers; install it with "
                 "pip install 'sekai-vector[proc]'"
             ) from None
-        fns = check_env_fns(env_fns)
+        fns = check_env_fns(env_fns, "ProcVecEnv")
         if not isinstance(autoreset, bool):
             raise TypeError(f"ProcVecEnv: autoreset must be a bool, got {autoreset!r}")
         if shared_memory is not None and not isinstance(shared_memory, bool):
@@ -159,11 +146,12 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
             replies = pool.start(
                 blobs, [lo for lo, _ in bounds], [hi - lo for lo, hi in bounds], autoreset
             )
-            for status, payload in replies:
-                if status != OK:
-                    raise worker_error(payload, "its env factory")
-            self._check_spaces(replies)
-            self.metadata = replies[0][1][1]
+            self._raise_failures(replies, "its env factory")
+            started: list[Started] = [reply.payload for reply in replies]
+            self.observation_space, self.action_space = check_same_spaces(
+                "ProcVecEnv", [entry for worker in started for entry in worker.spaces]
+            )
+            self.metadata = started[0].metadata
             layout = (
                 None
                 if shared_memory is False
@@ -182,38 +170,27 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
         self._batcher = make_obs_batcher(self.observation_space, n)
         self._check_actions = make_action_checker(self.action_space, n)
         self._slice_actions = make_slicer(self.action_space, bounds)
-        self._single = len(bounds) == 1
         views = self._views
-        self._shared_memory = views is not None
         self._block_actions = None if views is None else views.actions
+        self._frozen: NDArray[np.bool_] = np.zeros(n, dtype=bool)
+        self._frozen_view: NDArray[np.bool_] = self._frozen.view()
+        self._frozen_view.flags.writeable = False
         self._finalizer = _mp_util.Finalize(
             self, close_quietly, args=(pool, self.close_timeout), exitpriority=10
         )
         self._closed = False
-
-    def _check_spaces(self, replies: list[Reply]) -> None:
-        spaces = [entry for _, payload in replies for entry in payload[0]]
-        _, observation_space, action_space = spaces[0]
-        for index, obs_space, act_space in spaces[1:]:
-            if obs_space != observation_space:
-                raise SpaceMismatch(
-                    f"ProcVecEnv: every sub-env must have the same observation space; sub-env 0 "
-                    f"has {observation_space!r}, sub-env {index} has {obs_space!r}"
-                )
-            if act_space != action_space:
-                raise SpaceMismatch(
-                    f"ProcVecEnv: every sub-env must have the same action space; sub-env 0 "
-                    f"has {action_space!r}, sub-env {index} has {act_space!r}"
-                )
-        self.observation_space = observation_space
-        self.action_space = action_space
 
     # -- properties -------------------------------------------------------------------
 
     @property
     def shared_memory(self) -> bool:
         """Whether observations travel through shared memory (else they are pickled)."""
-        return self._shared_memory
+        return self._views is not None
+
+    @property
+    def frozen(self) -> NDArray[np.bool_]:
+        """Read-only bool array: which sub-envs are frozen (only with ``autoreset=False``)."""
+        return self._frozen_view
 
     @property
     def closed(self) -> bool:
@@ -221,173 +198,88 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
         pool = getattr(self, "_pool", None)
         return self._closed or pool is None or pool.closed
 
-    # -- commands ---------------------------------------------------------------------
-
-    def _not_ready(self) -> Exception:
-        if self.closed:
-            return VecEnvClosed(f"{self!r} is closed")
-        if self._in_call:
-            return self._pending_error()
-        return ResetRequired(f"{self!r}: call reset() before step()")
-
-    def _pending_error(self) -> AsyncCallPending:
-        return AsyncCallPending(
-            f"{self!r}: called while an earlier call (e.g. an async_step() or async_reset() "
-            "not awaited to the end) is still running"
-        )
-
-    def _begin(self) -> None:
-        if self.closed:
-            raise VecEnvClosed(f"{self!r} is closed")
-        if self._in_call:
-            raise self._pending_error()
-
-    def _roundtrip(self, command: int, payloads: list[Any]) -> list[Reply]:
-        self._in_call = True
-        try:
-            pool = self._pool
-            pool.send(command, payloads)
-            return pool.gather()
-        finally:
-            self._in_call = False
-
-    async def _async_roundtrip(self, command: int, payloads: list[Any]) -> list[Reply]:
-        self._in_call = True
-        try:
-            pool = self._pool
-            pool.send(command, payloads)
-            await pool.wait_ready()
-            return pool.gather()
-        finally:
-            self._in_call = False
+    # -- round trips --------------------------------------------------------------------
 
     def _raise_failures(self, replies: list[Reply], what: str) -> None:
         for status, payload in replies:
-            if status == ATTRIBUTE_ERROR:
+            if status == Status.ATTRIBUTE_ERROR:
                 raise AttributeError(payload)
-            if status != OK:
+            if status != Status.OK:
                 raise worker_error(payload, what)
 
-    def _reset_payloads(self, seed: object, options: object) -> list[Any]:
-        n = self.num_envs
-        seeds = per_env_seeds(seed, n)
-        opts = per_env_options(options, n)
-        return [(seeds[lo:hi], opts[lo:hi]) for lo, hi in self._bounds]
+    def _send_step(self, batch: Any) -> None:
+        pool = self._pool
+        block = self._block_actions
+        if block is not None and batch.dtype == block.dtype:
+            pool.prepare()  # no worker may still read the block's actions
+            block[...] = batch
+            pool.send_step_signal()
+        else:
+            pool.send(Command.STEP, self._slice_actions(batch))
 
-    def reset(
-        self,
-        *,
-        seed: list[SeedType] | SeedType = None,
-        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
+    def _send_reset(self, seeds: list[SeedType], options: list[dict[str, Any] | None]) -> None:
+        payloads = [(seeds[lo:hi], options[lo:hi]) for lo, hi in self._bounds]
+        self._pool.send(Command.RESET, payloads)
+
+    def _step_batch(self, batch: Any) -> VecStepResult[Any]:
+        self._send_step(batch)
+        return self._step_result(self._pool.gather())
+
+    async def _async_step_batch(self, batch: Any) -> VecStepResult[Any]:
+        self._send_step(batch)
+        await self._pool.wait_ready()
+        return self._step_result(self._pool.gather())
+
+    def _reset_batch(
+        self, seeds: list[SeedType], options: list[dict[str, Any] | None]
     ) -> VecResetResult[Any]:
-        """Reset every sub-env (see :meth:`VecEnv.reset <sekai.vector.VecEnv.reset>`).
+        self._send_reset(seeds, options)
+        return self._reset_result(self._pool.gather())
 
-        Raises:
-            VecEnvWorkerError: A sub-env raised, or a worker died.
-        """
-        self._begin()
-        replies = self._roundtrip(RESET, self._reset_payloads(seed, options))
-        return self._reset_result(replies)
-
-    async def async_reset(
-        self,
-        *,
-        seed: list[SeedType] | SeedType = None,
-        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
+    async def _async_reset_batch(
+        self, seeds: list[SeedType], options: list[dict[str, Any] | None]
     ) -> VecResetResult[Any]:
-        """Reset every sub-env, letting the event loop run while the workers compute.
+        self._send_reset(seeds, options)
+        await self._pool.wait_ready()
+        return self._reset_result(self._pool.gather())
 
-        Raises:
-            AsyncCallPending: Another call of this vector env is still running.
-            VecEnvWorkerError: A sub-env raised, or a worker died.
-        """
-        self._begin()
-        payloads = self._reset_payloads(seed, options)
-        return self._reset_result(await self._async_roundtrip(RESET, payloads))
+    # -- results ------------------------------------------------------------------------
+
+    def _batches(self, replies: list[Reply], what: str) -> list[Batch]:
+        if len(replies) == 1 and replies[0].status == Status.OK:
+            return [replies[0].payload]
+        self._raise_failures(replies, what)
+        return [reply.payload for reply in replies]
+
+    def _observations(self, batches: list[Batch]) -> Any:
+        views = self._views
+        if views is not None:
+            return views.copy_observations()
+        batcher = self._batcher
+        observations = batcher.new()
+        write = batcher.write
+        i = 0
+        for batch in batches:
+            assert batch.observations is not None
+            for observation in batch.observations:
+                write(observations, i, observation)
+                i += 1
+        return batcher.finish(observations)
 
     def _reset_result(self, replies: list[Reply]) -> VecResetResult[Any]:
-        self._raise_failures(replies, "reset()")
-        self._needs_reset = False
-        views = self._views
-        if views is not None:
-            if self._single:
-                infos = replies[0][1]
-            else:
-                infos = [info for _, payload in replies for info in payload]
-            return VecResetResult(views.copy_observations(), infos)
-        batcher = self._batcher
-        batch = batcher.new()
-        write = batcher.write
-        infos = []
-        i = 0
-        for _, (observations, worker_infos) in replies:
-            for obs in observations:
-                write(batch, i, obs)
-                i += 1
-            infos.extend(worker_infos)
-        return VecResetResult(batcher.finish(batch), infos)
-
-    def step(self, actions: Any) -> VecStepResult[Any]:
-        """Step every sub-env (see :meth:`VecEnv.step <sekai.vector.VecEnv.step>`).
-
-        Raises:
-            VecEnvWorkerError: A sub-env raised (every other worker's step
-                completed first), or a worker died.
-        """
-        if self._needs_reset or self._in_call or self._pool.closed:
-            raise self._not_ready()
-        batch = self._check_actions(actions)
-        self._in_call = True
-        try:
-            pool = self._pool
-            block = self._block_actions
-            if block is not None and batch.dtype == block.dtype:
-                pool.prepare()  # no worker may still read the block's actions
-                block[...] = batch
-                pool.send_step_signal()
-            else:
-                pool.send(STEP, self._slice_actions(batch))
-            replies = pool.gather()
-        finally:
-            self._in_call = False
-        return self._step_result(replies)
-
-    async def async_step(self, actions: Any) -> VecStepResult[Any]:
-        """Step every sub-env, letting the event loop run while the workers compute.
-
-        Raises:
-            AsyncCallPending: Another call of this vector env is still running.
-            VecEnvWorkerError: A sub-env raised, or a worker died.
-        """
-        if self._needs_reset or self._in_call or self._pool.closed:
-            raise self._not_ready()
-        batch = self._check_actions(actions)
-        self._in_call = True
-        try:
-            pool = self._pool
-            block = self._block_actions
-            if block is not None and batch.dtype == block.dtype:
-                pool.prepare()
-                block[...] = batch
-                pool.send_step_signal()
-            else:
-                pool.send(STEP, self._slice_actions(batch))
-            await pool.wait_ready()
-            replies = pool.gather()
-        finally:
-            self._in_call = False
-        return self._step_result(replies)
+        batches = self._batches(replies, "reset()")
+        self._frozen[:] = False
+        infos = batches[0].infos if len(batches) == 1 else _concat(b.infos for b in batches)
+        return VecResetResult(self._observations(batches), infos)
 
     def _step_result(self, replies: list[Reply]) -> VecStepResult[Any]:
+        batches = self._batches(replies, "step()")
+        infos = batches[0].infos if len(batches) == 1 else _concat(b.infos for b in batches)
+        for batch in batches:
+            if batch.frozen:
+                self._frozen[list(batch.frozen)] = True
         views = self._views
         if views is not None:
-            if self._single:
-                status, infos = replies[0]
-                if status != OK:
-                    self._raise_failures(replies, "step()")
-            else:
-                self._raise_failures(replies, "step()")
-                infos = [info for _, payload in replies for info in payload]
             return VecStepResult(
                 views.copy_observations(),
                 views.rewards.copy(),
@@ -395,38 +287,27 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
                 views.truncated.copy(),
                 infos,
             )
-        self._raise_failures(replies, "step()")
-        batcher = self._batcher
-        batch = batcher.new()
-        write = batcher.write
-        rewards: list[float] = []
-        terminated: list[bool] = []
-        truncated: list[bool] = []
-        infos = []
-        i = 0
-        for _, (observations, worker_rewards, worker_term, worker_trunc, worker_infos) in replies:
-            for obs in observations:
-                write(batch, i, obs)
-                i += 1
-            rewards.extend(worker_rewards)
-            terminated.extend(worker_term)
-            truncated.extend(worker_trunc)
-            infos.extend(worker_infos)
         return VecStepResult(
-            batcher.finish(batch),
-            np.array(rewards, dtype=_float64),
-            np.array(terminated, dtype=_bool),
-            np.array(truncated, dtype=_bool),
+            self._observations(batches),
+            np.array(_concat(b.rewards for b in batches), dtype=np.float64),
+            np.array(_concat(b.terminated for b in batches), dtype=np.bool_),
+            np.array(_concat(b.truncated for b in batches), dtype=np.bool_),
             infos,
         )
 
     # -- sub-env attributes -----------------------------------------------------------
 
-    def _gather_lists(self, command: int, payloads: list[Any], what: str) -> list[Any]:
-        self._begin()
-        replies = self._roundtrip(command, payloads)
+    def _per_env_results(self, command: Command, payloads: list[Any], what: str) -> list[Any]:
+        self._check_open()
+        pool = self._pool
+        self._pending = True
+        try:
+            pool.send(command, payloads)
+            replies = pool.gather()
+        finally:
+            self._pending = False
         self._raise_failures(replies, what)
-        return [value for _, values in replies for value in values]
+        return _concat(reply.payload for reply in replies)
 
     def call(self, method: str, *args: Any, **kwargs: Any) -> list[Any]:
         """Call ``method`` on every sub-env in its worker (or read it, if not callable).
@@ -438,7 +319,7 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
             VecEnvWorkerError: The method raised in a sub-env.
         """
         payloads = [(method, args, kwargs)] * self.num_workers
-        return self._gather_lists(CALL, payloads, f"call({method!r})")
+        return self._per_env_results(Command.CALL, payloads, f"call({method!r})")
 
     def get_attr(self, name: str) -> list[Any]:
         """Read ``name`` from every sub-env, through its wrapper stack.
@@ -447,7 +328,8 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
             AttributeError: A sub-env has no such attribute.
             VecEnvWorkerError: Reading it raised another error in a sub-env.
         """
-        return self._gather_lists(GET_ATTR, [name] * self.num_workers, f"get_attr({name!r})")
+        payloads = [name] * self.num_workers
+        return self._per_env_results(Command.GET_ATTR, payloads, f"get_attr({name!r})")
 
     def set_attr(self, name: str, values: list[Any] | Any) -> None:
         """Set ``name`` on every sub-env, on the outermost layer that has it.
@@ -456,11 +338,10 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
             ValueError: ``values`` is a list whose length is not ``num_envs``.
             AttributeError: A sub-env has no such attribute.
         """
-        self._begin()
+        self._check_open()
         per_env = per_env_values(values, self.num_envs, name)
         payloads = [(name, per_env[lo:hi]) for lo, hi in self._bounds]
-        replies = self._roundtrip(SET_ATTR, payloads)
-        self._raise_failures(replies, f"set_attr({name!r})")
+        self._per_env_results(Command.SET_ATTR, payloads, f"set_attr({name!r})")
 
     # -- shutdown ---------------------------------------------------------------------
 
@@ -488,3 +369,8 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
         failure = self._pool.close(self.close_timeout)
         if failure is not None:
             raise failure
+
+
+def _concat(parts: Iterable[list[Any] | None]) -> list[Any]:
+    """One list of the per-worker lists, in worker order."""
+    return [value for part in parts if part is not None for value in part]

@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import types
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic
+
+import numpy as np
+from numpy.typing import NDArray
 
 from sekai.core import ActType, ObsType
 from sekai.core._async_routing import route_async_methods
+from sekai.error import AsyncCallPending, ResetRequired, VecEnvClosed
 from sekai.spaces import Space, batch_space
+from sekai.utils.seeding import SeedType
+from sekai.vector._arguments import per_env_options, per_env_seeds
 
 if TYPE_CHECKING:
     from types import TracebackType
 
     from sekai.registry import EnvSpec
-    from sekai.utils.seeding import SeedType
     from sekai.vector.results import VecResetResult, VecStepResult
 
 __all__ = ["VecEnv"]
@@ -53,6 +60,26 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
     A vector env is a context manager that closes itself on exit; using it
     after :meth:`close` raises :class:`~sekai.error.VecEnvClosed`.
 
+    Writing a backend: a direct subclass may implement :meth:`step`,
+    :meth:`reset` and :meth:`close` itself. A backend that implements the
+    batch hooks instead gets this class's lifecycle as its ``step``,
+    ``reset``, ``async_step`` and ``async_reset`` (installed once, when the
+    class is created, unless the class defines them itself):
+
+    * ``_step_batch(batch)``: step the sub-envs with an already checked
+      batch of actions (``self._check_actions(actions)``, which the backend
+      sets at construction), apply autoreset or freezing, and return the
+      :class:`~sekai.vector.VecStepResult`;
+    * ``_reset_batch(seeds, options)``: reset every sub-env with one seed
+      and one options entry each, already derived by the vector seeding
+      rule, and return the :class:`~sekai.vector.VecResetResult`;
+    * ``_async_step_batch`` / ``_async_reset_batch`` (optional): their async
+      forms, which by default run the sync ones.
+
+    The lifecycle owns the rest, once for every backend: closed, never reset
+    and call-still-running checks, the action-batch check, the per-env seeds
+    and options, and the bookkeeping of calls in progress.
+
     Attributes:
         num_envs: Number of sub-environments.
         observation_space: The space of one sub-env's observation.
@@ -72,8 +99,16 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
     _batch_obs_cache: tuple[Space[Any], int, Space[Any]] | None = None
     _batch_act_cache: tuple[Space[Any], int, Space[Any]] | None = None
 
+    # Lifecycle state of a backend that uses the batch hooks.
+    _closed: bool = False
+    _needs_reset: bool = True
+    _pending: bool = False
+    _check_actions: Callable[[Any], Any]
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if cls._step_batch is not VecEnv._step_batch:
+            _install_lifecycle(cls)
         route_async_methods(cls)
 
     # -- spaces -----------------------------------------------------------------
@@ -182,6 +217,67 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         """Async form of :meth:`reset`; the default runs :meth:`reset`."""
         return self.reset(seed=seed, options=options)
 
+    # -- the lifecycle of a backend that implements the batch hooks -----------------------
+
+    @property
+    def frozen(self) -> NDArray[np.bool_]:
+        """Read-only bool array: which sub-envs are frozen (see the class docstring).
+
+        Only a vector env without autoreset freezes sub-envs; vector wrappers
+        read this instead of guessing from the infos. A sub-env that
+        finished in the last step and was frozen by it is already marked.
+        The default (for a direct subclass that never freezes) is all
+        ``False``.
+        """
+        return np.zeros(self.num_envs, dtype=bool)
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
+
+    def _check_open(self) -> None:
+        """Raise if the vector env is closed or a call of it is still running."""
+        if self.closed:
+            raise VecEnvClosed(f"{self!r} is closed")
+        if self._pending:
+            raise AsyncCallPending(
+                f"{self!r}: called while an earlier call (e.g. an async_step() or "
+                "async_reset() not awaited to the end) is still running"
+            )
+
+    def _not_ready(self) -> Exception:
+        """The error for a step that cannot run: closed, call running, or never reset."""
+        try:
+            self._check_open()
+        except (VecEnvClosed, AsyncCallPending) as error:
+            return error
+        return ResetRequired(f"{self!r}: call reset() before step()")
+
+    def _step_batch(self, batch: Any) -> VecStepResult[Any]:
+        """Hook: step every sub-env with a checked batch of actions (see the class docstring)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement _step_batch()")
+
+    def _reset_batch(
+        self, seeds: list[SeedType], options: list[dict[str, Any] | None]
+    ) -> VecResetResult[Any]:
+        """Hook: reset every sub-env with its own seed and options (see the class docstring)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement _reset_batch()")
+
+    def _per_env_seeds(self, seed: object) -> list[SeedType]:
+        """One seed per sub-env from the ``seed`` of :meth:`reset` (the vector seeding rule)."""
+        return per_env_seeds(seed, self.num_envs)
+
+    async def _async_step_batch(self, batch: Any) -> VecStepResult[Any]:
+        """Hook: the async form of :meth:`_step_batch`; the default runs it."""
+        return self._step_batch(batch)
+
+    async def _async_reset_batch(
+        self, seeds: list[SeedType], options: list[dict[str, Any] | None]
+    ) -> VecResetResult[Any]:
+        """Hook: the async form of :meth:`_reset_batch`; the default runs it."""
+        return self._reset_batch(seeds, options)
+
     # -- sub-env attributes -----------------------------------------------------------
 
     def call(self, method: str, *args: Any, **kwargs: Any) -> list[Any]:
@@ -242,3 +338,95 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         spec = self.spec
         name = f"<{spec.id}>" if spec is not None else ""
         return f"{type(self).__name__}{name}(num_envs={getattr(self, 'num_envs', '?')})"
+
+
+# -- the lifecycle methods installed on backends ----------------------------------------------
+
+
+def _lifecycle_step(self: VecEnv[Any, Any], actions: Any) -> VecStepResult[Any]:
+    if self._needs_reset or self._pending or self.closed:
+        raise self._not_ready()
+    batch = self._check_actions(actions)
+    self._pending = True
+    try:
+        return self._step_batch(batch)
+    finally:
+        self._pending = False
+
+
+async def _lifecycle_async_step(self: VecEnv[Any, Any], actions: Any) -> VecStepResult[Any]:
+    if self._needs_reset or self._pending or self.closed:
+        raise self._not_ready()
+    batch = self._check_actions(actions)
+    self._pending = True
+    try:
+        return await self._async_step_batch(batch)
+    finally:
+        self._pending = False
+
+
+def _lifecycle_reset(
+    self: VecEnv[Any, Any],
+    *,
+    seed: list[SeedType] | SeedType = None,
+    options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
+) -> VecResetResult[Any]:
+    self._check_open()
+    seeds = self._per_env_seeds(seed)
+    per_env = per_env_options(options, self.num_envs)
+    self._pending = True
+    try:
+        result = self._reset_batch(seeds, per_env)
+    finally:
+        self._pending = False
+    self._needs_reset = False
+    return result
+
+
+async def _lifecycle_async_reset(
+    self: VecEnv[Any, Any],
+    *,
+    seed: list[SeedType] | SeedType = None,
+    options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
+) -> VecResetResult[Any]:
+    self._check_open()
+    seeds = self._per_env_seeds(seed)
+    per_env = per_env_options(options, self.num_envs)
+    self._pending = True
+    try:
+        result = await self._async_reset_batch(seeds, per_env)
+    finally:
+        self._pending = False
+    self._needs_reset = False
+    return result
+
+
+_LIFECYCLE: tuple[tuple[str, Callable[..., Any]], ...] = (
+    ("step", _lifecycle_step),
+    ("async_step", _lifecycle_async_step),
+    ("reset", _lifecycle_reset),
+    ("async_reset", _lifecycle_async_reset),
+)
+
+
+def _install_lifecycle(cls: type[VecEnv[Any, Any]]) -> None:
+    """Give a backend that implements the batch hooks the lifecycle methods it does not define."""
+    for name, function in _LIFECYCLE:
+        owner = next(klass for klass in cls.__mro__ if name in klass.__dict__)
+        if owner is not VecEnv:
+            continue  # the backend (or a base between it and VecEnv) defines its own
+        method = _named_copy(function, name, cls)
+        setattr(cls, name, method)
+
+
+def _named_copy(function: Callable[..., Any], name: str, cls: type) -> Callable[..., Any]:
+    """``function`` under the name, docstring and owner of ``VecEnv.<name>`` on ``cls``."""
+    copy = types.FunctionType(
+        function.__code__, function.__globals__, name, function.__defaults__, function.__closure__
+    )
+    copy.__kwdefaults__ = function.__kwdefaults__
+    copy.__qualname__ = f"{cls.__qualname__}.{name}"
+    copy.__module__ = cls.__module__
+    copy.__doc__ = getattr(VecEnv, name).__doc__
+    copy.__annotations__ = dict(function.__annotations__)
+    return copy

@@ -6,6 +6,7 @@ from abc import abstractmethod
 from typing import TYPE_CHECKING, Any, Generic
 
 import numpy as np
+from numpy.typing import NDArray
 
 from sekai.core import ActType, InfoDict, ObsType, WActType, WObsType
 from sekai.vector._autoreset import FINAL_OBSERVATION
@@ -33,9 +34,14 @@ class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType
     one sub-env) read through to the wrapped vector env until the wrapper
     assigns its own; ``metadata`` and ``spec`` do the same.
 
-    A subclass that overrides ``step`` (or ``reset``) without its async form
-    gets an async method that runs the override (see
-    :class:`~sekai.vector.VecEnv`).
+    Write a wrapper once for both APIs by overriding the hooks that ``step``,
+    ``reset`` and their async forms all run: ``_before_step(actions)``
+    (the batch to pass on), ``_after_step(result)`` and
+    ``_after_reset(result)`` (what to return). A subclass that overrides
+    ``step`` (or ``reset``) itself without its async form gets an async
+    method that runs the override (see :class:`~sekai.vector.VecEnv`). The
+    :attr:`frozen` sub-envs of the wrapped vector env (autoreset off) are
+    visible to the hooks, so a wrapper does not have to infer them.
 
     Args:
         venv: The vector env to wrap.
@@ -115,10 +121,25 @@ class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType
         self._spec = value
 
     # -- the env API ------------------------------------------------------------------------
+    #
+    # step / reset and their async forms run the same three hooks, so a wrapper
+    # that overrides only the hooks behaves the same under ``await``.
+
+    def _before_step(self, actions: Any) -> Any:
+        """Hook: the batch of actions to pass to the wrapped vector env (default: as given)."""
+        return actions
+
+    def _after_step(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
+        """Hook: what to return for the wrapped vector env's step result (default: it)."""
+        return result
+
+    def _after_reset(self, result: VecResetResult[Any]) -> VecResetResult[Any]:
+        """Hook: what to return for the wrapped vector env's reset result (default: it)."""
+        return result
 
     def step(self, actions: Any) -> VecStepResult[Any]:
-        """Step the wrapped vector env."""
-        return self.venv.step(actions)
+        """Step the wrapped vector env (through the wrapper's hooks)."""
+        return self._after_step(self.venv.step(self._before_step(actions)))
 
     def reset(
         self,
@@ -126,12 +147,12 @@ class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType
         seed: list[SeedType] | SeedType = None,
         options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
     ) -> VecResetResult[Any]:
-        """Reset the wrapped vector env."""
-        return self.venv.reset(seed=seed, options=options)
+        """Reset the wrapped vector env (through the wrapper's hook)."""
+        return self._after_reset(self.venv.reset(seed=seed, options=options))
 
     async def async_step(self, actions: Any) -> VecStepResult[Any]:
-        """Step the wrapped vector env through its async method."""
-        return await self.venv.async_step(actions)
+        """Step the wrapped vector env through its async method (and the wrapper's hooks)."""
+        return self._after_step(await self.venv.async_step(self._before_step(actions)))
 
     async def async_reset(
         self,
@@ -139,8 +160,13 @@ class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType
         seed: list[SeedType] | SeedType = None,
         options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
     ) -> VecResetResult[Any]:
-        """Reset the wrapped vector env through its async method."""
-        return await self.venv.async_reset(seed=seed, options=options)
+        """Reset the wrapped vector env through its async method (and the wrapper's hook)."""
+        return self._after_reset(await self.venv.async_reset(seed=seed, options=options))
+
+    @property
+    def frozen(self) -> NDArray[np.bool_]:
+        """Which sub-envs of the wrapped vector env are frozen (read-only bool array)."""
+        return self.venv.frozen
 
     def close(self) -> None:
         """Close the wrapped vector env."""
@@ -192,7 +218,9 @@ class VecObservationWrapper(
         batch of one, or has side effects (updating statistics, ...) that
         terminal observations should not cause.
         """
-        return get_row(self.observation(batch_of_one(obs)), 0)
+        # The spaces matter for registered space types, whose batches may be any object.
+        batch = self.observation(batch_of_one(obs, self.venv.observation_space))
+        return get_row(batch, 0, self.observation_space)
 
     def _final_infos(self, result: VecStepResult[Any]) -> list[InfoDict] | None:
         """The infos with transformed final observations; ``None`` when no sub-env is done.
@@ -222,37 +250,12 @@ class VecObservationWrapper(
         """
         return [self.final_observation(obs) for obs in finals]
 
-    def _transform(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
+    def _after_step(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
         observations = self.observation(result.observations)
         return step_result_like(result, observations, result.rewards, self._final_infos(result))
 
-    def reset(
-        self,
-        *,
-        seed: list[SeedType] | SeedType = None,
-        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
-    ) -> VecResetResult[Any]:
-        """Reset the wrapped vector env and transform the first observations."""
-        result = self.venv.reset(seed=seed, options=options)
+    def _after_reset(self, result: VecResetResult[Any]) -> VecResetResult[Any]:
         return VecResetResult(self.observation(result.observations), result.infos)
-
-    def step(self, actions: Any) -> VecStepResult[Any]:
-        """Step the wrapped vector env and transform the observations."""
-        return self._transform(self.venv.step(actions))
-
-    async def async_reset(
-        self,
-        *,
-        seed: list[SeedType] | SeedType = None,
-        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
-    ) -> VecResetResult[Any]:
-        """Async form of :meth:`reset`."""
-        result = await self.venv.async_reset(seed=seed, options=options)
-        return VecResetResult(self.observation(result.observations), result.infos)
-
-    async def async_step(self, actions: Any) -> VecStepResult[Any]:
-        """Async form of :meth:`step`."""
-        return self._transform(await self.venv.async_step(actions))
 
 
 class VecRewardWrapper(VecWrapper[ObsType, ActType, ObsType, ActType], Generic[ObsType, ActType]):
@@ -266,7 +269,7 @@ class VecRewardWrapper(VecWrapper[ObsType, ActType, ObsType, ActType], Generic[O
         ``(num_envs,)`` (else :meth:`step` raises :class:`ValueError`).
         """
 
-    def _transform(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
+    def _after_step(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
         rewards = np.asarray(self.reward(result.rewards), dtype=np.float64)
         if rewards.shape != result.rewards.shape:
             raise ValueError(
@@ -274,14 +277,6 @@ class VecRewardWrapper(VecWrapper[ObsType, ActType, ObsType, ActType], Generic[O
                 f"{result.rewards.shape}, got shape {rewards.shape}: {rewards!r}"
             )
         return step_result_like(result, result.observations, rewards)
-
-    def step(self, actions: Any) -> VecStepResult[Any]:
-        """Step the wrapped vector env and transform the rewards."""
-        return self._transform(self.venv.step(actions))
-
-    async def async_step(self, actions: Any) -> VecStepResult[Any]:
-        """Async form of :meth:`step`."""
-        return self._transform(await self.venv.async_step(actions))
 
 
 class VecActionWrapper(
@@ -297,10 +292,5 @@ class VecActionWrapper(
     def actions(self, actions: Any) -> Any:
         """Turn a batch of this wrapper's actions into a batch for the wrapped env."""
 
-    def step(self, actions: Any) -> VecStepResult[Any]:
-        """Transform the actions and step the wrapped vector env."""
-        return self.venv.step(self.actions(actions))
-
-    async def async_step(self, actions: Any) -> VecStepResult[Any]:
-        """Async form of :meth:`step`."""
-        return await self.venv.async_step(self.actions(actions))
+    def _before_step(self, actions: Any) -> Any:
+        return self.actions(actions)

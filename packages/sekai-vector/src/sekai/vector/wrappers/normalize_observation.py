@@ -6,20 +6,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sekai._validation import check_choice, check_real
 from sekai.core import ActType
 from sekai.utils._normalization import StatsKind, build_normalizer, load_state, state_of
-from sekai.vector._autoreset import FINAL_OBSERVATION
 from sekai.vector._obs_batch import make_obs_stacker
 from sekai.vector._rows import batch_of_one, get_row, select_rows
 from sekai.vector.results import VecResetResult, VecStepResult, step_result_like
 from sekai.vector.vec_env import VecEnv
-from sekai.vector.wrappers._checks import check_real
 from sekai.vector.wrappers.base import VecObservationWrapper
 
 if TYPE_CHECKING:
-    from sekai.utils.seeding import SeedType
+    pass
 
 __all__ = ["StatsKind", "VecNormalizeObservation"]
+
+_CLIP = "a finite number > 0 or None"
 
 
 class VecNormalizeObservation(VecObservationWrapper[Any, ActType, Any]):
@@ -73,19 +74,12 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, Any]):
         clip: float | None = None,
     ) -> None:
         owner = "VecNormalizeObservation"
-        if stats not in ("running", "ewm"):
-            raise ValueError(f"{owner}: stats must be 'running' or 'ewm', got {stats!r}")
-        eps = check_real(epsilon, owner, "epsilon")
-        if eps < 0:
-            raise ValueError(f"{owner}: epsilon must be >= 0, got {epsilon!r}")
-        life = check_real(halflife, owner, "halflife")
-        if life <= 0:
-            raise ValueError(f"{owner}: halflife must be > 0, got {halflife!r}")
+        check_choice(stats, f"{owner}: stats", ("running", "ewm"))
+        eps = check_real(epsilon, f"{owner}: epsilon", minimum=0)
+        life = check_real(halflife, f"{owner}: halflife", minimum=0, min_open=True)
         bound = None
         if clip is not None:
-            bound = check_real(clip, owner, "clip")
-            if bound <= 0:
-                raise ValueError(f"{owner}: clip must be > 0 or None, got {clip!r}")
+            bound = check_real(clip, f"{owner}: clip", minimum=0, min_open=True, expected=_CLIP)
         super().__init__(venv)
         self.epsilon = eps
         self.stats: StatsKind = stats
@@ -108,27 +102,11 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, Any]):
         self._ignored[:] = False
         self._any_ignored = False
 
-    def reset(
-        self,
-        *,
-        seed: list[SeedType] | SeedType = None,
-        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
-    ) -> VecResetResult[Any]:
-        """Reset the wrapped vector env and normalise the first observations."""
+    def _after_reset(self, result: VecResetResult[Any]) -> VecResetResult[Any]:
         self._restart()
-        return super().reset(seed=seed, options=options)
+        return super()._after_reset(result)
 
-    async def async_reset(
-        self,
-        *,
-        seed: list[SeedType] | SeedType = None,
-        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
-    ) -> VecResetResult[Any]:
-        """Async form of :meth:`reset`."""
-        self._restart()
-        return await super().async_reset(seed=seed, options=options)
-
-    def _transform(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
+    def _after_step(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
         if self._any_ignored and self.update_running_mean:
             active = ~self._ignored
             if active.any():  # update with the sub-envs that are not frozen only
@@ -136,12 +114,11 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, Any]):
             observations = self._normalize(result.observations, False)
         else:
             observations = self.observation(result.observations)
-        done = np.logical_or(result.terminated, result.truncated)
-        if done.any():
-            for i in np.flatnonzero(done & ~self._ignored).tolist():
-                if FINAL_OBSERVATION not in result.infos[i]:
-                    self._ignored[i] = True  # frozen until reset()
-                    self._any_ignored = True
+        if result.terminated.any() or result.truncated.any():
+            frozen = self.venv.frozen
+            if frozen.any():  # frozen until reset(): they repeat their final observation
+                self._ignored[:] = frozen
+                self._any_ignored = True
         return step_result_like(result, observations, result.rewards, self._final_infos(result))
 
     @property

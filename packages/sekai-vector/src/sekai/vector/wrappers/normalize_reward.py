@@ -6,16 +6,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sekai._validation import check_real
 from sekai.core import ActType, ObsType
 from sekai.utils.running_stats import RunningMeanStd
-from sekai.vector._autoreset import FINAL_OBSERVATION
 from sekai.vector.results import VecResetResult, VecStepResult, step_result_like
 from sekai.vector.vec_env import VecEnv
-from sekai.vector.wrappers._checks import check_real
 from sekai.vector.wrappers.base import VecWrapper
 
 if TYPE_CHECKING:
-    from sekai.utils.seeding import SeedType
+    pass
 
 __all__ = ["VecNormalizeReward"]
 
@@ -52,12 +51,8 @@ class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
     def __init__(
         self, venv: VecEnv[ObsType, ActType], gamma: float = 0.99, epsilon: float = 1e-8
     ) -> None:
-        g = check_real(gamma, "VecNormalizeReward", "gamma")
-        eps = check_real(epsilon, "VecNormalizeReward", "epsilon")
-        if not 0.0 <= g <= 1.0:
-            raise ValueError(f"VecNormalizeReward: gamma must be in [0, 1], got {gamma!r}")
-        if eps < 0.0:
-            raise ValueError(f"VecNormalizeReward: epsilon must be >= 0, got {epsilon!r}")
+        g = check_real(gamma, "VecNormalizeReward: gamma", minimum=0, maximum=1)
+        eps = check_real(epsilon, "VecNormalizeReward: epsilon", minimum=0)
         super().__init__(venv)
         self.gamma = g
         self.epsilon = eps
@@ -72,33 +67,9 @@ class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
         self._ignored[:] = False
         self._any_ignored = False
 
-    def reset(
-        self,
-        *,
-        seed: list[SeedType] | SeedType = None,
-        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
-    ) -> VecResetResult[Any]:
-        """Reset the wrapped vector env and the discounted returns."""
+    def _after_reset(self, result: VecResetResult[Any]) -> VecResetResult[Any]:
         self._restart()
-        return self.venv.reset(seed=seed, options=options)
-
-    async def async_reset(
-        self,
-        *,
-        seed: list[SeedType] | SeedType = None,
-        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
-    ) -> VecResetResult[Any]:
-        """Async form of :meth:`reset`."""
-        self._restart()
-        return await self.venv.async_reset(seed=seed, options=options)
-
-    def step(self, actions: Any) -> VecStepResult[Any]:
-        """Step the wrapped vector env and scale the rewards."""
-        return self._scale(self.venv.step(actions))
-
-    async def async_step(self, actions: Any) -> VecStepResult[Any]:
-        """Async form of :meth:`step`."""
-        return self._scale(await self.venv.async_step(actions))
+        return result
 
     def state_dict(self) -> dict[str, Any]:
         """The return statistics as plain data."""
@@ -108,7 +79,7 @@ class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
         """Restore statistics saved by :meth:`state_dict`."""
         self.return_rms.load_state_dict(state)
 
-    def _scale(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
+    def _after_step(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
         rewards = result.rewards
         returns = self._returns
         returns *= self.gamma
@@ -122,10 +93,10 @@ class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
         if done.any():
             if self._any_ignored:
                 done &= ~self._ignored
-            for i in np.flatnonzero(done).tolist():
-                if FINAL_OBSERVATION not in result.infos[i]:
-                    self._ignored[i] = True  # frozen until reset()
-                    self._any_ignored = True
             returns[done] = 0.0
+            frozen = self.venv.frozen
+            if frozen.any():  # frozen until reset(): their returns stay out of the statistics
+                self._ignored[:] = frozen
+                self._any_ignored = True
         scaled = rewards / np.sqrt(float(self.return_rms.var) + self.epsilon)
         return step_result_like(result, result.observations, scaled)

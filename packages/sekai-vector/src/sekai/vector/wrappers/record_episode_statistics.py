@@ -11,13 +11,12 @@ import numpy as np
 from sekai.core import ActType, ObsType
 from sekai.stats import EpisodeStats, StatsTracker
 from sekai.stats._arguments import tracker_and_size
-from sekai.vector._autoreset import FINAL_OBSERVATION
 from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.vector.vec_env import VecEnv
 from sekai.vector.wrappers.base import VecWrapper
 
 if TYPE_CHECKING:
-    from sekai.utils.seeding import SeedType
+    pass
 
 __all__ = ["VecRecordEpisodeStatistics"]
 
@@ -73,6 +72,13 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
         self._any_ignored = False
         self._started = False
 
+    def _ignore_frozen(self) -> None:
+        """Stop counting the sub-envs the wrapped vector env froze (until the next reset)."""
+        frozen = self.venv.frozen
+        if frozen.any():
+            self._ignored[:] = frozen
+            self._any_ignored = True
+
     def _start(self) -> None:
         self._returns[:] = 0.0
         self._lengths[:] = 0
@@ -82,37 +88,11 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
         self._any_ignored = False
         self._started = True
 
-    def reset(
-        self,
-        *,
-        seed: list[SeedType] | SeedType = None,
-        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
-    ) -> VecResetResult[Any]:
-        """Reset the wrapped vector env and start counting new episodes."""
-        result = self.venv.reset(seed=seed, options=options)
+    def _after_reset(self, result: VecResetResult[Any]) -> VecResetResult[Any]:
         self._start()
         return result
 
-    async def async_reset(
-        self,
-        *,
-        seed: list[SeedType] | SeedType = None,
-        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
-    ) -> VecResetResult[Any]:
-        """Async form of :meth:`reset`."""
-        result = await self.venv.async_reset(seed=seed, options=options)
-        self._start()
-        return result
-
-    def step(self, actions: Any) -> VecStepResult[Any]:
-        """Step the wrapped vector env; add ``infos[i]["episode"]`` where an episode ends."""
-        return self._record(self.venv.step(actions))
-
-    async def async_step(self, actions: Any) -> VecStepResult[Any]:
-        """Async form of :meth:`step`."""
-        return self._record(await self.venv.async_step(actions))
-
-    def _record(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
+    def _after_step(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
         if not self._started:
             self._start()
         rewards = result.rewards
@@ -147,16 +127,13 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
             self.episode_count += 1
             self.tracker.record(stats)
             info = dict(infos[i])
-            if FINAL_OBSERVATION not in info:
-                # Not reset within the step: the sub-env is frozen until reset().
-                self._ignored[i] = True
-                self._any_ignored = True
             info["episode"] = stats
             infos[i] = info
             self._returns[i] = 0.0
             self._lengths[i] = 0
             self._start_times[i] = now
             self._start_clocks[i] = clock
+        self._ignore_frozen()
         return VecStepResult(
             result.observations, rewards, result.terminated, result.truncated, infos
         )
