@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from sekai.error import VecEnvWorkerError
 from sekai.vector._proc_channel import Channel
-from sekai.vector._proc_protocol import HEADER, Command, Reply, Status, worker_error
+from sekai.vector._proc_protocol import HEADER, Command, Reply, Status, make_reply, worker_error
 from sekai.vector._proc_shm import BlockLayout, BlockViews
 from sekai.vector._proc_worker import worker_main
 
@@ -303,7 +303,7 @@ class WorkerPool:
             if reply is _DEAD:
                 if dead is None:
                     dead = w
-                replies.append(Reply(Status.ERROR, None))
+                replies.append(make_reply(Status.ERROR, None))
             else:
                 replies.append(reply)
         if dead is not None:
@@ -337,7 +337,7 @@ class WorkerPool:
             seq, status, payload = _loads(data)
             if seq == w.expect:
                 w.received = True
-                return Reply(status, payload)
+                return make_reply(status, payload)
             # An answer to a command the parent stopped waiting for: dropped.
 
     def _wait(self, w: WorkerHandle, timeout: float | None) -> Any:

@@ -38,6 +38,9 @@ from sekai.vector._proc_shm import BlockLayout, BlockViews
 __all__ = ["worker_main"]
 
 _HIGHEST = pickle.HIGHEST_PROTOCOL
+_OK = Status.OK.value
+_ERROR = Status.ERROR.value
+_ATTRIBUTE_ERROR = Status.ATTRIBUTE_ERROR.value
 _dumps = pickle.dumps
 _loads = pickle.loads
 
@@ -109,7 +112,8 @@ class _Worker:
 
     # -- commands ------------------------------------------------------------------------
 
-    def step(self, actions: Any) -> Batch:
+    def step(self, actions: Any) -> tuple[Any, ...]:
+        """Step the sub-envs; the :class:`Batch` goes back as a plain tuple (cheaper to pickle)."""
         per_env = self.split(actions)
         frozen = self.frozen
         autoreset = self.autoreset
@@ -152,7 +156,7 @@ class _Worker:
                 observations.append(observation)
         frozen_now = tuple(newly_frozen)
         if views is None:
-            return Batch(infos, observations, rewards, terminated, truncated, frozen_now)
+            return (infos, observations, rewards, terminated, truncated, frozen_now)
         if self.count == 1:  # scalar writes are cheaper than converting lists
             views.rewards[first] = rewards[0]
             views.terminated[first] = terminated[0]
@@ -162,9 +166,10 @@ class _Worker:
             views.rewards[first:end] = rewards
             views.terminated[first:end] = terminated
             views.truncated[first:end] = truncated
-        return Batch(infos, frozen=frozen_now)
+        return (infos, None, None, None, None, frozen_now)
 
-    def reset(self, payload: tuple[list[Any], list[Any]]) -> Batch:
+    def reset(self, payload: tuple[list[Any], list[Any]]) -> tuple[Any, ...]:
+        """Reset the sub-envs; the :class:`Batch` goes back as a plain tuple."""
         seeds, options = payload
         write = self.write_obs
         block = self.views.observations if self.views is not None else None
@@ -179,7 +184,7 @@ class _Worker:
                 write(block, self.first + j, result.observation)
             infos.append(result.info)
         self.frozen.clear()
-        return Batch(infos, None if write is not None else observations)
+        return tuple(Batch(infos, None if write is not None else observations))
 
     def call(self, payload: tuple[str, tuple[Any, ...], dict[str, Any]]) -> list[Any]:
         name, args, kwargs = payload
@@ -307,10 +312,10 @@ def worker_main(
             (error.index, error.error) if isinstance(error, _SubEnvFailure) else (first, error)
         )
         failure = describe_failure(index, cause, cloudpickle)
-        channel.send(_dumps((0, Status.ERROR.value, failure), _HIGHEST))
+        channel.send(_dumps((0, _ERROR, failure), _HIGHEST))
         conn.close()
         return
-    channel.send(cloudpickle.dumps((0, Status.OK.value, _started(envs, first)), _HIGHEST))
+    channel.send(cloudpickle.dumps((0, _OK, _started(envs, first)), _HIGHEST))
     worker = _Worker(envs, first, autoreset, cloudpickle)
     try:
         _serve(worker, channel)
@@ -336,7 +341,7 @@ def _serve(worker: _Worker, channel: Channel) -> None:
             payload = _loads(message[header_size:]) if len(message) > header_size else None
             result = handlers[command](payload)
         except _LookupFailure as failure:
-            reply = _dumps((seq, Status.ATTRIBUTE_ERROR.value, str(failure)), _HIGHEST)
+            reply = _dumps((seq, _ATTRIBUTE_ERROR, str(failure)), _HIGHEST)
         except BaseException as error:
             if isinstance(error, _SubEnvFailure):
                 reply = _failure(seq, error.index, error.error, worker)
@@ -356,15 +361,15 @@ def _serve(worker: _Worker, channel: Channel) -> None:
 
 def _failure(seq: int, index: int | None, error: BaseException, worker: _Worker) -> bytes:
     failure = describe_failure(index, error, worker.cloudpickle)
-    return _dumps((seq, Status.ERROR.value, failure), _HIGHEST)
+    return _dumps((seq, _ERROR, failure), _HIGHEST)
 
 
 def _pack(seq: int, result: Any, worker: _Worker) -> bytes:
     """Pickle an OK reply; cloudpickle when plain pickle cannot (lambdas in infos, ...)."""
     with contextlib.suppress(Exception):
-        return _dumps((seq, Status.OK.value, result), _HIGHEST)
+        return _dumps((seq, _OK, result), _HIGHEST)
     try:
-        blob: bytes = worker.cloudpickle.dumps((seq, Status.OK.value, result), _HIGHEST)
+        blob: bytes = worker.cloudpickle.dumps((seq, _OK, result), _HIGHEST)
     except Exception as error:
         return _failure(seq, worker.first, error, worker)
     return blob

@@ -23,12 +23,22 @@ from sekai.vector._proc_args import (
 )
 from sekai.vector._proc_context import get_context
 from sekai.vector._proc_pool import WorkerPool, close_quietly
-from sekai.vector._proc_protocol import Batch, Command, Reply, Started, Status, worker_error
+from sekai.vector._proc_protocol import (
+    Batch,
+    Command,
+    Reply,
+    Started,
+    Status,
+    as_batch,
+    worker_error,
+)
 from sekai.vector._proc_shm import BlockViews, block_layout
 from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.vector.vec_env import VecEnv
 
 __all__ = ["ProcVecEnv"]
+
+_OK = Status.OK.value
 
 
 class ProcVecEnv(VecEnv[ObsType, ActType]):
@@ -246,10 +256,10 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
     # -- results ------------------------------------------------------------------------
 
     def _batches(self, replies: list[Reply], what: str) -> list[Batch]:
-        if len(replies) == 1 and replies[0].status == Status.OK:
-            return [replies[0].payload]
+        if len(replies) == 1 and replies[0].status == _OK:
+            return [as_batch(replies[0].payload)]
         self._raise_failures(replies, what)
-        return [reply.payload for reply in replies]
+        return [as_batch(reply.payload) for reply in replies]
 
     def _observations(self, batches: list[Batch]) -> Any:
         views = self._views
