@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
-from sekai.core._hints import not_an_env_hint
 from sekai.core.env import ActType, Env
+from sekai.core.multi_agent import MultiAgentEnv
 from sekai.core.results import ObsType, ResetResult, StepResult
 from sekai.utils.seeding import SeededRNG, SeedType
 
@@ -33,6 +33,9 @@ WObsType = TypeVar("WObsType")
 WActType = TypeVar("WActType")
 """Type of the actions a wrapper accepts."""
 
+# A wrapper class's (_before_step, _after_step) hooks, None where it keeps the default.
+_StepHooks = tuple[Callable[..., Any] | None, Callable[..., Any] | None]
+
 
 class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActType]):
     """A transparent layer around an environment.
@@ -56,11 +59,27 @@ class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActT
     included (``len(TimeLimit(env, 10)) == 2``). :meth:`get_attr` and
     :meth:`set_attr` reach attributes of inner layers explicitly.
 
+    Hooks: ``step``, ``reset``, ``async_step`` and ``async_reset`` all pass
+    through three protected methods, so a wrapper that only overrides them is
+    written once and behaves the same under ``await``, which still reaches
+    the wrapped env's own async methods. ``_before_step(action)`` returns the
+    action to hand to the wrapped env, ``_after_step(result)`` the
+    :class:`~sekai.core.StepResult` to return, ``_after_reset(result)`` the
+    :class:`~sekai.core.ResetResult` to return; all three pass their argument
+    through unchanged by default. :class:`ObservationWrapper`,
+    :class:`RewardWrapper` and :class:`ActionWrapper` are built on them.
+    Define hooks in the class body: they are looked up on the class, and
+    which step hooks a class changes is recorded once, when it is created,
+    so assigning a hook to an instance, or to the class later, is not
+    supported.
+
     Async: ``async_step``/``async_reset`` await the wrapped env's async
-    methods. A subclass that overrides ``step`` (or ``reset``) but not its
-    async form gets an async method that calls its sync override, so its logic
-    is never bypassed; such a wrapper makes the async path synchronous from
-    that layer down. Override both to stay async end to end.
+    methods. A wrapper that needs more than the hooks (several inner calls
+    per step, the reset arguments) overrides ``step`` or ``reset`` itself. If
+    it overrides a sync method but not its async form, it gets an async
+    method that calls its sync override, so its logic is never bypassed; such
+    a wrapper makes the async path synchronous from that layer down. Override
+    both to stay async end to end.
 
     Subclasses that reset the wrapped env by themselves inside ``step`` (such
     as ``AutoReset``) set the class attribute ``_resets_itself = True``;
@@ -75,6 +94,17 @@ class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActT
     """
 
     _resets_itself: ClassVar[bool] = False
+
+    # The step hooks the class overrides, (before, after) with None for a hook
+    # left at its identity default, or None for both: chosen once per class,
+    # so a default hook costs nothing per step.
+    _step_hooks: ClassVar[_StepHooks | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        before = None if cls._before_step is Wrapper._before_step else cls._before_step
+        after = None if cls._after_step is Wrapper._after_step else cls._after_step
+        cls._step_hooks = None if before is None and after is None else (before, after)
 
     def __init__(self, env: Env[ObsType, ActType]) -> None:
         if not isinstance(env, Env):
@@ -164,27 +194,59 @@ class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActT
         self.env._set_rng(seed)
 
     # -- the env API ---------------------------------------------------------
+    #
+    # step / reset and their async forms run the same hooks, so a wrapper that
+    # overrides only the hooks behaves the same under ``await``. step runs on
+    # every step of every layer: attribute reads on a wrapper are slow (it
+    # defines __getattr__), so the hooks are read from the class, identity
+    # hooks are skipped, and there are no typing.cast calls.
+
+    def _before_step(self, action: WActType) -> Any:
+        """Hook: the action to pass to the wrapped env (default: ``action`` itself)."""
+        return action
+
+    def _after_step(self, result: StepResult[Any]) -> StepResult[WObsType]:
+        """Hook: what to return for the wrapped env's step result (default: ``result``)."""
+        return result
+
+    def _after_reset(self, result: ResetResult[Any]) -> ResetResult[WObsType]:
+        """Hook: what to return for the wrapped env's reset result (default: ``result``)."""
+        return result
 
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[WObsType]:
-        """Reset the wrapped env."""
-        return self.env.reset(seed=seed, options=options)  # type: ignore[return-value]
+        """Reset the wrapped env (through the ``_after_reset`` hook)."""
+        return type(self)._after_reset(self, self.env.reset(seed=seed, options=options))
 
     def step(self, action: WActType) -> StepResult[WObsType]:
-        """Step the wrapped env."""
-        # No typing.cast calls here: this runs on every step of every layer.
-        return self.env.step(action)  # type: ignore[arg-type,return-value]
+        """Step the wrapped env (through the ``_before_step`` and ``_after_step`` hooks)."""
+        hooks = type(self)._step_hooks
+        if hooks is None:
+            return self.env.step(action)  # type: ignore[arg-type,return-value]
+        before, after = hooks
+        if before is not None:
+            action = before(self, action)
+        result = self.env.step(action)  # type: ignore[arg-type]
+        return result if after is None else after(self, result)  # type: ignore[return-value]
 
     async def async_reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[WObsType]:
-        """Reset the wrapped env through its async method."""
-        return await self.env.async_reset(seed=seed, options=options)  # type: ignore[return-value]
+        """Reset the wrapped env through its async method (and the ``_after_reset`` hook)."""
+        result = await self.env.async_reset(seed=seed, options=options)
+        return type(self)._after_reset(self, result)
 
     async def async_step(self, action: WActType) -> StepResult[WObsType]:
-        """Step the wrapped env through its async method."""
-        return await self.env.async_step(action)  # type: ignore[arg-type,return-value]
+        """Step the wrapped env through its async method (and the step hooks)."""
+        hooks = type(self)._step_hooks
+        if hooks is None:
+            return await self.env.async_step(action)  # type: ignore[arg-type,return-value]
+        before, after = hooks
+        if before is not None:
+            action = before(self, action)
+        result = await self.env.async_step(action)  # type: ignore[arg-type]
+        return result if after is None else after(self, result)  # type: ignore[return-value]
 
     def close(self) -> None:
         """Close the wrapped env."""
@@ -253,60 +315,47 @@ class ObservationWrapper(
 ):
     """A wrapper that transforms every observation with :meth:`observation`.
 
-    Both the sync and the async paths apply it, so the wrapped env's native
-    async implementation is kept. Set ``self.observation_space`` in
-    ``__init__`` when the transformation changes the space.
+    It runs in the ``_after_step`` and ``_after_reset`` hooks, so the sync
+    and the async paths both apply it and the wrapped env's native async
+    implementation is kept. Set ``self.observation_space`` in ``__init__``
+    when the transformation changes the space.
     """
 
     @abstractmethod
     def observation(self, observation: ObsType) -> WObsType:
         """Transform one observation of the wrapped env."""
 
-    def reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[WObsType]:
-        """Reset the wrapped env and transform the first observation."""
-        result = self.env.reset(seed=seed, options=options)
-        return ResetResult(self.observation(result.observation), result.info)
-
-    def step(self, action: ActType) -> StepResult[WObsType]:
-        """Step the wrapped env and transform the observation."""
-        r = self.env.step(action)
+    def _after_step(self, result: StepResult[ObsType]) -> StepResult[WObsType]:
         return StepResult(
-            self.observation(r.observation), r.reward, r.terminated, r.truncated, r.info
+            self.observation(result.observation),
+            result.reward,
+            result.terminated,
+            result.truncated,
+            result.info,
         )
 
-    async def async_reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[WObsType]:
-        """Async form of :meth:`reset`."""
-        result = await self.env.async_reset(seed=seed, options=options)
+    def _after_reset(self, result: ResetResult[ObsType]) -> ResetResult[WObsType]:
         return ResetResult(self.observation(result.observation), result.info)
-
-    async def async_step(self, action: ActType) -> StepResult[WObsType]:
-        """Async form of :meth:`step`."""
-        r = await self.env.async_step(action)
-        return StepResult(
-            self.observation(r.observation), r.reward, r.terminated, r.truncated, r.info
-        )
 
 
 class RewardWrapper(Wrapper[ObsType, ActType, ObsType, ActType], Generic[ObsType, ActType]):
-    """A wrapper that transforms every reward with :meth:`reward`."""
+    """A wrapper that transforms every reward with :meth:`reward`.
+
+    It runs in the ``_after_step`` hook, on the sync and the async path alike.
+    """
 
     @abstractmethod
     def reward(self, reward: float) -> float:
         """Transform one reward of the wrapped env."""
 
-    def step(self, action: ActType) -> StepResult[ObsType]:
-        """Step the wrapped env and transform the reward."""
-        r = self.env.step(action)
-        return StepResult(r.observation, self.reward(r.reward), r.terminated, r.truncated, r.info)
-
-    async def async_step(self, action: ActType) -> StepResult[ObsType]:
-        """Async form of :meth:`step`."""
-        r = await self.env.async_step(action)
-        return StepResult(r.observation, self.reward(r.reward), r.terminated, r.truncated, r.info)
+    def _after_step(self, result: StepResult[ObsType]) -> StepResult[ObsType]:
+        return StepResult(
+            result.observation,
+            self.reward(result.reward),
+            result.terminated,
+            result.truncated,
+            result.info,
+        )
 
 
 class ActionWrapper(
@@ -314,8 +363,9 @@ class ActionWrapper(
 ):
     """A wrapper that transforms every action with :meth:`action` before the env sees it.
 
-    Set ``self.action_space`` in ``__init__`` to the space of the actions the
-    wrapper accepts when it differs from the env's.
+    It runs in the ``_before_step`` hook, on the sync and the async path
+    alike. Set ``self.action_space`` in ``__init__`` to the space of the
+    actions the wrapper accepts when it differs from the env's.
     """
 
     @abstractmethod
@@ -334,13 +384,8 @@ class ActionWrapper(
         """
         raise NotImplementedError(f"{type(self).__name__} does not implement reverse_action()")
 
-    def step(self, action: WActType) -> StepResult[ObsType]:
-        """Transform the action and step the wrapped env."""
-        return self.env.step(self.action(action))
-
-    async def async_step(self, action: WActType) -> StepResult[ObsType]:
-        """Async form of :meth:`step`."""
-        return await self.env.async_step(self.action(action))
+    def _before_step(self, action: WActType) -> ActType:
+        return self.action(action)
 
 
 # Attributes found only on these classes are the forwarding machinery every
@@ -382,15 +427,25 @@ def _defines(layer: Env[Any, Any], name: str) -> bool:
 def contains_self_resetting_layer(env: Env[Any, Any]) -> bool:
     """Whether ``env`` or a layer inside it resets its inner env by itself.
 
-    True for wrappers whose class sets ``_resets_itself = True`` or is named
-    ``AutoReset``. Wrappers with per-episode state call this on the env they
-    wrap and warn when it returns True.
+    True for the layers whose class sets ``_resets_itself = True`` (such as
+    ``sekai.wrappers.AutoReset``). Wrappers with per-episode state call this on
+    the env they wrap and warn when it returns True.
     """
     layers = iter(env) if isinstance(env, Wrapper) else iter((env,))
-    for layer in layers:
-        klass = type(layer)
-        if getattr(klass, "_resets_itself", False) is True or any(
-            base.__name__ == "AutoReset" for base in klass.__mro__
-        ):
-            return True
-    return False
+    return any(getattr(type(layer), "_resets_itself", False) is True for layer in layers)
+
+
+def not_an_env_hint(value: object) -> str:
+    """A sentence saying how to fix ``value`` (empty when there is nothing to add).
+
+    Covers the usual mistakes: an env class instead of an instance, a
+    :class:`~sekai.core.MultiAgentEnv`, and a Gymnasium env.
+    """
+    if isinstance(value, type) and issubclass(value, (Env, MultiAgentEnv)):
+        return f" (a class, not an instance: create the env first, e.g. {value.__name__}(...))"
+    if isinstance(value, MultiAgentEnv):
+        return " (a MultiAgentEnv is not a single-agent sekai.core.Env)"
+    module = type(value).__module__.partition(".")[0]
+    if module in ("gymnasium", "gym"):
+        return " (a Gymnasium env: convert it first with sekai.compat.from_gymnasium(env))"
+    return ""

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import math
 import os
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sekai._validation import check_bool, check_callable, check_choice, check_real
 from sekai.core import ActType, Env, ObsType, ResetResult, StepResult, Wrapper
 from sekai.core.wrapper import contains_self_resetting_layer
 from sekai.rendering._writers import FrameFormat, image_module, writer_for
@@ -88,17 +88,21 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
                 f"{owner}: renderer must implement render(env), close() and the context "
                 f"manager methods (see sekai.rendering.Renderer), got {renderer!r}"
             )
-        if format not in ("gif", "png", "npz"):
-            raise ValueError(f"{owner}: format must be 'gif', 'png' or 'npz', got {format!r}")
+        check_choice(format, f"{owner}: format", ("gif", "png", "npz"))
         fmt = format
-        if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not (0 < fps < math.inf):
-            raise ValueError(f"{owner}: fps must be a finite number > 0, got {fps!r}")
+        rate = check_real(
+            fps,
+            f"{owner}: fps",
+            minimum=0,
+            min_open=True,
+            expected="a finite number > 0",
+            type_error=ValueError,  # 0.2 raises ValueError for any bad fps
+        )
         if not isinstance(name_prefix, str) or not name_prefix:
             raise TypeError(f"{owner}: name_prefix must be a non-empty str, got {name_prefix!r}")
-        if not isinstance(close_renderer, bool):
-            raise TypeError(f"{owner}: close_renderer must be a bool, got {close_renderer!r}")
-        if episode_trigger is not None and not callable(episode_trigger):
-            raise TypeError(f"{owner}: episode_trigger must be callable, got {episode_trigger!r}")
+        check_bool(close_renderer, f"{owner}: close_renderer")
+        if episode_trigger is not None:
+            check_callable(episode_trigger, f"{owner}: episode_trigger")
         if directory is not None and fmt != "npz":
             image_module(owner, fmt)
         super().__init__(env)
@@ -114,7 +118,7 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
         self.directory = None if directory is None else Path(directory)
         self.name_prefix = name_prefix
         self.format = fmt
-        self.fps = float(fps)
+        self.fps = rate
         self.episode_trigger = episode_trigger
         self.close_renderer = close_renderer
         self.saved_paths: list[Path] = []
@@ -149,10 +153,6 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
         self._start()
         return result
 
-    def step(self, action: ActType) -> StepResult[ObsType]:
-        """Step the wrapped env and record a frame."""
-        return self._after_step(self.env.step(action))
-
     async def async_reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[ObsType]:
@@ -161,10 +161,6 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
         result = await self.env.async_reset(seed=seed, options=options)
         self._start()
         return result
-
-    async def async_step(self, action: ActType) -> StepResult[ObsType]:
-        """Async form of :meth:`step`."""
-        return self._after_step(await self.env.async_step(action))
 
     def close(self) -> None:
         """Write an unfinished recorded episode, close the renderer (optional) and the env.
@@ -193,6 +189,7 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
             self._unsaved = True
 
     def _after_step(self, result: StepResult[ObsType]) -> StepResult[ObsType]:
+        # Record a frame of the step; write the episode when it ends.
         if self._recording:
             self._frames.append(self.renderer.render(self.env))
             if result.terminated or result.truncated:

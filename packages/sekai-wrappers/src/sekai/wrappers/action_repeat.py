@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from sekai._validation import check_int
 from sekai.core import ActType, Env, ObsType, StepResult, Wrapper
-from sekai.wrappers._checks import check_int
 
 __all__ = ["ActionRepeat"]
 
@@ -28,7 +28,7 @@ class ActionRepeat(Wrapper[ObsType, ActType, ObsType, ActType]):
     """
 
     def __init__(self, env: Env[ObsType, ActType], repeat: int) -> None:
-        count = check_int(repeat, "ActionRepeat", "repeat", minimum=1)
+        count = check_int(repeat, "ActionRepeat: repeat", minimum=1)
         super().__init__(env)
         self.repeat = count
 

@@ -5,7 +5,17 @@ from __future__ import annotations
 import warnings
 from typing import ClassVar
 
-from sekai.core import ActType, Env, ObsType, ResetResult, StepResult, Wrapper
+from sekai.core import (
+    FINAL_INFO,
+    FINAL_OBSERVATION,
+    RESET_INFO,
+    ActType,
+    Env,
+    ObsType,
+    ResetResult,
+    StepResult,
+    Wrapper,
+)
 from sekai.core.wrapper import contains_self_resetting_layer
 from sekai.wrappers._copy import copier_for
 
@@ -88,7 +98,7 @@ class AutoReset(Wrapper[ObsType, ActType, ObsType, ActType]):
 
 def _combine(final: StepResult[ObsType], reset: ResetResult[ObsType]) -> StepResult[ObsType]:
     info = dict(final.info)
-    info["final_observation"] = final.observation
-    info["final_info"] = final.info
-    info["reset_info"] = reset.info
+    info[FINAL_OBSERVATION] = final.observation
+    info[FINAL_INFO] = final.info
+    info[RESET_INFO] = reset.info
     return StepResult(reset.observation, final.reward, final.terminated, final.truncated, info)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
+from sekai._validation import check_real
 from sekai.core import ActType, Env, ObsType, RewardWrapper
-from sekai.wrappers._checks import check_real
 
 __all__ = ["ClipReward"]
 
@@ -30,8 +30,8 @@ class ClipReward(RewardWrapper[ObsType, ActType]):
         min_reward: float = -math.inf,
         max_reward: float = math.inf,
     ) -> None:
-        low = check_real(min_reward, "ClipReward", "min_reward")
-        high = check_real(max_reward, "ClipReward", "max_reward")
+        low = check_real(min_reward, "ClipReward: min_reward", finite=False)
+        high = check_real(max_reward, "ClipReward: max_reward", finite=False)
         if low == -math.inf and high == math.inf:
             raise ValueError("ClipReward: give a finite min_reward or max_reward, got neither")
         if low > high:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from sekai._validation import check_int
 from sekai.core import ActionWrapper, ActType, Env, ObsType, ResetResult
 from sekai.spaces import Box
-from sekai.utils.seeding import SeedType
-from sekai.wrappers._checks import check_int, warn_if_around_autoreset
+from sekai.wrappers._checks import warn_if_around_autoreset
 from sekai.wrappers._copy import copier_for
 
 __all__ = ["DelayAction"]
@@ -44,7 +44,7 @@ class DelayAction(ActionWrapper[ObsType, ActType, ActType]):
 
     def __init__(self, env: Env[ObsType, ActType], delay: int, *, noop: Any = None) -> None:
         owner = "DelayAction"
-        steps = check_int(delay, owner, "delay", minimum=0)
+        steps = check_int(delay, f"{owner}: delay", minimum=0)
         space = env.action_space
         if noop is None:
             if isinstance(space, Box):
@@ -64,19 +64,11 @@ class DelayAction(ActionWrapper[ObsType, ActType, ActType]):
         self._queue: deque[Any] = deque([noop] * steps)
         self._copy = copier_for(space) if steps > 0 else None
 
-    def reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[ObsType]:
-        """Reset the wrapped env and refill the pipeline with ``noop``."""
-        self._refill()
-        return self.env.reset(seed=seed, options=options)
-
-    async def async_reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[ObsType]:
-        """Async form of :meth:`reset`."""
-        self._refill()
-        return await self.env.async_reset(seed=seed, options=options)
+    def _after_reset(self, result: ResetResult[ObsType]) -> ResetResult[ObsType]:
+        # Refill the pipeline with noop for the new episode.
+        self._queue.clear()
+        self._queue.extend([self.noop] * self.delay)
+        return result
 
     def action(self, action: ActType) -> ActType:
         """Queue ``action`` and return the one chosen ``delay`` steps ago (or ``noop``)."""
@@ -85,7 +77,3 @@ class DelayAction(ActionWrapper[ObsType, ActType, ActType]):
         queue = self._queue
         queue.append(self._copy(action))
         return queue.popleft()  # type: ignore[no-any-return]
-
-    def _refill(self) -> None:
-        self._queue.clear()
-        self._queue.extend([self.noop] * self.delay)

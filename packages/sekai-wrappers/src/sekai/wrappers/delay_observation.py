@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Literal
 
+from sekai._validation import check_choice, check_int
 from sekai.core import ActType, Env, ObservationWrapper, ResetResult
-from sekai.utils.seeding import SeedType
-from sekai.wrappers._checks import check_choice, check_int, warn_if_around_autoreset
+from sekai.wrappers._checks import warn_if_around_autoreset
 from sekai.wrappers._copy import copier_for
 
 __all__ = ["DelayObservation"]
@@ -46,8 +46,8 @@ class DelayObservation(ObservationWrapper[Any, ActType, Any]):
         padding: Literal["zeros", "reset"] = "zeros",
     ) -> None:
         owner = "DelayObservation"
-        steps = check_int(delay, owner, "delay", minimum=0)
-        mode = check_choice(padding, owner, "padding", ("zeros", "reset"))
+        steps = check_int(delay, f"{owner}: delay", minimum=0)
+        mode = check_choice(padding, f"{owner}: padding", ("zeros", "reset"))
         super().__init__(env)
         warn_if_around_autoreset(owner, env)
         self.delay = steps
@@ -56,19 +56,9 @@ class DelayObservation(ObservationWrapper[Any, ActType, Any]):
         self._first: Any = None
         self._copy = copier_for(env.observation_space)
 
-    def reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[Any]:
-        """Reset the wrapped env and empty the queue."""
-        self._queue.clear()
-        return super().reset(seed=seed, options=options)
-
-    async def async_reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[Any]:
-        """Async form of :meth:`reset`."""
-        self._queue.clear()
-        return await super().async_reset(seed=seed, options=options)
+    def _after_reset(self, result: ResetResult[Any]) -> ResetResult[Any]:
+        self._queue.clear()  # before observation() queues the first observation
+        return super()._after_reset(result)
 
     def observation(self, observation: Any) -> Any:
         """Queue one observation and return the one from ``delay`` steps ago (or padding)."""

@@ -6,10 +6,10 @@ from collections import deque
 from functools import partial
 from typing import Any, Literal
 
+from sekai._validation import check_choice, check_int
 from sekai.core import ActType, Env, ResetResult, StepResult, Wrapper
 from sekai.spaces import batch_space, concatenate
-from sekai.utils.seeding import SeedType
-from sekai.wrappers._checks import check_choice, check_int, warn_if_around_autoreset
+from sekai.wrappers._checks import warn_if_around_autoreset
 from sekai.wrappers._copy import copier_for
 
 __all__ = ["FrameStackObservation"]
@@ -58,8 +58,8 @@ class FrameStackObservation(Wrapper[Any, ActType, Any, ActType]):
         padding: Literal["reset", "zeros"] = "reset",
     ) -> None:
         owner = "FrameStackObservation"
-        size = check_int(num_stack, owner, "num_stack", minimum=1)
-        mode = check_choice(padding, owner, "padding", ("reset", "zeros"))
+        size = check_int(num_stack, f"{owner}: num_stack", minimum=1)
+        mode = check_choice(padding, f"{owner}: padding", ("reset", "zeros"))
         space = env.observation_space
         try:
             stacked = batch_space(space, size)
@@ -77,29 +77,19 @@ class FrameStackObservation(Wrapper[Any, ActType, Any, ActType]):
         self._frames: deque[Any] = deque(maxlen=size)
         self._copy = copier_for(space)
 
-    def reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[Any]:
-        """Reset the wrapped env and fill the stack with the padding."""
-        result = self.env.reset(seed=seed, options=options)
+    def _after_reset(self, result: ResetResult[Any]) -> ResetResult[Any]:
+        # Fill the stack with the padding and the first observation.
         return ResetResult(self._start(result.observation), result.info)
 
-    def step(self, action: ActType) -> StepResult[Any]:
-        """Step the wrapped env and push the observation onto the stack."""
-        r = self.env.step(action)
-        return StepResult(self._push(r.observation), r.reward, r.terminated, r.truncated, r.info)
-
-    async def async_reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[Any]:
-        """Async form of :meth:`reset`."""
-        result = await self.env.async_reset(seed=seed, options=options)
-        return ResetResult(self._start(result.observation), result.info)
-
-    async def async_step(self, action: ActType) -> StepResult[Any]:
-        """Async form of :meth:`step`."""
-        r = await self.env.async_step(action)
-        return StepResult(self._push(r.observation), r.reward, r.terminated, r.truncated, r.info)
+    def _after_step(self, result: StepResult[Any]) -> StepResult[Any]:
+        # Push the observation onto the stack.
+        return StepResult(
+            self._push(result.observation),
+            result.reward,
+            result.terminated,
+            result.truncated,
+            result.info,
+        )
 
     def _start(self, observation: Any) -> Any:
         frames = self._frames

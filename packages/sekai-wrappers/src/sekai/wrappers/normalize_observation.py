@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from sekai._validation import check_choice, check_real
 from sekai.core import ActType, Env, ObservationWrapper
 from sekai.utils._normalization import StatsKind, build_normalizer, load_state, state_of
-from sekai.wrappers._checks import check_choice, check_real
 
 __all__ = ["NormalizeObservation", "StatsKind"]
+
+_CLIP = "a number > 0 or None"
 
 
 class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
@@ -64,18 +66,14 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
         clip: float | None = None,
     ) -> None:
         owner = "NormalizeObservation"
-        kind = check_choice(stats, owner, "stats", ("running", "ewm"))
-        eps = check_real(epsilon, owner, "epsilon")
-        if not 0 <= eps < float("inf"):
-            raise ValueError(f"{owner}: epsilon must be a finite number >= 0, got {epsilon!r}")
-        life = check_real(halflife, owner, "halflife")
-        if not (0 < life < float("inf")):
-            raise ValueError(f"{owner}: halflife must be a finite number > 0, got {halflife!r}")
+        kind = check_choice(stats, f"{owner}: stats", ("running", "ewm"))
+        eps = check_real(epsilon, f"{owner}: epsilon", minimum=0)
+        life = check_real(halflife, f"{owner}: halflife", minimum=0, min_open=True)
         bound = None
         if clip is not None:
-            bound = check_real(clip, owner, "clip")
-            if bound <= 0:
-                raise ValueError(f"{owner}: clip must be > 0 or None, got {clip!r}")
+            bound = check_real(
+                clip, f"{owner}: clip", finite=False, minimum=0, min_open=True, expected=_CLIP
+            )
         super().__init__(env)
         self.epsilon = eps
         self.stats: StatsKind = "running" if kind == "running" else "ewm"

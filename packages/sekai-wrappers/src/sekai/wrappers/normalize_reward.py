@@ -7,10 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from sekai._validation import check_real
 from sekai.core import ActType, Env, ObsType, ResetResult, StepResult, Wrapper
 from sekai.utils.running_stats import RunningMeanStd
-from sekai.utils.seeding import SeedType
-from sekai.wrappers._checks import check_real
 
 __all__ = ["NormalizeReward"]
 
@@ -45,12 +44,8 @@ class NormalizeReward(Wrapper[ObsType, ActType, ObsType, ActType]):
     def __init__(
         self, env: Env[ObsType, ActType], gamma: float = 0.99, epsilon: float = 1e-8
     ) -> None:
-        g = check_real(gamma, "NormalizeReward", "gamma")
-        eps = check_real(epsilon, "NormalizeReward", "epsilon")
-        if not 0.0 <= g <= 1.0:
-            raise ValueError(f"NormalizeReward: gamma must be in [0, 1], got {gamma!r}")
-        if not 0.0 <= eps < math.inf:
-            raise ValueError(f"NormalizeReward: epsilon must be finite and >= 0, got {epsilon!r}")
+        g = check_real(gamma, "NormalizeReward: gamma", minimum=0, maximum=1)
+        eps = check_real(epsilon, "NormalizeReward: epsilon", minimum=0)
         super().__init__(env)
         self.gamma = g
         self.epsilon = eps
@@ -58,28 +53,6 @@ class NormalizeReward(Wrapper[ObsType, ActType, ObsType, ActType]):
         self.return_rms = RunningMeanStd(shape=())
         self._return = 0.0
         self._zero = np.zeros((), dtype=np.float64)
-
-    def reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[ObsType]:
-        """Reset the wrapped env and the discounted return."""
-        self._return = 0.0
-        return self.env.reset(seed=seed, options=options)
-
-    def step(self, action: ActType) -> StepResult[ObsType]:
-        """Step the wrapped env and scale the reward."""
-        return self._scale(self.env.step(action))
-
-    async def async_reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[ObsType]:
-        """Async form of :meth:`reset`."""
-        self._return = 0.0
-        return await self.env.async_reset(seed=seed, options=options)
-
-    async def async_step(self, action: ActType) -> StepResult[ObsType]:
-        """Async form of :meth:`step`."""
-        return self._scale(await self.env.async_step(action))
 
     def state_dict(self) -> dict[str, Any]:
         """The return statistics as plain data (see :meth:`RunningMeanStd.state_dict`)."""
@@ -89,7 +62,12 @@ class NormalizeReward(Wrapper[ObsType, ActType, ObsType, ActType]):
         """Restore statistics saved by :meth:`state_dict`."""
         self.return_rms.load_state_dict(state)
 
-    def _scale(self, result: StepResult[ObsType]) -> StepResult[ObsType]:
+    def _after_reset(self, result: ResetResult[ObsType]) -> ResetResult[ObsType]:
+        self._return = 0.0
+        return result
+
+    def _after_step(self, result: StepResult[ObsType]) -> StepResult[ObsType]:
+        # Update the discounted return and its statistics, then scale the reward.
         reward = float(result.reward)
         self._return = self._return * self.gamma + reward
         rms = self.return_rms

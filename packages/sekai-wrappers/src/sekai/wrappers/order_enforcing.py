@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from sekai.core import ActType, Env, ObsType, ResetResult, StepResult, Wrapper
+from sekai.core import ActType, Env, ObsType, ResetResult, Wrapper
 from sekai.error import ResetRequired
-from sekai.utils.seeding import SeedType
 
 __all__ = ["OrderEnforcing"]
 
@@ -33,37 +30,14 @@ class OrderEnforcing(Wrapper[ObsType, ActType, ObsType, ActType]):
         """Whether ``reset()`` has been called (since the last ``close()``)."""
         return self._has_reset
 
-    def reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[ObsType]:
-        """Reset the wrapped env and allow stepping."""
-        result = self.env.reset(seed=seed, options=options)
+    def _after_reset(self, result: ResetResult[ObsType]) -> ResetResult[ObsType]:
         self._has_reset = True
         return result
 
-    def step(self, action: ActType) -> StepResult[ObsType]:
-        """Step the wrapped env.
-
-        Raises:
-            ResetRequired: ``reset()`` has not been called yet.
-        """
+    def _before_step(self, action: ActType) -> ActType:
         if not self._has_reset:
             raise self._error()
-        return self.env.step(action)
-
-    async def async_reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[ObsType]:
-        """Async form of :meth:`reset`."""
-        result = await self.env.async_reset(seed=seed, options=options)
-        self._has_reset = True
-        return result
-
-    async def async_step(self, action: ActType) -> StepResult[ObsType]:
-        """Async form of :meth:`step`."""
-        if not self._has_reset:
-            raise self._error()
-        return await self.env.async_step(action)
+        return action
 
     def close(self) -> None:
         """Close the wrapped env; the next ``step()`` needs a ``reset()`` first."""

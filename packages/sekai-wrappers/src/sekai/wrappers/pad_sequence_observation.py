@@ -7,10 +7,10 @@ from typing import Any, Literal
 
 import numpy as np
 
+from sekai._validation import check_choice, check_int
 from sekai.core import ActType, Env, ObservationWrapper
 from sekai.error import InvalidObservation
 from sekai.spaces import Box, Dict, MaskedBox, Sequence, Space, Tuple
-from sekai.wrappers._checks import check_choice, check_int
 
 __all__ = ["PadSequenceObservation", "Truncate"]
 
@@ -57,9 +57,9 @@ class PadSequenceObservation(ObservationWrapper[Any, ActType, Any]):
     ) -> None:
         owner = "PadSequenceObservation"
         slots = (
-            None if max_length is None else check_int(max_length, owner, "max_length", minimum=0)
+            None if max_length is None else check_int(max_length, f"{owner}: max_length", minimum=0)
         )
-        mode = check_choice(truncate, owner, "truncate", ("tail", "head", "error"))
+        mode = check_choice(truncate, f"{owner}: truncate", ("tail", "head", "error"))
         self.max_length = slots
         self.truncate: Truncate = (
             "tail" if mode == "tail" else "head" if mode == "head" else "error"

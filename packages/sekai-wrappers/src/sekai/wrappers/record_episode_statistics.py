@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from typing import Any
 
 from sekai.core import ActType, Env, ObsType, ResetResult, StepResult, Wrapper
 from sekai.stats import EpisodeStats, StatsTracker
 from sekai.stats._arguments import tracker_and_size
-from sekai.utils.seeding import SeedType
 
 __all__ = ["RecordEpisodeStatistics"]
 
@@ -68,29 +66,9 @@ class RecordEpisodeStatistics(Wrapper[ObsType, ActType, ObsType, ActType]):
         """The stats of the most recently finished episode (``None`` before the first)."""
         return self._episode_stats
 
-    def reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[ObsType]:
-        """Reset the wrapped env and start counting a new episode."""
-        result = self.env.reset(seed=seed, options=options)
-        self._start()
+    def _after_reset(self, result: ResetResult[ObsType]) -> ResetResult[ObsType]:
+        self._start()  # a reset discards the unfinished episode
         return result
-
-    def step(self, action: ActType) -> StepResult[ObsType]:
-        """Step the wrapped env; on the last step of an episode, add ``info["episode"]``."""
-        return self._record(self.env.step(action))
-
-    async def async_reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[ObsType]:
-        """Async form of :meth:`reset`."""
-        result = await self.env.async_reset(seed=seed, options=options)
-        self._start()
-        return result
-
-    async def async_step(self, action: ActType) -> StepResult[ObsType]:
-        """Async form of :meth:`step`."""
-        return self._record(await self.env.async_step(action))
 
     def _start(self) -> None:
         self._return = 0.0
@@ -99,7 +77,8 @@ class RecordEpisodeStatistics(Wrapper[ObsType, ActType, ObsType, ActType]):
         self._start_clock = time.perf_counter()
         self._started = True
 
-    def _record(self, result: StepResult[ObsType]) -> StepResult[ObsType]:
+    def _after_step(self, result: StepResult[ObsType]) -> StepResult[ObsType]:
+        # Count the step; on the last step of an episode, add info["episode"].
         if not self._started:
             self._start()
         self._return += float(result.reward)

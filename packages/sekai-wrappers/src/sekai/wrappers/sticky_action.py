@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 
+from sekai._validation import check_probability, check_seed
 from sekai.core import ActionWrapper, ActType, Env, ObsType, ResetResult
 from sekai.utils.seeding import SeedType
 from sekai.wrappers._checks import warn_if_around_autoreset
 from sekai.wrappers._copy import copier_for
 
 __all__ = ["StickyAction"]
+
+_SEED = "a non-negative int, a numpy.random.Generator or None"
 
 # Distinguishes the wrapper's stream from the env's one built from the same seed.
 _SPAWN_KEY = 0x571C
@@ -48,20 +50,15 @@ class StickyAction(ActionWrapper[ObsType, ActType, ActType]):
     """
 
     def __init__(self, env: Env[ObsType, ActType], repeat_action_probability: float) -> None:
-        p: object = repeat_action_probability
-        if isinstance(p, bool) or not isinstance(p, numbers.Real):
-            raise TypeError(
-                "StickyAction: repeat_action_probability must be a float in [0, 1), got "
-                f"{repeat_action_probability!r}"
-            )
-        if not 0.0 <= float(p) < 1.0:
-            raise ValueError(
-                "StickyAction: repeat_action_probability must be in [0, 1), got "
-                f"{repeat_action_probability!r}"
-            )
+        p = check_probability(
+            repeat_action_probability,
+            "StickyAction: repeat_action_probability",
+            include_one=False,
+            expected="a float in [0, 1)",
+        )
         super().__init__(env)
         warn_if_around_autoreset("StickyAction", env)
-        self.repeat_action_probability = float(p)
+        self.repeat_action_probability = p
         self._sticky_rng: np.random.Generator | None = None
         self._last_action: Any = None
         self._has_last = False
@@ -109,22 +106,10 @@ class StickyAction(ActionWrapper[ObsType, ActType, ActType]):
                 pool_size=parent.pool_size,
             )
         else:
-            sequence = np.random.SeedSequence(_check_seed(seed), spawn_key=(_SPAWN_KEY,))
+            sequence = np.random.SeedSequence(
+                check_seed(seed, "StickyAction: seed", expected=_SEED), spawn_key=(_SPAWN_KEY,)
+            )
         self._sticky_rng = np.random.default_rng(sequence)
-
-
-def _check_seed(seed: object) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(
-            "StickyAction: seed must be a non-negative int, a numpy.random.Generator or None, "
-            f"got {seed!r}"
-        )
-    if seed < 0:
-        raise ValueError(
-            "StickyAction: seed must be a non-negative int, a numpy.random.Generator or None, "
-            f"got {seed!r}"
-        )
-    return int(seed)
 
 
 def _seed_sequence(generator: np.random.Generator) -> np.random.SeedSequence:

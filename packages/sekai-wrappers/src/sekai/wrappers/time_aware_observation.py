@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
+from sekai._validation import check_int
 from sekai.core import ActType, Env, ObservationWrapper, ResetResult, TimeLimit, Wrapper
 from sekai.spaces import Box, Dict, Space
-from sekai.utils.seeding import SeedType
-from sekai.wrappers._checks import check_int, warn_if_around_autoreset
+from sekai.wrappers._checks import warn_if_around_autoreset
 
 __all__ = ["TimeAwareObservation"]
 
@@ -70,7 +70,7 @@ class TimeAwareObservation(ObservationWrapper[Any, ActType, Any]):
         limit = (
             _find_limit(env)
             if max_episode_steps is None
-            else check_int(max_episode_steps, owner, "max_episode_steps", minimum=1)
+            else check_int(max_episode_steps, f"{owner}: max_episode_steps", minimum=1)
         )
         if normalize_time and limit is None:
             raise ValueError(
@@ -112,19 +112,9 @@ class TimeAwareObservation(ObservationWrapper[Any, ActType, Any]):
         """Steps taken since the last reset."""
         return self._elapsed_steps
 
-    def reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[Any]:
-        """Reset the wrapped env and the step count."""
-        self._elapsed_steps = -1
-        return super().reset(seed=seed, options=options)
-
-    async def async_reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[Any]:
-        """Async form of :meth:`reset`."""
-        self._elapsed_steps = -1
-        return await super().async_reset(seed=seed, options=options)
+    def _after_reset(self, result: ResetResult[Any]) -> ResetResult[Any]:
+        self._elapsed_steps = -1  # observation() counts the first observation as step 0
+        return super()._after_reset(result)
 
     def observation(self, observation: Any) -> Any:
         """Count the step and add the time feature to one observation."""
