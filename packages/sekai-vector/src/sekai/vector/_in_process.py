@@ -215,20 +215,28 @@ class EnvListVecEnv(VecEnv[ObsType, ActType]):
                 truncated[i] = result.truncated
                 infos[i] = result.info
             rows = active
-        if True in terminated or True in truncated:
-            if endings is None:
-                envs, autoreset = self.envs, self.autoreset
-                endings = [
-                    end_episode(envs[i], result, autoreset, self._copy)
-                    for i, result in zip(rows, results, strict=True)
-                ]
-            for i, ending in zip(rows, endings, strict=True):
-                if ending is None:
-                    continue
-                if ending.frozen:
-                    self._frozen.freeze(i, ending.observation, terminated[i], truncated[i])
-                observations[i] = ending.observation
-                infos[i] = ending.info
+        if not (True in terminated or True in truncated):
+            n = self.num_envs  # the common step: no episode ended, nothing to look up
+            return VecStepResult(
+                self._stack(observations),
+                np.array(rewards, dtype=np.float64),
+                np.zeros(n, dtype=np.bool_),
+                np.zeros(n, dtype=np.bool_),
+                infos,
+            )
+        if endings is None:
+            envs, autoreset = self.envs, self.autoreset
+            endings = [
+                end_episode(envs[i], result, autoreset, self._copy)
+                for i, result in zip(rows, results, strict=True)
+            ]
+        for i, ending in zip(rows, endings, strict=True):
+            if ending is None:
+                continue
+            if ending.frozen:
+                self._frozen.freeze(i, ending.observation, terminated[i], truncated[i])
+            observations[i] = ending.observation
+            infos[i] = ending.info
         return VecStepResult(
             self._stack(observations),
             np.array(rewards, dtype=np.float64),
