@@ -26,6 +26,7 @@ DISTRIBUTIONS = (
     "sekai-core",
     "sekai-wrappers",
     "sekai-vector",
+    "sekai-finance",
     "sekai-envs",
     "sekai-compat",
     "sekai",

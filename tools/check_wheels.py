@@ -22,6 +22,7 @@ EXPECTED = (
     "sekai_core",
     "sekai_wrappers",
     "sekai_vector",
+    "sekai_finance",
     "sekai_envs",
     "sekai_compat",
     "sekai",
