@@ -15,6 +15,7 @@ it is not stepped, and each later step reports its final observation, reward
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -113,9 +114,9 @@ class Ending(NamedTuple):
     frozen: bool
 
 
-def _ends_here(result: StepResult[Any]) -> bool:
-    """Whether the vector env must end this sub-env's episode (it did not reset itself)."""
-    return (result.terminated or result.truncated) and FINAL_OBSERVATION not in result.info
+# Builds an Ending from a plain tuple, skipping the keyword-handling __new__
+# of named tuples (a third of the rule's cost when light envs end often).
+_ending = partial(tuple.__new__, Ending)
 
 
 def end_episode(
@@ -131,14 +132,15 @@ def end_episode(
     the ending holds the new first observation; without autoreset the
     ending says to freeze it.
     """
-    if not _ends_here(result):
+    info = result.info
+    if not (result.terminated or result.truncated) or FINAL_OBSERVATION in info:
         return None
     if not autoreset:
-        return Ending(result.observation, result.info, True)
-    final_observation, final_info = copy(result.observation), dict(result.info)
+        return _ending((result.observation, info, True))
+    final_observation, final_info = copy(result.observation), dict(info)
     reset = env.reset()
-    return Ending(
-        reset.observation, autoreset_info(final_info, final_observation, reset.info), False
+    return _ending(
+        (reset.observation, autoreset_info(final_info, final_observation, reset.info), False)
     )
 
 
@@ -146,12 +148,13 @@ async def async_end_episode(
     env: Env[Any, Any], result: StepResult[Any], autoreset: bool, copy: Copier
 ) -> Ending | None:
     """:func:`end_episode` for async code: the reset is ``await env.async_reset()``."""
-    if not _ends_here(result):
+    info = result.info
+    if not (result.terminated or result.truncated) or FINAL_OBSERVATION in info:
         return None
     if not autoreset:
-        return Ending(result.observation, result.info, True)
-    final_observation, final_info = copy(result.observation), dict(result.info)
+        return _ending((result.observation, info, True))
+    final_observation, final_info = copy(result.observation), dict(info)
     reset = await env.async_reset()
-    return Ending(
-        reset.observation, autoreset_info(final_info, final_observation, reset.info), False
+    return _ending(
+        (reset.observation, autoreset_info(final_info, final_observation, reset.info), False)
     )

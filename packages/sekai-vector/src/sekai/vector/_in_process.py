@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -224,13 +224,19 @@ class EnvListVecEnv(VecEnv[ObsType, ActType]):
                 np.zeros(n, dtype=np.bool_),
                 infos,
             )
+        ended: Iterable[tuple[int, Ending | None]]
         if endings is None:
-            envs, autoreset = self.envs, self.autoreset
-            endings = [
-                end_episode(envs[i], result, autoreset, self._copy)
-                for i, result in zip(rows, results, strict=True)
-            ]
-        for i, ending in zip(rows, endings, strict=True):
+            # The rule runs for the rows whose episode ended only: a call per
+            # sub-env would cost more than the step itself on light envs.
+            envs, autoreset, copy = self.envs, self.autoreset, self._copy
+            ended = (
+                (rows[k], end_episode(envs[rows[k]], result, autoreset, copy))
+                for k, result in enumerate(results)
+                if result.terminated or result.truncated
+            )
+        else:
+            ended = zip(rows, endings, strict=True)
+        for i, ending in ended:
             if ending is None:
                 continue
             if ending.frozen:
