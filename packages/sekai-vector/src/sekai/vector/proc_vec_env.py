@@ -9,18 +9,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai._validation import check_int, check_real
 from sekai.core import ActType, Env, ObsType
+from sekai.spaces import Space
+from sekai.spaces._layout import DictNode, Layout, TupleNode, layout_of
 from sekai.utils.seeding import SeedType
 from sekai.vector._actions import make_action_checker
 from sekai.vector._arguments import per_env_values
 from sekai.vector._in_process import check_env_fns, check_same_spaces
 from sekai.vector._obs_batch import make_obs_batcher
-from sekai.vector._proc_args import (
-    check_close_timeout,
-    check_num_workers,
-    make_slicer,
-    split_evenly,
-)
 from sekai.vector._proc_context import get_context
 from sekai.vector._proc_pool import WorkerPool, close_quietly
 from sekai.vector._proc_protocol import (
@@ -135,13 +132,29 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
             raise TypeError(
                 f"ProcVecEnv: shared_memory must be None, True or False, got {shared_memory!r}"
             )
-        self.close_timeout = check_close_timeout(close_timeout)
+        self.close_timeout = check_real(
+            close_timeout,
+            "ProcVecEnv: close_timeout",
+            finite=False,
+            minimum=0,
+            expected="a number of seconds >= 0",
+        )
         n = len(fns)
         self.num_envs = n
-        self.num_workers = check_num_workers(num_workers, n)
+        self.num_workers = (
+            n
+            if num_workers is None
+            else check_int(
+                num_workers,
+                "ProcVecEnv: num_workers",
+                minimum=1,
+                maximum=n,
+                expected=f"None or an int in [1, {n}] (there are {n} sub-envs)",
+            )
+        )
         self.autoreset = autoreset
         mp_context = get_context(context)
-        bounds = split_evenly(n, self.num_workers)
+        bounds = _split_evenly(n, self.num_workers)
         self._bounds = bounds
         blobs: list[bytes | list[Any]] = [cloudpickle.dumps(list(fns[lo:hi])) for lo, hi in bounds]
         if mp_context.get_start_method() == "fork":
@@ -179,7 +192,7 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
             raise
         self._batcher = make_obs_batcher(self.observation_space, n)
         self._check_actions = make_action_checker(self.action_space, n)
-        self._slice_actions = make_slicer(self.action_space, bounds)
+        self._slice_actions = _make_slicer(self.action_space, bounds)
         views = self._views
         self._block_actions = None if views is None else views.actions
         self._frozen: NDArray[np.bool_] = np.zeros(n, dtype=bool)
@@ -384,3 +397,35 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
 def _concat(parts: Iterable[list[Any] | None]) -> list[Any]:
     """One list of the per-worker lists, in worker order."""
     return [value for part in parts if part is not None for value in part]
+
+
+def _split_evenly(num_envs: int, num_workers: int) -> list[tuple[int, int]]:
+    """Split ``num_envs`` sub-envs into ``num_workers`` contiguous, even groups."""
+    size, extra = divmod(num_envs, num_workers)
+    bounds, start = [], 0
+    for i in range(num_workers):
+        stop = start + size + (1 if i < extra else 0)
+        bounds.append((start, stop))
+        start = stop
+    return bounds
+
+
+def _make_slicer(space: Space[Any], bounds: list[tuple[int, int]]) -> Callable[[Any], list[Any]]:
+    """Split a checked batch of actions into one batch per worker (chosen once)."""
+    if len(bounds) == 1:
+        return lambda batch: [batch]
+    cut = _row_slicer(layout_of(space))
+    return lambda batch: [cut(batch, lo, hi) for lo, hi in bounds]
+
+
+def _row_slicer(layout: Layout) -> Callable[[Any, int, int], Any]:
+    """Rows ``lo:hi`` of a batch: dicts and tuples part by part, anything else sliced."""
+    if isinstance(layout, DictNode):
+        items = tuple((key, _row_slicer(child)) for key, child in layout.items)
+        return lambda batch, lo, hi: {key: cut(batch[key], lo, hi) for key, cut in items}
+    if isinstance(layout, TupleNode):
+        parts = tuple(_row_slicer(child) for child in layout.parts)
+        return lambda batch, lo, hi: tuple(
+            cut(part, lo, hi) for cut, part in zip(parts, batch, strict=True)
+        )
+    return lambda batch, lo, hi: batch[lo:hi]
