@@ -21,6 +21,7 @@ FAMILIES = {
     error.VecEnvClosed: RuntimeError,
     error.LookAheadError: RuntimeError,
     error.SyncCallInEventLoop: RuntimeError,
+    error.NothingInFlight: RuntimeError,
 }
 
 

@@ -13,10 +13,11 @@ import sekai.vector as vector
 _SEED_OPTIONS = "*, seed=None, options=None"
 
 # (owner, member or None for the constructor, "name=default" list as written in the
-# reference; "*" starts the keyword-only arguments). ``self`` is left out.
+# reference; "*" starts the keyword-only arguments). ``self`` is left out. The
+# backends' trailing ``batch_size=None`` (partial batches) extends the reference.
 SIGNATURES: list[tuple[Any, str | None, str]] = [
-    (vector.SyncVecEnv, None, "env_fns, *, autoreset=True, copy=True"),
-    (vector.AsyncVecEnv, None, "env_fns, *, autoreset=True"),
+    (vector.SyncVecEnv, None, "env_fns, *, autoreset=True, copy=True, batch_size=None"),
+    (vector.AsyncVecEnv, None, "env_fns, *, autoreset=True, batch_size=None"),
     (
         vector.ProcVecEnv,
         None,
@@ -33,6 +34,9 @@ SIGNATURES: list[tuple[Any, str | None, str]] = [
     (vector.VecEnv, "close", ""),
     (vector.VecEnv, "async_step", "actions"),
     (vector.VecEnv, "async_reset", _SEED_OPTIONS),
+    (vector.VecEnv, "send", "actions, env_ids=None"),
+    (vector.VecEnv, "recv", ""),
+    (vector.VecEnv, "async_recv", ""),
     (vector.VecEnv, "call", "method, *args, **kwargs"),
     (vector.VecEnv, "get_attr", "name"),
     (vector.VecEnv, "set_attr", "name, values"),

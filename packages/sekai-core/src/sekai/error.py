@@ -31,6 +31,7 @@ __all__ = [
     "InvalidAction",
     "InvalidObservation",
     "LookAheadError",
+    "NothingInFlight",
     "ResetRequired",
     "SekaiError",
     "SpaceMismatch",
@@ -66,6 +67,15 @@ class ResetRequired(SekaiError, RuntimeError):
 
 class AsyncCallPending(SekaiError, RuntimeError):
     """A new call was made while an earlier asynchronous call is still running."""
+
+
+class NothingInFlight(SekaiError, RuntimeError):
+    """``recv()`` was called while fewer than ``batch_size`` sub-envs had been sent actions.
+
+    A vector env hands back, from :meth:`~sekai.vector.VecEnv.recv`, sub-envs
+    that :meth:`~sekai.vector.VecEnv.send` started stepping and that were not
+    received yet; the message says how many there are.
+    """
 
 
 class SpaceMismatch(SekaiError, ValueError):

@@ -43,6 +43,8 @@ _SIGNATURES: list[tuple[Callable[..., Any], list[tuple[str, Any, Any, str]], str
             ("vectorization_mode", _P.KEYWORD_ONLY, None, "VectorizationMode | None"),
             ("vector_kwargs", _P.KEYWORD_ONLY, None, "dict[str, Any] | None"),
             ("wrappers", _P.KEYWORD_ONLY, (), "Sequence[Callable[[Any], Any]]"),
+            # Partial batches (an addition to the reference signature).
+            ("batch_size", _P.KEYWORD_ONLY, None, "int | None"),
             ("env_kwargs", _P.VAR_KEYWORD, _EMPTY, "Any"),
         ],
         "Any",

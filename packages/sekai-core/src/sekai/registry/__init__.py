@@ -105,6 +105,7 @@ def make_vec(
     vectorization_mode: VectorizationMode | None = None,
     vector_kwargs: dict[str, Any] | None = None,
     wrappers: Sequence[Callable[[Any], Any]] = (),
+    batch_size: int | None = None,
     **env_kwargs: Any,
 ) -> VecEnv[Any, Any]: ...
 @overload
@@ -115,6 +116,7 @@ def make_vec(
     vectorization_mode: VectorizationMode | None = None,
     vector_kwargs: dict[str, Any] | None = None,
     wrappers: Sequence[Callable[[Any], Any]] = (),
+    batch_size: int | None = None,
     **env_kwargs: Any,
 ) -> VecEnv[Any, Any]: ...
 def make_vec(
@@ -124,6 +126,7 @@ def make_vec(
     vectorization_mode: VectorizationMode | None = None,
     vector_kwargs: dict[str, Any] | None = None,
     wrappers: Sequence[Callable[[Any], Any]] = (),
+    batch_size: int | None = None,
     **env_kwargs: Any,
 ) -> Any:
     """Build a vector environment of ``num_envs`` copies of a registered env.
@@ -165,6 +168,10 @@ def make_vec(
             time limit is not one of them: ``max_episode_steps`` here raises
             ValueError.
         wrappers: A sequence of callables applied in order to each sub-env.
+        batch_size: How many sub-envs ``recv()`` hands back (partial batches,
+            see `sekai.vector.VecEnv.send`); ``None`` keeps the backend's
+            default (every sub-env). Passed to the sync, async and proc
+            backends; a native vector env only takes ``num_envs``.
         **env_kwargs: Keyword arguments for every sub-env (``max_episode_steps``
             overrides the time limit as in `make`; ``-1`` removes it).
     """
@@ -174,6 +181,7 @@ def make_vec(
         vectorization_mode=vectorization_mode,
         vector_kwargs=vector_kwargs,
         wrappers=wrappers,
+        batch_size=batch_size,
         **env_kwargs,
     )
 

@@ -88,9 +88,18 @@ def make_vec_from_spec(
     vector_kwargs: dict[str, Any] | None,
     wrappers: Sequence[Callable[[Any], Any]],
     env_kwargs: dict[str, Any],
+    batch_size: int | None = None,
 ) -> Any:
     """The implementation of `sekai.registry.make_vec` for a resolved spec."""
     num_envs = check_int(num_envs, "num_envs", minimum=1)
+    if batch_size is not None:
+        batch_size = check_int(
+            batch_size,
+            "make_vec: batch_size",
+            minimum=1,
+            maximum=num_envs,
+            expected=f"None or an int in [1, {num_envs}] (num_envs={num_envs})",
+        )
     if vectorization_mode is not None and vectorization_mode not in _MODES:
         raise ValueError(
             f"vectorization_mode must be one of {', '.join(map(repr, _MODES))} or None; "
@@ -131,6 +140,20 @@ def make_vec_from_spec(
         mode = "native" if native_ok else "sync"
     elif mode == "vector_entry_point":
         mode = "native"
+
+    if batch_size is not None:
+        if "batch_size" in vector_kwargs:
+            raise ValueError(
+                "make_vec got batch_size both as an argument and in vector_kwargs; give it once"
+            )
+        if mode == "native" and batch_size != num_envs:
+            raise ValueError(
+                f"make_vec: a native vector env steps all its sub-envs at once, so it cannot "
+                f"hand back partial batches (batch_size={batch_size}, num_envs={num_envs}); "
+                "choose vectorization_mode='sync', 'async' or 'proc'"
+            )
+        if mode != "native":
+            vector_kwargs = {**vector_kwargs, "batch_size": batch_size}
 
     if mode == "native":
         vec_env = _make_native(spec, num_envs, limit, kwargs, vector_kwargs, wrappers)

@@ -218,6 +218,7 @@ class EnvRegistry:
         vectorization_mode: VectorizationMode | None = None,
         vector_kwargs: dict[str, Any] | None = None,
         wrappers: Sequence[Callable[[Any], Any]] = (),
+        batch_size: int | None = None,
         **env_kwargs: Any,
     ) -> VecEnv[Any, Any]: ...
     @overload
@@ -229,6 +230,7 @@ class EnvRegistry:
         vectorization_mode: VectorizationMode | None = None,
         vector_kwargs: dict[str, Any] | None = None,
         wrappers: Sequence[Callable[[Any], Any]] = (),
+        batch_size: int | None = None,
         **env_kwargs: Any,
     ) -> VecEnv[Any, Any]: ...
     def make_vec(
@@ -239,6 +241,7 @@ class EnvRegistry:
         vectorization_mode: VectorizationMode | None = None,
         vector_kwargs: dict[str, Any] | None = None,
         wrappers: Sequence[Callable[[Any], Any]] = (),
+        batch_size: int | None = None,
         **env_kwargs: Any,
     ) -> Any:
         """Build a vector environment (see `sekai.registry.make_vec`)."""
@@ -249,6 +252,7 @@ class EnvRegistry:
             vectorization_mode=vectorization_mode,
             vector_kwargs=vector_kwargs,
             wrappers=wrappers,
+            batch_size=batch_size,
             env_kwargs=env_kwargs,
         )
 

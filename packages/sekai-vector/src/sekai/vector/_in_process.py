@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.core import ActType, Env, ObsType, ResetResult, StepResult, Wrapper
+from sekai._validation import check_int
+from sekai.core import ActType, Env, InfoDict, ObsType, ResetResult, StepResult, Wrapper
 from sekai.error import SpaceMismatch
 from sekai.spaces import Space
 from sekai.spaces._layout import copier_for
@@ -22,14 +23,20 @@ from sekai.vector.vec_env import VecEnv
 
 __all__ = [
     "EnvListVecEnv",
+    "Row",
     "build_env",
     "build_envs",
+    "check_batch_size",
     "check_env_fns",
     "check_same_spaces",
     "close_all",
     "read_attr",
     "write_attr",
 ]
+
+
+Row = tuple[Any, float, bool, bool, InfoDict]
+"""One sub-env's row of a partial batch: observation, reward, terminated, truncated, info."""
 
 
 def close_all(envs: Sequence[Env[Any, Any]]) -> None:
@@ -70,6 +77,19 @@ def check_env_fns(env_fns: object, owner: str) -> Sequence[Callable[[], Any]]:
         if not callable(fn):
             raise TypeError(f"{owner}: every entry of env_fns must be callable, got {fn!r}")
     return env_fns
+
+
+def check_batch_size(batch_size: object, num_envs: int, owner: str) -> int | None:
+    """The ``batch_size`` argument of a backend (``None``: every sub-env), checked."""
+    if batch_size is None:
+        return None
+    return check_int(
+        batch_size,
+        f"{owner}: batch_size",
+        minimum=1,
+        maximum=num_envs,
+        expected=f"None or an int in [1, {num_envs}] (there are {num_envs} sub-envs)",
+    )
 
 
 def check_same_spaces(
@@ -142,13 +162,19 @@ class EnvListVecEnv(VecEnv[ObsType, ActType]):
     """
 
     def __init__(
-        self, env_fns: Sequence[Callable[[], Env[ObsType, ActType]]], *, autoreset: bool
+        self,
+        env_fns: Sequence[Callable[[], Env[ObsType, ActType]]],
+        *,
+        autoreset: bool,
+        batch_size: int | None = None,
     ) -> None:
         owner = type(self).__name__
         if not isinstance(autoreset, bool):
             raise TypeError(f"{owner}: autoreset must be a bool, got {autoreset!r}")
         self._closed = True  # until construction succeeds
-        self.envs: list[Env[ObsType, ActType]] = build_envs(env_fns, owner)
+        fns = check_env_fns(env_fns, owner)
+        self._batch_size = check_batch_size(batch_size, len(fns), owner)
+        self.envs: list[Env[ObsType, ActType]] = build_envs(fns, owner)
         self.num_envs = len(self.envs)
         first = self.envs[0]
         self.observation_space = first.observation_space
@@ -160,6 +186,7 @@ class EnvListVecEnv(VecEnv[ObsType, ActType]):
         self._stack = make_obs_stacker(self.observation_space, self.num_envs)
         self._copy = copier_for(self.observation_space)
         self._frozen = FrozenEnvs(self.num_envs, self._copy)
+        self._stackers: dict[int, Callable[[list[Any]], Any]] = {self.num_envs: self._stack}
         self._closed = False
 
     @property
@@ -251,6 +278,36 @@ class EnvListVecEnv(VecEnv[ObsType, ActType]):
             infos,
         )
 
+    # -- partial batches ------------------------------------------------------------------
+
+    def _row(self, i: int, result: StepResult[Any] | None, ending: Ending | None) -> Row:
+        """Sub-env ``i``'s row of a partial batch: its step ``result`` (``None``: frozen)."""
+        frozen = self._frozen
+        if result is None:
+            return (frozen.observations[i], 0.0, frozen.terminated[i], frozen.truncated[i], {})
+        observation, info = result.observation, result.info
+        if ending is not None:
+            if ending.frozen:
+                frozen.freeze(i, observation, result.terminated, result.truncated)
+            observation, info = ending.observation, ending.info
+        return (observation, result.reward, result.terminated, result.truncated, info)
+
+    def _rows_result(self, env_ids: list[int], rows: list[Row]) -> VecStepResult[Any]:
+        """The partial batch of ``rows`` (sub-envs ``env_ids``, in that order)."""
+        count = len(rows)
+        stack = self._stackers.get(count)
+        if stack is None:
+            stack = self._stackers[count] = make_obs_stacker(self.observation_space, count)
+        observations, rewards, terminated, truncated, infos = zip(*rows, strict=True)
+        return VecStepResult(
+            stack(list(observations)),
+            np.array(rewards, dtype=np.float64),
+            np.array(terminated, dtype=np.bool_),
+            np.array(truncated, dtype=np.bool_),
+            list(infos),
+            np.array(env_ids, dtype=np.int64),
+        )
+
     def _reset_result(self, results: list[ResetResult[Any]]) -> VecResetResult[Any]:
         """The batch of a reset of every sub-env; unfreezes them."""
         self._frozen.clear()
@@ -284,4 +341,9 @@ class EnvListVecEnv(VecEnv[ObsType, ActType]):
         if self._closed:
             return
         self._closed = True
-        close_all(self.envs)
+        try:
+            if self._flying:
+                self._drop_in_flight()
+        finally:
+            self._clear_in_flight()
+            close_all(self.envs)

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
 
 from sekai.core import ActType, Env, ObsType, StepResult
 from sekai.error import SyncCallInEventLoop
 from sekai.utils.seeding import SeedType
 from sekai.vector._autoreset import Ending, async_end_episode
-from sekai.vector._in_process import EnvListVecEnv
+from sekai.vector._in_process import EnvListVecEnv, Row
 from sekai.vector.results import VecResetResult, VecStepResult
 
 __all__ = ["AsyncVecEnv"]
@@ -56,11 +60,21 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         autoreset: Reset sub-envs within the step that ends their episode
             (see :class:`~sekai.vector.VecEnv`); ``False`` freezes them
             instead.
+        batch_size: How many sub-envs :meth:`recv` hands back (``None``:
+            all of them): the first to finish among those sent.
+
+    Partial batches: :meth:`send` starts one task per sub-env (on the
+    running event loop when called from one, else on the private loop) and
+    :meth:`recv` / :meth:`async_recv` hand back the first ``batch_size``
+    to finish. Tasks started from async code must be collected with
+    ``await vec.async_recv()`` on the same loop. In sync code, the sub-envs
+    sent make progress while :meth:`recv` runs the private loop.
 
     Raises:
         TypeError: ``env_fns`` is not a sequence of callables, or one returned
             something that is not an Env.
-        ValueError: ``env_fns`` is empty.
+        ValueError: ``env_fns`` is empty, or ``batch_size`` is not in
+            ``[1, num_envs]``.
         SpaceMismatch: The sub-envs do not all have the same spaces.
     """
 
@@ -69,9 +83,14 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         env_fns: Sequence[Callable[[], Env[ObsType, ActType]]],
         *,
         autoreset: bool = True,
+        batch_size: int | None = None,
     ) -> None:
-        super().__init__(env_fns, autoreset=autoreset)
+        super().__init__(env_fns, autoreset=autoreset, batch_size=batch_size)
         self._loop: asyncio.AbstractEventLoop | None = None
+        # Partial batches: the task of each sub-env in flight, and the rows of
+        # those finished but not handed back yet (in the order they finished).
+        self._tasks: dict[asyncio.Task[Row], int] = {}
+        self._finished: deque[tuple[int, Row]] = deque()
 
     # -- the sync API, on the private loop ---------------------------------------------
 
@@ -88,13 +107,19 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
                 f"a wrapper that overrides {method}() reaches it from its async_{method}() "
                 f"unless it overrides async_{method}() too"
             )
+        return self._private_loop().run_until_complete(coroutine)
+
+    def _private_loop(self) -> asyncio.AbstractEventLoop:
         loop = self._loop
         if loop is None:
             loop = self._loop = asyncio.new_event_loop()
-        return loop.run_until_complete(coroutine)
+        return loop
 
     def _step_batch(self, batch: list[Any]) -> VecStepResult[Any]:
         return self._run(self._async_step_batch(batch), "step")
+
+    def _recv_batch(self, count: int) -> VecStepResult[Any]:
+        return self._run(self._async_recv_batch(count), "recv")
 
     def _reset_batch(
         self, seeds: list[SeedType], options: list[dict[str, Any] | None]
@@ -128,6 +153,45 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         """Step one sub-env, then (if its episode ended) reset it: concurrently with the others."""
         result = await env.async_step(action)
         return result, await async_end_episode(env, result, self.autoreset, self._copy)
+
+    # -- partial batches -------------------------------------------------------------
+
+    def _send_batch(self, env_ids: NDArray[np.int64], actions: list[Any]) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = self._private_loop()
+        tasks = self._tasks
+        for i, action in zip(env_ids.tolist(), actions, strict=True):
+            tasks[loop.create_task(self._row_after_step(i, action))] = i
+
+    async def _row_after_step(self, i: int, action: Any) -> Row:
+        if self._frozen.mask[i]:
+            return self._row(i, None, None)
+        env = self.envs[i]
+        result, ending = await self._step_one(env, action)
+        return self._row(i, result, ending)
+
+    async def _async_recv_batch(self, count: int) -> VecStepResult[Any]:
+        tasks, finished = self._tasks, self._finished
+        while len(finished) < count:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            for task in sorted(done, key=tasks.__getitem__):  # ties by sub-env id
+                finished.append((tasks.pop(task), task.result()))
+        taken = [finished.popleft() for _ in range(count)]
+        return self._rows_result([i for i, _ in taken], [row for _, row in taken])
+
+    def _drop_in_flight(self) -> None:
+        tasks = list(self._tasks)
+        self._tasks.clear()
+        self._finished.clear()
+        for task in tasks:
+            task.cancel()
+        loop = self._loop
+        private = [task for task in tasks if task.get_loop() is loop]
+        if private and loop is not None and not loop.is_running():
+            # Let the cancelled tasks unwind, so none is destroyed while pending.
+            loop.run_until_complete(asyncio.gather(*private, return_exceptions=True))
 
     def close(self) -> None:
         """Close every sub-env and the private event loop.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Generic
+from typing import TYPE_CHECKING, Any, Generic
 
 import numpy as np
 from numpy.typing import NDArray
@@ -17,12 +17,22 @@ from sekai.vector._rows import stack_values
 
 __all__ = ["VecResetResult", "VecStepResult", "stack_infos"]
 
-_STEP_FIELDS = ("observations", "rewards", "terminated", "truncated", "infos")
+_STEP_FIELDS = ("observations", "rewards", "terminated", "truncated", "infos", "env_ids")
 _RESET_FIELDS = ("observations", "infos")
 
 
+class _Rows:
+    """The ``env_ids`` slot of :class:`VecStepResult`, kept out of its dataclass fields.
+
+    sekai 0.2 code reads ``dataclasses.fields(VecStepResult)``: the five
+    fields stay what they were.
+    """
+
+    __slots__ = ("env_ids",)
+
+
 @dataclass(frozen=True, eq=False, slots=True, init=False)
-class VecStepResult(Generic[ObsType]):
+class VecStepResult(_Rows, Generic[ObsType]):
     """What :meth:`VecEnv.step <sekai.vector.VecEnv.step>` returns.
 
     The batched counterpart of :class:`~sekai.core.StepResult`, with one entry
@@ -42,6 +52,11 @@ class VecStepResult(Generic[ObsType]):
             time it is read, from a snapshot taken during the step, so a
             training loop that never reads it does not pay for thousands
             of dicts per step.
+        env_ids: Which sub-envs the rows are, as an int64 array, for a
+            partial batch (what :meth:`VecEnv.recv <sekai.vector.VecEnv.recv>`
+            returns when ``batch_size < num_envs``); ``None`` when the rows
+            are every sub-env in order (what :meth:`VecEnv.step
+            <sekai.vector.VecEnv.step>` returns).
 
     Like :class:`~sekai.core.StepResult`, ``==`` compares the fields by value,
     looking inside numpy arrays (same shape, equal elements) and the dicts,
@@ -53,6 +68,8 @@ class VecStepResult(Generic[ObsType]):
     terminated: NDArray[np.bool_]
     truncated: NDArray[np.bool_]
     infos: list[InfoDict]
+    if TYPE_CHECKING:
+        env_ids: NDArray[np.int64] | None
 
     def __init__(
         self,
@@ -61,12 +78,14 @@ class VecStepResult(Generic[ObsType]):
         terminated: NDArray[np.bool_],
         truncated: NDArray[np.bool_],
         infos: list[InfoDict],
+        env_ids: NDArray[np.int64] | None = None,
     ) -> None:
         _step_observations(self, observations)
         _step_rewards(self, rewards)
         _step_terminated(self, terminated)
         _step_truncated(self, truncated)
         _step_infos(self, infos)
+        _step_env_ids(self, env_ids)
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -76,7 +95,14 @@ class VecStepResult(Generic[ObsType]):
     def __reduce__(self) -> tuple[Any, ...]:
         return (
             type(self),
-            (self.observations, self.rewards, self.terminated, self.truncated, self.infos),
+            (
+                self.observations,
+                self.rewards,
+                self.terminated,
+                self.truncated,
+                self.infos,
+                self.env_ids,
+            ),
         )
 
     @property
@@ -86,7 +112,7 @@ class VecStepResult(Generic[ObsType]):
 
     @property
     def num_envs(self) -> int:
-        """Number of sub-envs in the batch."""
+        """Number of sub-envs in the batch (its rows; ``batch_size`` for a partial batch)."""
         return len(self.rewards)
 
 
@@ -139,6 +165,7 @@ class VecResetResult(Generic[ObsType]):
     _step_truncated,
     _step_infos,
 ) = slot_writers(VecStepResult, "observations", "rewards", "terminated", "truncated", "infos")
+_step_env_ids = _Rows.__dict__["env_ids"].__set__
 _reset_observations, _reset_infos = slot_writers(VecResetResult, "observations", "infos")
 
 
@@ -185,6 +212,7 @@ def deferred_step_result(
     terminated: NDArray[np.bool_],
     truncated: NDArray[np.bool_],
     build_infos: Callable[[], list[InfoDict]],
+    env_ids: NDArray[np.int64] | None = None,
 ) -> VecStepResult[ObsType]:
     """A :class:`VecStepResult` whose ``infos`` are built by ``build_infos()`` when first read.
 
@@ -197,6 +225,7 @@ def deferred_step_result(
     _step_terminated(result, terminated)
     _step_truncated(result, truncated)
     _step_infos(result, _DeferredInfos(build_infos))
+    _step_env_ids(result, env_ids)
     return result
 
 
@@ -206,7 +235,7 @@ def step_result_like(
     rewards: NDArray[np.float64],
     infos: list[InfoDict] | None = None,
 ) -> VecStepResult[ObsType]:
-    """``result`` with new observations and rewards (and infos, if given).
+    """``result`` with new observations and rewards (and infos, if given); same ``env_ids``.
 
     Without ``infos``, the new result takes ``result``'s infos; if those are
     not built yet, they stay deferred: a wrapper that only changes
@@ -217,10 +246,26 @@ def step_result_like(
         if type(stored) is _DeferredInfos:
             build = partial(getattr, result, "infos")
             return deferred_step_result(
-                observations, rewards, result.terminated, result.truncated, build
+                observations, rewards, result.terminated, result.truncated, build, result.env_ids
             )
         infos = stored
-    return VecStepResult(observations, rewards, result.terminated, result.truncated, infos)
+    return VecStepResult(
+        observations, rewards, result.terminated, result.truncated, infos, result.env_ids
+    )
+
+
+def with_env_ids(
+    result: VecStepResult[ObsType], env_ids: NDArray[np.int64] | None
+) -> VecStepResult[ObsType]:
+    """``result``'s fields (infos still deferred if they were) with ``env_ids``."""
+    copy: VecStepResult[ObsType] = VecStepResult.__new__(VecStepResult)
+    _step_observations(copy, result.observations)
+    _step_rewards(copy, result.rewards)
+    _step_terminated(copy, result.terminated)
+    _step_truncated(copy, result.truncated)
+    _step_infos(copy, _infos_slot.__get__(result, VecStepResult))
+    _step_env_ids(copy, env_ids)
+    return copy
 
 
 def stack_infos(infos: list[InfoDict]) -> dict[str, Any]:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from sekai.core import ActType, Env, ObsType
 from sekai.utils.seeding import SeedType
+from sekai.vector._autoreset import end_episode
 from sekai.vector._in_process import EnvListVecEnv
 from sekai.vector.results import VecResetResult, VecStepResult
 
@@ -34,12 +39,17 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
             instead.
         copy: Accepted for compatibility and ignored: every batch of
             observations is a new array already.
+        batch_size: How many sub-envs :meth:`recv` hands back (``None``:
+            all of them). Sub-envs run one after another here, so a partial
+            batch is simply the ones sent first; it lets code written for
+            the concurrent backends run unchanged.
 
     Raises:
         TypeError: ``env_fns`` is not a sequence of callables, one returned
             something that is not an Env, or ``autoreset`` / ``copy`` is not a
             bool.
-        ValueError: ``env_fns`` is empty.
+        ValueError: ``env_fns`` is empty, or ``batch_size`` is not in
+            ``[1, num_envs]``.
         SpaceMismatch: The sub-envs do not all have the same spaces.
 
     Example:
@@ -54,11 +64,13 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         *,
         autoreset: bool = True,
         copy: bool = True,
+        batch_size: int | None = None,
     ) -> None:
         if not isinstance(copy, bool):
             raise TypeError(f"SyncVecEnv: copy must be a bool, got {copy!r}")
-        super().__init__(env_fns, autoreset=autoreset)
+        super().__init__(env_fns, autoreset=autoreset, batch_size=batch_size)
         self.copy = copy
+        self._queue: deque[tuple[int, Any]] = deque()  # sent, not stepped yet: FIFO
 
     def _reset_batch(
         self, seeds: list[SeedType], options: list[dict[str, Any] | None]
@@ -75,3 +87,28 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         else:
             results = [envs[i].step(batch[i]) for i in active]
         return self._batch(active, results)
+
+    def _send_batch(self, env_ids: NDArray[np.int64], actions: list[Any]) -> None:
+        self._queue.extend(zip(env_ids.tolist(), actions, strict=True))
+
+    def _recv_batch(self, count: int) -> VecStepResult[Any]:
+        # The sub-envs sent first are stepped now, one after another.
+        queue, envs, frozen = self._queue, self.envs, self._frozen.mask
+        ids, rows = [], []
+        for _ in range(count):
+            i, action = queue.popleft()
+            ids.append(i)
+            if frozen[i]:
+                rows.append(self._row(i, None, None))
+                continue
+            result = envs[i].step(action)
+            ending = (
+                end_episode(envs[i], result, self.autoreset, self._copy)
+                if result.terminated or result.truncated
+                else None
+            )
+            rows.append(self._row(i, result, ending))
+        return self._rows_result(ids, rows)
+
+    def _drop_in_flight(self) -> None:
+        self._queue.clear()

@@ -12,10 +12,12 @@ from numpy.typing import NDArray
 
 from sekai.core import ActType, ObsType
 from sekai.core._async_routing import route_async_methods
-from sekai.error import AsyncCallPending, ResetRequired, VecEnvClosed
+from sekai.error import AsyncCallPending, NothingInFlight, ResetRequired, VecEnvClosed
 from sekai.spaces import Space, batch_space
 from sekai.utils.seeding import SeedType
+from sekai.vector._actions import ActionSplitter, make_action_splitter
 from sekai.vector._arguments import per_env_options, per_env_seeds
+from sekai.vector.results import with_env_ids
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -57,6 +59,16 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
     that overrides ``step`` (or ``reset``) but not its async form gets an async
     method that runs its override, decided once when the class is created.
 
+    Partial batches: :meth:`send` starts stepping some sub-envs and
+    :meth:`recv` hands back the first :attr:`batch_size` of those sent that
+    are done, with their ids in :attr:`VecStepResult.env_ids
+    <sekai.vector.VecStepResult.env_ids>`, so a learner never waits for the
+    slowest sub-env. Autoreset, freezing and seeding hold per sub-env as in
+    :meth:`step`. ``batch_size`` is chosen at construction by the backends
+    that can return early (``SyncVecEnv``, ``AsyncVecEnv``, ``ProcVecEnv``);
+    it is ``num_envs`` everywhere else, where ``send`` + ``recv`` is a
+    :meth:`step` in two halves.
+
     A vector env is a context manager that closes itself on exit; using it
     after :meth:`close` raises :class:`~sekai.error.VecEnvClosed`.
 
@@ -74,11 +86,19 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
       and one options entry each, already derived by the vector seeding
       rule, and return the :class:`~sekai.vector.VecResetResult`;
     * ``_async_step_batch`` / ``_async_reset_batch`` (optional): their async
-      forms, which by default run the sync ones.
+      forms, which by default run the sync ones;
+    * ``_send_batch(env_ids, actions)``, ``_recv_batch(count)`` and
+      ``_drop_in_flight()`` (optional, with ``_async_recv_batch``): start
+      stepping the given sub-envs with one action each, hand back a
+      :class:`~sekai.vector.VecStepResult` of ``count`` of them that are
+      done (with ``env_ids``), and forget the ones still in flight (before
+      a reset). Without them, ``send`` takes every sub-env at once and
+      ``recv`` runs ``_step_batch``.
 
     The lifecycle owns the rest, once for every backend: closed, never reset
     and call-still-running checks, the action-batch check, the per-env seeds
-    and options, and the bookkeeping of calls in progress.
+    and options, the bookkeeping of calls in progress and of the sub-envs
+    in flight between ``send`` and ``recv``.
 
     Attributes:
         num_envs: Number of sub-environments.
@@ -104,6 +124,13 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
     _needs_reset: bool = True
     _pending: bool = False
     _check_actions: Callable[[Any], Any]
+    # Partial batches: the batch_size chosen at construction (None: num_envs),
+    # which sub-envs were sent actions and not received yet, and how many.
+    _batch_size: int | None = None
+    _in_flight: NDArray[np.bool_] | None = None
+    _flying: int = 0
+    _splitters: dict[int, ActionSplitter] | None = None
+    _parked: Any = None  # send() of a vector env without partial-batch hooks
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -217,6 +244,148 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         """Async form of :meth:`reset`; the default runs :meth:`reset`."""
         return self.reset(seed=seed, options=options)
 
+    @property
+    def batch_size(self) -> int:
+        """How many sub-envs :meth:`recv` hands back: ``num_envs`` unless chosen at construction."""
+        return self.num_envs if self._batch_size is None else self._batch_size
+
+    def send(self, actions: Any, env_ids: Any = None) -> None:
+        """Start stepping some sub-envs; :meth:`recv` collects them.
+
+        Args:
+            actions: One action per sub-env of ``env_ids``, as a batch (see
+                :meth:`step`) with ``len(env_ids)`` rows, in the order of
+                ``env_ids``.
+            env_ids: The sub-envs to step: distinct ints in
+                ``[0, num_envs)``, none of them sent and not received yet.
+                ``None`` takes every sub-env that is not in flight: all of
+                them after :meth:`reset`, the ones :meth:`recv` just handed
+                back afterwards.
+
+        Raises:
+            ValueError: ``env_ids`` names a sub-env twice, out of range or
+                still in flight, or the batch does not match it; nothing
+                is sent.
+            ResetRequired: :meth:`reset` was never called.
+            VecEnvClosed: The vector env is closed.
+
+        This default, for a vector env that steps all its sub-envs at once,
+        keeps the actions of every sub-env for :meth:`recv`, which runs
+        :meth:`step`.
+        """
+        ids = self._ids_to_send(env_ids)
+        self._check_full_batch(ids)
+        self._parked = actions
+        self._mark_in_flight(ids)
+
+    def recv(self) -> VecStepResult[Any]:
+        """Wait for the first :attr:`batch_size` sent sub-envs to finish their step.
+
+        Returns:
+            Their rows, in the order they finished (ties by id), with
+            :attr:`~sekai.vector.VecStepResult.env_ids` saying which
+            sub-envs they are; the next :meth:`send` (with ``env_ids=None``)
+            takes actions for exactly those. A sub-env whose episode ended
+            was reset (or frozen) as in :meth:`step`.
+
+        Raises:
+            NothingInFlight: Fewer than ``batch_size`` sub-envs are in flight.
+            ResetRequired: :meth:`reset` was never called.
+            VecEnvClosed: The vector env is closed.
+
+        A sub-env raising during its step makes :meth:`recv` raise; the
+        vector env then needs a :meth:`reset`.
+        """
+        self._check_receivable()
+        actions, self._parked = self._parked, None
+        self._clear_in_flight()
+        result = self.step(actions)
+        return with_env_ids(result, np.arange(self.num_envs)) if result.env_ids is None else result
+
+    async def async_recv(self) -> VecStepResult[Any]:
+        """Async form of :meth:`recv`; the default runs :meth:`recv`."""
+        return self.recv()
+
+    # -- partial-batch bookkeeping, shared by the defaults and the lifecycle -------------
+
+    def _ids_to_send(self, env_ids: Any) -> NDArray[np.int64]:
+        """Check the ``env_ids`` of :meth:`send` (``None``: every idle sub-env) and return them."""
+        n = self.num_envs
+        flying = self._in_flight
+        if env_ids is None:
+            if flying is None or not self._flying:
+                return np.arange(n, dtype=np.int64)
+            ids = np.flatnonzero(~flying)
+            if len(ids) == 0:
+                raise ValueError(
+                    f"{self!r}: send() found no sub-env to step: all {n} are in flight; "
+                    "call recv() first"
+                )
+            return ids.astype(np.int64)
+        ids = np.asarray(env_ids)
+        if ids.ndim != 1 or len(ids) == 0 or ids.dtype.kind not in "iu":
+            raise ValueError(
+                f"{self!r}: send() needs env_ids as a non-empty 1-D sequence of ints, "
+                f"got {env_ids!r}"
+            )
+        ids = ids.astype(np.int64)
+        if ids.min() < 0 or ids.max() >= n:
+            raise ValueError(f"{self!r}: env_ids must lie in [0, {n}), got {ids.tolist()}")
+        if len(np.unique(ids)) != len(ids):
+            raise ValueError(f"{self!r}: env_ids names a sub-env twice: {ids.tolist()}")
+        if flying is not None and flying[ids].any():
+            busy = ids[flying[ids]].tolist()
+            raise ValueError(
+                f"{self!r}: sub-envs {busy} were sent actions and not received yet; "
+                "recv() them before sending again"
+            )
+        return ids
+
+    def _check_full_batch(self, ids: NDArray[np.int64]) -> None:
+        """Raise unless ``ids`` is every sub-env in order (a backend without partial batches)."""
+        n = self.num_envs
+        if len(ids) != n or (ids != np.arange(n)).any():
+            raise ValueError(
+                f"{self!r} steps every sub-env at once: send() takes actions for all {n} "
+                f"of them, in order, got env_ids {ids.tolist()}"
+            )
+
+    def _mark_in_flight(self, ids: NDArray[np.int64]) -> None:
+        flying = self._in_flight
+        if flying is None:
+            flying = self._in_flight = np.zeros(self.num_envs, dtype=bool)
+        flying[ids] = True
+        self._flying += len(ids)
+
+    def _clear_in_flight(self, ids: NDArray[np.int64] | None = None) -> None:
+        """Mark ``ids`` (``None``: every sub-env) as no longer in flight."""
+        flying = self._in_flight
+        if flying is None:
+            return
+        if ids is None:
+            flying[:] = False
+            self._flying = 0
+        else:
+            flying[ids] = False
+            self._flying -= len(ids)
+
+    def _check_receivable(self) -> None:
+        if self._flying < self.batch_size:
+            raise NothingInFlight(
+                f"{self!r}: recv() hands back batch_size={self.batch_size} sub-envs, but "
+                f"{self._flying} were sent actions and not received; call send() first"
+            )
+
+    def _splitter_for(self, count: int) -> ActionSplitter:
+        """The action check and split for a batch of ``count`` rows (made once per count)."""
+        splitters = self._splitters
+        if splitters is None:
+            splitters = self._splitters = {}
+        splitter = splitters.get(count)
+        if splitter is None:
+            splitter = splitters[count] = make_action_splitter(self.action_space, count)
+        return splitter
+
     # -- the lifecycle of a backend that implements the batch hooks -----------------------
 
     @property
@@ -252,6 +421,11 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
             self._check_open()
         except (VecEnvClosed, AsyncCallPending) as error:
             return error
+        if self._flying and not self._needs_reset:
+            return AsyncCallPending(
+                f"{self!r}: {self._flying} sub-envs were sent actions with send() and not "
+                "received; call recv() (or reset()) before step()"
+            )
         return ResetRequired(f"{self!r}: call reset() before step()")
 
     def _step_batch(self, batch: Any) -> VecStepResult[Any]:
@@ -277,6 +451,23 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
     ) -> VecResetResult[Any]:
         """Hook: the async form of :meth:`_reset_batch`; the default runs it."""
         return self._reset_batch(seeds, options)
+
+    def _send_batch(self, env_ids: NDArray[np.int64], actions: list[Any]) -> None:
+        """Hook: start stepping ``env_ids``, one action each (see the class docstring)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement _send_batch()")
+
+    def _recv_batch(self, count: int) -> VecStepResult[Any]:
+        """Hook: ``count`` sent sub-envs that are done; the default steps the kept full batch."""
+        batch, self._parked = self._parked, None
+        return with_env_ids(self._step_batch(batch), np.arange(self.num_envs))
+
+    async def _async_recv_batch(self, count: int) -> VecStepResult[Any]:
+        """Hook: the async form of :meth:`_recv_batch`; the default runs it."""
+        return self._recv_batch(count)
+
+    def _drop_in_flight(self) -> None:
+        """Hook: forget the sub-envs sent and not received (a reset is coming)."""
+        self._parked = None
 
     # -- sub-env attributes -----------------------------------------------------------
 
@@ -344,7 +535,7 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
 
 
 def _lifecycle_step(self: VecEnv[Any, Any], actions: Any) -> VecStepResult[Any]:
-    if self._needs_reset or self._pending or self.closed:
+    if self._needs_reset or self._pending or self._flying or self.closed:
         raise self._not_ready()
     batch = self._check_actions(actions)
     self._pending = True
@@ -355,7 +546,7 @@ def _lifecycle_step(self: VecEnv[Any, Any], actions: Any) -> VecStepResult[Any]:
 
 
 async def _lifecycle_async_step(self: VecEnv[Any, Any], actions: Any) -> VecStepResult[Any]:
-    if self._needs_reset or self._pending or self.closed:
+    if self._needs_reset or self._pending or self._flying or self.closed:
         raise self._not_ready()
     batch = self._check_actions(actions)
     self._pending = True
@@ -374,6 +565,9 @@ def _lifecycle_reset(
     self._check_open()
     seeds = self._per_env_seeds(seed)
     per_env = per_env_options(options, self.num_envs)
+    if self._flying:
+        self._drop_in_flight()
+        self._clear_in_flight()
     self._pending = True
     try:
         result = self._reset_batch(seeds, per_env)
@@ -392,6 +586,9 @@ async def _lifecycle_async_reset(
     self._check_open()
     seeds = self._per_env_seeds(seed)
     per_env = per_env_options(options, self.num_envs)
+    if self._flying:
+        self._drop_in_flight()
+        self._clear_in_flight()
     self._pending = True
     try:
         result = await self._async_reset_batch(seeds, per_env)
@@ -401,8 +598,64 @@ async def _lifecycle_async_reset(
     return result
 
 
+def _lifecycle_send(self: VecEnv[Any, Any], actions: Any, env_ids: Any = None) -> None:
+    if self._needs_reset or self._pending or self.closed:
+        raise self._not_ready()
+    ids = self._ids_to_send(env_ids)
+    if type(self)._send_batch is VecEnv._send_batch:  # no partial batches: a step in two halves
+        self._check_full_batch(ids)
+        self._parked = self._check_actions(actions)
+    else:
+        self._send_batch(ids, self._splitter_for(len(ids))(actions))
+    self._mark_in_flight(ids)
+
+
+def _lifecycle_recv(self: VecEnv[Any, Any]) -> VecStepResult[Any]:
+    if self._needs_reset or self._pending or self.closed:
+        raise self._not_ready()
+    self._check_receivable()
+    self._pending = True
+    try:
+        result = self._recv_batch(self.batch_size)
+    except BaseException:
+        _abandon(self)
+        raise
+    finally:
+        self._pending = False
+    self._clear_in_flight(result.env_ids)
+    return result
+
+
+async def _lifecycle_async_recv(self: VecEnv[Any, Any]) -> VecStepResult[Any]:
+    if self._needs_reset or self._pending or self.closed:
+        raise self._not_ready()
+    self._check_receivable()
+    self._pending = True
+    try:
+        result = await self._async_recv_batch(self.batch_size)
+    except BaseException:
+        _abandon(self)
+        raise
+    finally:
+        self._pending = False
+    self._clear_in_flight(result.env_ids)
+    return result
+
+
+def _abandon(self: VecEnv[Any, Any]) -> None:
+    """After a failed recv: drop what is in flight; the vector env needs a reset."""
+    try:
+        self._drop_in_flight()
+    finally:
+        self._clear_in_flight()
+        self._needs_reset = True
+
+
 _LIFECYCLE: tuple[tuple[str, Callable[..., Any]], ...] = (
     ("step", _lifecycle_step),
+    ("send", _lifecycle_send),
+    ("recv", _lifecycle_recv),
+    ("async_recv", _lifecycle_async_recv),
     ("async_step", _lifecycle_async_step),
     ("reset", _lifecycle_reset),
     ("async_reset", _lifecycle_async_reset),

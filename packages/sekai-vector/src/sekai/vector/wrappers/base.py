@@ -130,7 +130,11 @@ class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType
         return actions
 
     def _after_step(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
-        """Hook: what to return for the wrapped vector env's step result (default: it)."""
+        """Hook: what to return for the wrapped vector env's step result (default: it).
+
+        ``result`` may be a partial batch (from :meth:`recv`): its rows are
+        the sub-envs ``result.env_ids`` (``None``: every sub-env in order).
+        """
         return result
 
     def _after_reset(self, result: VecResetResult[Any]) -> VecResetResult[Any]:
@@ -162,6 +166,28 @@ class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType
     ) -> VecResetResult[Any]:
         """Reset the wrapped vector env through its async method (and the wrapper's hook)."""
         return self._after_reset(await self.venv.async_reset(seed=seed, options=options))
+
+    @property
+    def batch_size(self) -> int:
+        """How many sub-envs :meth:`recv` hands back: the wrapped vector env's."""
+        return self.venv.batch_size
+
+    def send(self, actions: Any, env_ids: Any = None) -> None:
+        """Send actions to some sub-envs of the wrapped vector env (through the action hook).
+
+        The hooks see partial batches: a batch with ``len(env_ids)`` rows
+        here, and results whose :attr:`~sekai.vector.VecStepResult.env_ids`
+        say which sub-envs their rows are.
+        """
+        self.venv.send(self._before_step(actions), env_ids)
+
+    def recv(self) -> VecStepResult[Any]:
+        """Receive a (partial) batch from the wrapped vector env (through the step hook)."""
+        return self._after_step(self.venv.recv())
+
+    async def async_recv(self) -> VecStepResult[Any]:
+        """Async form of :meth:`recv`, through the wrapped vector env's ``async_recv``."""
+        return self._after_step(await self.venv.async_recv())
 
     @property
     def frozen(self) -> NDArray[np.bool_]:
@@ -263,10 +289,10 @@ class VecRewardWrapper(VecWrapper[ObsType, ActType, ObsType, ActType], Generic[O
 
     @abstractmethod
     def reward(self, rewards: Any) -> Any:
-        """Transform a float64 ``(num_envs,)`` array of rewards.
+        """Transform a float64 array of rewards, one per row of the batch.
 
-        The result is converted to float64 and must keep the shape
-        ``(num_envs,)`` (else :meth:`step` raises :class:`ValueError`).
+        The result is converted to float64 and must keep the shape of its
+        input (else :meth:`step` raises :class:`ValueError`).
         """
 
     def _after_step(self, result: VecStepResult[Any]) -> VecStepResult[Any]:

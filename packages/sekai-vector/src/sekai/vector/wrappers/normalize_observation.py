@@ -108,7 +108,8 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, Any]):
 
     def _after_step(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
         if self._any_ignored and self.update_running_mean:
-            active = ~self._ignored
+            ids = result.env_ids
+            active = ~(self._ignored if ids is None else self._ignored[ids])
             if active.any():  # update with the sub-envs that are not frozen only
                 self._normalize(select_rows(result.observations, active), True)
             observations = self._normalize(result.observations, False)

@@ -81,22 +81,26 @@ class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
 
     def _after_step(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
         rewards = result.rewards
-        returns = self._returns
+        ids = result.env_ids  # None: every sub-env; else the rows of a partial batch
+        returns = self._returns if ids is None else self._returns[ids]
+        ignored = self._ignored if ids is None else self._ignored[ids]
         returns *= self.gamma
         returns += rewards
         done = np.logical_or(result.terminated, result.truncated)
         if self.update_running_mean:
             if self._any_ignored:
-                self.return_rms.update(returns[~self._ignored])
+                self.return_rms.update(returns[~ignored])
             else:
                 self.return_rms.update(returns)
         if done.any():
             if self._any_ignored:
-                done &= ~self._ignored
+                done &= ~ignored
             returns[done] = 0.0
             frozen = self.venv.frozen
             if frozen.any():  # frozen until reset(): their returns stay out of the statistics
                 self._ignored[:] = frozen
                 self._any_ignored = True
+        if ids is not None:
+            self._returns[ids] = returns
         scaled = rewards / np.sqrt(float(self.return_rms.var) + self.epsilon)
         return step_result_like(result, result.observations, scaled)

@@ -96,20 +96,26 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
         if not self._started:
             self._start()
         rewards = result.rewards
+        ids = result.env_ids  # None: every sub-env; else the rows of a partial batch
         done = np.logical_or(result.terminated, result.truncated)
         if self._any_ignored:
-            active = ~self._ignored
-            self._returns[active] += rewards[active]
-            self._lengths[active] += 1
+            active = ~(self._ignored if ids is None else self._ignored[ids])
+            rows = active if ids is None else ids[active]
+            self._returns[rows] += rewards[active]
+            self._lengths[rows] += 1
             done &= active
-        else:
+        elif ids is None:
             self._returns += rewards
             self._lengths += 1
+        else:
+            self._returns[ids] += rewards
+            self._lengths[ids] += 1
         if not done.any():
             return result
         now, clock = time.time(), time.perf_counter()
         infos = list(result.infos)
-        for i in np.flatnonzero(done).tolist():
+        for k in np.flatnonzero(done).tolist():
+            i = k if ids is None else int(ids[k])
             elapsed = clock - float(self._start_clocks[i])
             start = float(self._start_times[i])
             stats = EpisodeStats(
@@ -118,22 +124,22 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
                 elapsed_time=elapsed,
                 start_time=start,
                 end_time=start + elapsed,
-                terminated=bool(result.terminated[i]),
-                truncated=bool(result.truncated[i]),
+                terminated=bool(result.terminated[k]),
+                truncated=bool(result.truncated[k]),
             )
             self.return_queue.append(stats.episode_return)
             self.length_queue.append(stats.episode_length)
             self.time_queue.append(stats.elapsed_time)
             self.episode_count += 1
             self.tracker.record(stats)
-            info = dict(infos[i])
+            info = dict(infos[k])
             info["episode"] = stats
-            infos[i] = info
+            infos[k] = info
             self._returns[i] = 0.0
             self._lengths[i] = 0
             self._start_times[i] = now
             self._start_clocks[i] = clock
         self._ignore_frozen()
         return VecStepResult(
-            result.observations, rewards, result.terminated, result.truncated, infos
+            result.observations, rewards, result.terminated, result.truncated, infos, ids
         )
