@@ -8,6 +8,9 @@ the one it has under full-batch stepping with the same seed and actions.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import multiprocessing
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -22,10 +25,12 @@ from sekai.error import (
     NothingInFlight,
     ResetRequired,
     VecEnvClosed,
+    VecEnvWorkerError,
 )
 from sekai.spaces import Box, Dict, Discrete, MaskedBox, Space, Tuple
 from sekai.vector import (
     AsyncVecEnv,
+    ProcVecEnv,
     SyncVecEnv,
     VecEnv,
     VecNormalizeObservation,
@@ -35,6 +40,13 @@ from sekai.vector import (
 )
 
 KINDS = ("box", "dict", "tuple", "masked")
+# Workers fork (fast to start) where the platform can; elsewhere this module
+# travels to them by value (it is not importable by name there).
+CONTEXT = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+with contextlib.suppress(ImportError, ValueError):
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 def _space(kind: str) -> Space[Any]:
@@ -51,12 +63,16 @@ class Walk(Env[Any, int]):
     """A seeded random walk whose episodes end at random; its async step waits ``delays``.
 
     ``delays[t % len(delays)]`` is how many times step ``t`` yields to the
-    event loop: different sub-envs finish their steps in different orders.
+    event loop (``spin``: how long it computes, for worker processes):
+    different sub-envs finish their steps in different orders.
     """
 
-    def __init__(self, kind: str = "box", delays: tuple[int, ...] = (0,)) -> None:
+    def __init__(
+        self, kind: str = "box", delays: tuple[int, ...] = (0,), spin: bool = False
+    ) -> None:
         self.kind = kind
         self.delays = delays
+        self.spin = spin
         self.observation_space = _space(kind)
         self.action_space = Discrete(3)
         self.x = 0.0
@@ -81,6 +97,8 @@ class Walk(Env[Any, int]):
         return ResetResult(self._obs(), {"start": self.x})
 
     def step(self, action: int) -> StepResult[Any]:
+        if self.spin:
+            sum(range(20_000 * self.delays[self.t % len(self.delays)]))
         self.t += 1
         self.x += float(action) - 1.0 + float(self.rng.normal())
         terminated = bool(self.rng.random() < 0.15)
@@ -149,15 +167,23 @@ def _partial_trajectories(
 
 
 def _make(
-    backend: str, kind: str, n: int, batch: int | None, delays: list[tuple[int, ...]]
+    backend: str,
+    kind: str,
+    n: int,
+    batch: int | None,
+    delays: list[tuple[int, ...]],
+    num_workers: int | None = None,
 ) -> Callable[[], VecEnv[Any, Any]]:
-    cls = SyncVecEnv if backend == "sync" else AsyncVecEnv
     patterns = [delays[i % len(delays)] for i in range(n)]
+    if backend == "proc":
+        fns = [lambda d=d: Walk(kind, d, spin=True) for d in patterns]
+        return lambda: ProcVecEnv(fns, batch_size=batch, context=CONTEXT, num_workers=num_workers)
+    cls = SyncVecEnv if backend == "sync" else AsyncVecEnv
     fns = [lambda d=d: Walk(kind, d) for d in patterns]
     return lambda: cls(fns, batch_size=batch)
 
 
-@pytest.mark.parametrize("backend", ["sync", "async"])
+@pytest.mark.parametrize("backend", ["sync", "async", "proc"])
 @pytest.mark.parametrize("kind", KINDS)
 @settings(max_examples=12, deadline=None)
 @given(
@@ -174,10 +200,15 @@ def test_every_sub_env_follows_its_full_batch_trajectory(
     seed: int,
     delays: list[tuple[int, ...]],
 ) -> None:
+    if backend == "proc":
+        pytest.importorskip("cloudpickle")
     batch = data.draw(st.integers(1, n), label="batch_size")
+    workers = data.draw(st.sampled_from([None, 1, 2]), label="num_workers")
     steps = 12
-    reference = _full_trajectories(_make(backend, kind, n, None, delays), seed, steps)
-    vec = _make(backend, kind, n, batch, delays)()
+    # The reference is full-batch stepping on SyncVecEnv: every backend gives
+    # the same trajectories for one seed (the cross-backend equivalence tests).
+    reference = _full_trajectories(_make("sync", kind, n, None, delays), seed, steps)
+    vec = _make(backend, kind, n, batch, delays, workers)()
     partial = _partial_trajectories(vec, seed, steps, np.random.default_rng(seed))
     vec.close()
     for i in range(n):
@@ -216,8 +247,16 @@ def test_async_recv_under_await() -> None:
     assert all(len(ids) == 2 and len(set(ids)) == 2 for ids in seen)
 
 
-@pytest.mark.parametrize("cls", [SyncVecEnv, AsyncVecEnv])
-def test_full_batch_step_is_unchanged(cls: type[SyncVecEnv[Any, Any]]) -> None:
+def _proc(fns: Any, **kwargs: Any) -> VecEnv[Any, Any]:
+    pytest.importorskip("cloudpickle")
+    return ProcVecEnv(fns, context=CONTEXT, num_workers=2, **kwargs)
+
+
+BACKEND_CLASSES = [SyncVecEnv, AsyncVecEnv, _proc]
+
+
+@pytest.mark.parametrize("cls", BACKEND_CLASSES)
+def test_full_batch_step_is_unchanged(cls: Any) -> None:
     vec = cls([Walk] * 3, batch_size=2)
     assert vec.batch_size == 2
     vec.reset(seed=1)
@@ -226,8 +265,8 @@ def test_full_batch_step_is_unchanged(cls: type[SyncVecEnv[Any, Any]]) -> None:
     vec.close()
 
 
-@pytest.mark.parametrize("cls", [SyncVecEnv, AsyncVecEnv])
-def test_misuse_raises_clear_errors(cls: type[SyncVecEnv[Any, Any]]) -> None:
+@pytest.mark.parametrize("cls", BACKEND_CLASSES)
+def test_misuse_raises_clear_errors(cls: Any) -> None:
     vec = cls([Walk] * 4, batch_size=2)
     with pytest.raises(ResetRequired):
         vec.send(np.zeros(4, dtype=np.int64))
@@ -254,15 +293,15 @@ def test_misuse_raises_clear_errors(cls: type[SyncVecEnv[Any, Any]]) -> None:
         vec.send(np.zeros(4, dtype=np.int64))
 
 
-@pytest.mark.parametrize("cls", [SyncVecEnv, AsyncVecEnv])
+@pytest.mark.parametrize("cls", BACKEND_CLASSES)
 @pytest.mark.parametrize("batch_size", [0, 5, 1.5, "2"])
-def test_batch_size_is_checked(cls: type[SyncVecEnv[Any, Any]], batch_size: Any) -> None:
+def test_batch_size_is_checked(cls: Any, batch_size: Any) -> None:
     with pytest.raises((TypeError, ValueError), match="batch_size"):
         cls([Walk] * 4, batch_size=batch_size)
 
 
-@pytest.mark.parametrize("cls", [SyncVecEnv, AsyncVecEnv])
-def test_reset_drops_what_is_in_flight(cls: type[SyncVecEnv[Any, Any]]) -> None:
+@pytest.mark.parametrize("cls", BACKEND_CLASSES)
+def test_reset_drops_what_is_in_flight(cls: Any) -> None:
     vec = cls([Walk] * 3, batch_size=1)
     first = vec.reset(seed=5)
     vec.send(np.zeros(3, dtype=np.int64))
@@ -294,18 +333,28 @@ def test_frozen_sub_envs_report_their_final_row() -> None:
     vec.close()
 
 
-def test_a_failing_sub_env_needs_a_reset() -> None:
-    class Failing(Walk):
-        def step(self, action: int) -> StepResult[Any]:
-            if action == 2:
-                raise RuntimeError("boom")
-            return super().step(action)
+class Failing(Walk):
+    def step(self, action: int) -> StepResult[Any]:
+        if action == 2:
+            raise RuntimeError("boom")
+        return super().step(action)
 
-    vec = SyncVecEnv([Failing] * 3, batch_size=2)
+
+@pytest.mark.parametrize("cls", BACKEND_CLASSES)
+def test_a_failing_sub_env_needs_a_reset(cls: Any) -> None:
+    vec = cls([Failing] * 3, batch_size=2)
     vec.reset(seed=0)
     vec.send(np.array([2, 0, 0]))
-    with pytest.raises(RuntimeError, match="boom"):
-        vec.recv()
+
+    def run_until_it_fails() -> None:
+        while True:  # the failing sub-env may not be among the first to answer
+            vec.recv()
+            vec.send(np.zeros(2, dtype=np.int64))
+
+    with pytest.raises(RuntimeError, match="boom") as caught:
+        run_until_it_fails()
+    if cls is _proc:
+        assert isinstance(caught.value, VecEnvWorkerError) and caught.value.index == 0
     with pytest.raises(ResetRequired):
         vec.recv()
     vec.reset(seed=0)

@@ -22,7 +22,7 @@ SIGNATURES: list[tuple[Any, str | None, str]] = [
         vector.ProcVecEnv,
         None,
         "env_fns, *, autoreset=True, context=None, close_timeout=5.0, num_workers=None, "
-        "shared_memory=None",
+        "shared_memory=None, batch_size=None",
     ),
     (
         vector.NativeVecEnv,

@@ -254,6 +254,10 @@ class WorkerPool:
         """
         self.prepare()
         seq = self.seq + 1
+        self._send_all(seq, self._messages(command, seq, payloads))
+
+    def _messages(self, command: Command, seq: int, payloads: Sequence[Any]) -> list[bytes]:
+        """The messages of a command: header, then each payload pickled (cloudpickle if needed)."""
         header = HEADER.pack(command, seq)
         messages = []
         for payload in payloads:
@@ -261,7 +265,94 @@ class WorkerPool:
                 messages.append(header + _dumps(payload, _HIGHEST))
             except Exception:
                 messages.append(header + self.cloudpickle.dumps(payload, _HIGHEST))
-        self._send_all(seq, messages)
+        return messages
+
+    def send_some(self, command: Command, payloads: dict[int, Any]) -> None:
+        """Send a command to some idle workers only (``payloads`` by worker index).
+
+        The others may still be busy with an earlier one (partial batches):
+        each worker has at most one command in flight.
+
+        Raises:
+            VecEnvWorkerError: A worker is already known to be dead.
+        """
+        if self.broken:
+            self.check_alive()
+        seq = self.seq = self.seq + 1
+        self.dirty = True
+        indices = list(payloads)
+        messages = self._messages(command, seq, [payloads[i] for i in indices])
+        for index, message in zip(indices, messages, strict=True):
+            w = self.workers[index]
+            w.expect = seq
+            w.received = False
+            try:
+                w.channel.send(message)
+            except OSError:  # broken pipe: the worker is gone, reply_of() reports it
+                pass
+            except BaseException:
+                w.uncertain = True
+                raise
+
+    def ready_among(self, indices: Sequence[int]) -> list[int]:
+        """Wait until one of these workers has answered (or died); the indices of all that have."""
+        workers = [self.workers[i] for i in indices]
+        ready = [i for i, w in zip(indices, workers, strict=True) if self._answered(w)]
+        if ready:
+            return ready
+        from multiprocessing.connection import wait
+
+        owners: dict[Any, int] = {}
+        for i, w in zip(indices, workers, strict=True):
+            owners[w.conn] = owners[w.process.sentinel] = i
+        return sorted({owners[handle] for handle in wait(list(owners))})
+
+    async def ready_among_async(self, indices: Sequence[int]) -> list[int]:
+        """:meth:`ready_among` without blocking the event loop."""
+        ready = [i for i in indices if self._answered(self.workers[i])]
+        if ready:
+            return ready
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+
+        def wake() -> None:
+            if not future.done():
+                future.set_result(None)
+
+        fds = [
+            fd
+            for i in indices
+            for fd in (self.workers[i].conn.fileno(), self.workers[i].process.sentinel)
+        ]
+        try:
+            for fd in fds:
+                loop.add_reader(fd, wake)
+        except NotImplementedError:  # pragma: no cover - e.g. the Windows proactor loop
+            for fd in fds:
+                loop.remove_reader(fd)
+            return await loop.run_in_executor(None, self.ready_among, indices)
+        try:
+            await future
+        finally:
+            for fd in fds:
+                loop.remove_reader(fd)
+        return self.ready_among(indices)
+
+    def _answered(self, w: WorkerHandle) -> bool:
+        return not w.alive or w.received or w.channel.has_message() or bool(w.conn.poll())
+
+    def reply_of(self, index: int) -> Reply:
+        """Read worker ``index``'s reply to its last command.
+
+        Raises:
+            VecEnvWorkerError: The worker died.
+        """
+        w = self.workers[index]
+        reply = self._recv(w)
+        if reply is _DEAD:
+            w.reported = True
+            raise w.death_error()
+        return reply  # type: ignore[no-any-return]
 
     def send_step_signal(self) -> None:
         """Send a step whose actions are in the shared block (call :meth:`prepare` first)."""

@@ -64,6 +64,7 @@ class Command(IntEnum):
     PING = 7  # no payload: answered at once (resynchronises after an interrupt)
     CLOSE = 8  # no payload: close the sub-envs, answer, exit
     STEP_IN_BLOCK = 9  # no payload: a step whose actions are in the shared block
+    STEP_SOME = 10  # payload: (local sub-env indices, one action each): a partial batch
 
 
 class Status(IntEnum):
@@ -113,14 +114,15 @@ class Started(NamedTuple):
 
 
 class Batch(NamedTuple):
-    """A worker's answer to a step or a reset, one entry per sub-env it runs.
+    """A worker's answer to a step or a reset, one entry per sub-env it ran.
 
     Attributes:
         infos: The info dicts (after autoreset or freezing).
         observations: The observations, or ``None`` when they are in the
             shared block.
         rewards: The rewards, or ``None`` for a reset and when they are in
-            the shared block (as are the flags).
+            the shared block (as are the flags; a partial step always sends
+            them).
         terminated: The ``terminated`` flags (same rule as ``rewards``).
         truncated: The ``truncated`` flags (same rule as ``rewards``).
         frozen: The sub-envs (indices in the vector env) this step froze.

@@ -80,6 +80,7 @@ class _Worker:
         self.handlers: dict[int, Callable[[Any], Any]] = {
             Command.STEP: self.step,
             Command.STEP_IN_BLOCK: lambda _: self.step(self.block_actions),
+            Command.STEP_SOME: self.step_some,
             Command.RESET: self.reset,
             Command.CALL: self.call,
             Command.GET_ATTR: self.get_attr,
@@ -114,20 +115,48 @@ class _Worker:
 
     def step(self, actions: Any) -> tuple[Any, ...]:
         """Step the sub-envs; the :class:`Batch` goes back as a plain tuple (cheaper to pickle)."""
-        per_env = self.split(actions)
+        infos, observations, rewards, terminated, truncated, frozen_now = self._step_rows(
+            range(self.count), self.split(actions)
+        )
+        views = self.views
+        if views is None:
+            return (infos, observations, rewards, terminated, truncated, frozen_now)
+        first = self.first
+        if self.count == 1:  # scalar writes are cheaper than converting lists
+            views.rewards[first] = rewards[0]
+            views.terminated[first] = terminated[0]
+            views.truncated[first] = truncated[0]
+        else:
+            end = first + self.count
+            views.rewards[first:end] = rewards
+            views.terminated[first:end] = terminated
+            views.truncated[first:end] = truncated
+        return (infos, None, None, None, None, frozen_now)
+
+    def step_some(self, payload: tuple[list[int], list[Any]]) -> tuple[Any, ...]:
+        """Step some of the sub-envs (partial batches): one action per local index.
+
+        Rewards and flags always come back in the tuple; observations too,
+        unless they were written into the shared block.
+        """
+        indices, actions = payload
+        return self._step_rows(indices, actions)
+
+    def _step_rows(self, indices: Any, per_env: list[Any]) -> tuple[Any, ...]:
+        """Step the sub-envs ``indices`` with their actions: the Batch fields, as a tuple."""
+        envs = self.envs
         frozen = self.frozen
         autoreset = self.autoreset
-        views = self.views
         first = self.first
         write = self.write_obs
-        block = views.observations if views is not None else None
+        block = self.views.observations if self.views is not None else None
         observations: list[Any] = []
         rewards: list[float] = []
         terminated: list[bool] = []
         truncated: list[bool] = []
         infos: list[dict[str, Any]] = []
         newly_frozen: list[int] = []
-        for j, env in enumerate(self.envs):
+        for j, action in zip(indices, per_env, strict=True):
             if frozen.any and frozen.mask[j]:
                 # With shared memory, the block's row still holds the final observation.
                 observation: Any = frozen.observations[j]
@@ -137,7 +166,8 @@ class _Worker:
                 infos.append({})
             else:
                 self.current = j
-                result = env.step(per_env[j])
+                env = envs[j]
+                result = env.step(action)
                 observation, info = result.observation, result.info
                 if result.terminated or result.truncated:
                     ending = end_episode(env, result, autoreset, self.copy)
@@ -154,19 +184,14 @@ class _Worker:
                     write(block, first + j, observation)
             if write is None:
                 observations.append(observation)
-        frozen_now = tuple(newly_frozen)
-        if views is None:
-            return (infos, observations, rewards, terminated, truncated, frozen_now)
-        if self.count == 1:  # scalar writes are cheaper than converting lists
-            views.rewards[first] = rewards[0]
-            views.terminated[first] = terminated[0]
-            views.truncated[first] = truncated[0]
-        else:
-            end = first + self.count
-            views.rewards[first:end] = rewards
-            views.terminated[first:end] = terminated
-            views.truncated[first:end] = truncated
-        return (infos, None, None, None, None, frozen_now)
+        return (
+            infos,
+            None if write is not None else observations,
+            rewards,
+            terminated,
+            truncated,
+            tuple(newly_frozen),
+        )
 
     def reset(self, payload: tuple[list[Any], list[Any]]) -> tuple[Any, ...]:
         """Reset the sub-envs; the :class:`Batch` goes back as a plain tuple."""

@@ -76,8 +76,11 @@ def get_row(batch: Any, i: int, space: Space[Any] | None = None) -> Any:
     return batch[i]
 
 
-def select_rows(batch: Any, mask: NDArray[np.bool_]) -> Any:
-    """The rows of a batch under ``mask`` (a smaller batch, copied), leaf by leaf."""
+def select_rows(batch: Any, mask: NDArray[np.bool_] | NDArray[np.int64]) -> Any:
+    """The rows of a batch under ``mask`` (a smaller batch, copied), leaf by leaf.
+
+    ``mask`` is a bool mask, or int row indices (rows then come in their order).
+    """
     if isinstance(batch, dict):
         return {key: select_rows(value, mask) for key, value in batch.items()}
     if isinstance(batch, tuple):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from multiprocessing import util as _mp_util
 from typing import Any
@@ -10,14 +11,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai._validation import check_int, check_real
-from sekai.core import ActType, Env, ObsType
+from sekai.core import ActType, Env, InfoDict, ObsType
 from sekai.spaces import Space
 from sekai.spaces._layout import DictNode, Layout, TupleNode, layout_of
 from sekai.utils.seeding import SeedType
 from sekai.vector._actions import make_action_checker
 from sekai.vector._arguments import per_env_values
-from sekai.vector._in_process import check_env_fns, check_same_spaces
-from sekai.vector._obs_batch import make_obs_batcher
+from sekai.vector._in_process import check_batch_size, check_env_fns, check_same_spaces
+from sekai.vector._obs_batch import make_obs_batcher, make_obs_stacker
 from sekai.vector._proc_context import get_context
 from sekai.vector._proc_pool import WorkerPool, close_quietly
 from sekai.vector._proc_protocol import (
@@ -30,6 +31,7 @@ from sekai.vector._proc_protocol import (
     worker_error,
 )
 from sekai.vector._proc_shm import BlockViews, block_layout
+from sekai.vector._rows import select_rows
 from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.vector.vec_env import VecEnv
 
@@ -86,6 +88,12 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
             evenly, in order. ``None`` runs one process per sub-env.
         shared_memory: ``None`` uses shared memory when the observation space
             allows it, ``True`` requires it, ``False`` pickles observations.
+        batch_size: How many sub-envs :meth:`recv` hands back (``None``:
+            all of them): the first whose workers answer. A worker steps the
+            sub-envs sent to it together and answers for all of them, so
+            partial batches pay off with one sub-env per worker (the
+            default) or a few; actions sent to a worker that is still busy
+            wait in this process until it answers.
 
     Raises:
         ImportError: cloudpickle is not installed (``pip install
@@ -116,6 +124,7 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
         close_timeout: float = 5.0,
         num_workers: int | None = None,
         shared_memory: bool | None = None,
+        batch_size: int | None = None,
     ) -> None:
         self._closed = True  # until construction succeeds
         try:
@@ -141,6 +150,7 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
         )
         n = len(fns)
         self.num_envs = n
+        self._batch_size = check_batch_size(batch_size, n, "ProcVecEnv")
         self.num_workers = (
             n
             if num_workers is None
@@ -191,6 +201,7 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
             close_quietly(pool, self.close_timeout)
             raise
         self._batcher = make_obs_batcher(self.observation_space, n)
+        self._stackers: dict[int, Callable[[list[Any]], Any]] = {}
         self._check_actions = make_action_checker(self.action_space, n)
         self._slice_actions = _make_slicer(self.action_space, bounds)
         views = self._views
@@ -198,6 +209,13 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
         self._frozen: NDArray[np.bool_] = np.zeros(n, dtype=bool)
         self._frozen_view: NDArray[np.bool_] = self._frozen.view()
         self._frozen_view.flags.writeable = False
+        # Partial batches: the worker of each sub-env; per busy worker, the
+        # sub-envs of its command in flight and the ones waiting for it to
+        # finish; the rows answered but not handed back yet.
+        self._worker_of = np.repeat(np.arange(self.num_workers), [hi - lo for lo, hi in bounds])
+        self._sent: dict[int, list[int]] = {}
+        self._waiting: dict[int, list[tuple[int, Any]]] = {}
+        self._answered: deque[tuple[int, Any, float, bool, bool, InfoDict]] = deque()
         self._finalizer = _mp_util.Finalize(
             self, close_quietly, args=(pool, self.close_timeout), exitpriority=10
         )
@@ -265,6 +283,101 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
         self._send_reset(seeds, options)
         await self._pool.wait_ready()
         return self._reset_result(self._pool.gather())
+
+    # -- partial batches ------------------------------------------------------------------
+
+    def _send_batch(self, env_ids: NDArray[np.int64], actions: list[Any]) -> None:
+        groups: dict[int, list[tuple[int, Any]]] = {}
+        worker_of = self._worker_of
+        for i, action in zip(env_ids.tolist(), actions, strict=True):
+            groups.setdefault(int(worker_of[i]), []).append((i, action))
+        idle = {}
+        for worker, items in groups.items():
+            if worker in self._sent:  # busy: the actions wait for its answer
+                self._waiting.setdefault(worker, []).extend(items)
+            else:
+                idle[worker] = items
+        self._dispatch(idle)
+
+    def _dispatch(self, groups: dict[int, list[tuple[int, Any]]]) -> None:
+        if not groups:
+            return
+        payloads = {}
+        for worker, items in groups.items():
+            first = self._bounds[worker][0]
+            payloads[worker] = ([i - first for i, _ in items], [action for _, action in items])
+        self._pool.send_some(Command.STEP_SOME, payloads)
+        for worker, items in groups.items():
+            self._sent[worker] = [i for i, _ in items]
+
+    def _collect(self, workers: list[int]) -> None:
+        """Read the answers of ``workers`` into the rows to hand back; send what waited."""
+        pool = self._pool
+        for worker in workers:
+            reply = pool.reply_of(worker)
+            ids = self._sent.pop(worker)
+            if reply.status != _OK:
+                self._raise_failures([reply], "step()")
+            batch = as_batch(reply.payload)
+            if batch.frozen:
+                self._frozen[list(batch.frozen)] = True
+            observations = batch.observations or [None] * len(ids)
+            assert batch.rewards is not None
+            assert batch.terminated is not None and batch.truncated is not None
+            self._answered.extend(
+                zip(
+                    ids,
+                    observations,
+                    batch.rewards,
+                    batch.terminated,
+                    batch.truncated,
+                    batch.infos,
+                    strict=True,
+                )
+            )
+            waiting = self._waiting.pop(worker, None)
+            if waiting:
+                self._dispatch({worker: waiting})
+
+    def _recv_batch(self, count: int) -> VecStepResult[Any]:
+        while len(self._answered) < count:
+            self._collect(self._pool.ready_among(sorted(self._sent)))
+        return self._hand_back(count)
+
+    async def _async_recv_batch(self, count: int) -> VecStepResult[Any]:
+        while len(self._answered) < count:
+            self._collect(await self._pool.ready_among_async(sorted(self._sent)))
+        return self._hand_back(count)
+
+    def _hand_back(self, count: int) -> VecStepResult[Any]:
+        rows = [self._answered.popleft() for _ in range(count)]
+        ids, observations, rewards, terminated, truncated, infos = zip(*rows, strict=True)
+        env_ids = np.array(ids, dtype=np.int64)
+        views = self._views
+        if views is not None:  # the workers wrote the rows: copy them out of the block
+            batch = select_rows(views.observations, env_ids)
+        else:
+            batch = self._stacker_for(count)(list(observations))
+        return VecStepResult(
+            batch,
+            np.array(rewards, dtype=np.float64),
+            np.array(terminated, dtype=np.bool_),
+            np.array(truncated, dtype=np.bool_),
+            list(infos),
+            env_ids,
+        )
+
+    def _stacker_for(self, count: int) -> Callable[[list[Any]], Any]:
+        stack = self._stackers.get(count)
+        if stack is None:
+            stack = self._stackers[count] = make_obs_stacker(self.observation_space, count)
+        return stack
+
+    def _drop_in_flight(self) -> None:
+        # The next command drains the answers still to come (see WorkerPool.prepare).
+        self._sent.clear()
+        self._waiting.clear()
+        self._answered.clear()
 
     # -- results ------------------------------------------------------------------------
 
