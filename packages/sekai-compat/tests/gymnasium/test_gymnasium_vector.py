@@ -227,3 +227,16 @@ def test_the_spec_of_make_vec_is_carried(reference_envs: None) -> None:
     assert envs.spec is not None and envs.spec.id == "CartPole-v1"
     assert repr(envs) == "SekaiGymnasiumVectorEnv(CartPole-v1, num_envs=3)"
     envs.close()
+
+
+@pytest.mark.parametrize("backend", ["sync", "async"])
+def test_a_vec_env_with_partial_batches_steps_full_batches(backend: str) -> None:
+    cls = {"sync": sekai.vector.SyncVecEnv, "async": sekai.vector.AsyncVecEnv}[backend]
+    vec = cls([_cartpole] * 4, batch_size=2)
+    env = to_gymnasium_vector(vec)
+    observations, _ = env.reset(seed=0)
+    assert observations.shape == (4, 4)
+    for _ in range(5):
+        observations, rewards, _, _, _ = env.step(np.zeros(4, dtype=np.int64))
+        assert observations.shape == (4, 4) and rewards.shape == (4,)
+    env.close()
