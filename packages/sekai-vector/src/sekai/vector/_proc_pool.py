@@ -278,21 +278,9 @@ class WorkerPool:
         """
         if self.broken:
             self.check_alive()
-        seq = self.seq = self.seq + 1
-        self.dirty = True
-        indices = list(payloads)
-        messages = self._messages(command, seq, [payloads[i] for i in indices])
-        for index, message in zip(indices, messages, strict=True):
-            w = self.workers[index]
-            w.expect = seq
-            w.received = False
-            try:
-                w.channel.send(message)
-            except OSError:  # broken pipe: the worker is gone, reply_of() reports it
-                pass
-            except BaseException:
-                w.uncertain = True
-                raise
+        seq = self.seq + 1
+        workers = [self.workers[i] for i in payloads]
+        self._send_all(seq, self._messages(command, seq, list(payloads.values())), workers)
 
     def ready_among(self, indices: Sequence[int]) -> list[int]:
         """Wait until one of these workers has answered (or died); the indices of all that have."""
@@ -359,15 +347,18 @@ class WorkerPool:
         seq = self.seq + 1
         self._send_all(seq, [HEADER.pack(Command.STEP_IN_BLOCK, seq)] * len(self.workers))
 
-    def _send_all(self, seq: int, messages: list[bytes]) -> None:
+    def _send_all(
+        self, seq: int, messages: list[bytes], workers: list[WorkerHandle] | None = None
+    ) -> None:
+        """Send ``messages[i]`` to ``workers[i]`` (default: every worker) as command ``seq``."""
         self.seq = seq
         self.dirty = True
-        for w, message in zip(self.workers, messages, strict=True):
+        for w, message in zip(self.workers if workers is None else workers, messages, strict=True):
             w.expect = seq
             w.received = False
             try:
                 w.channel.send(message)
-            except OSError:  # broken pipe: the worker is gone, gather() reports it
+            except OSError:  # broken pipe: the worker is gone; its reply reports it
                 pass
             except BaseException:
                 w.uncertain = True

@@ -562,17 +562,9 @@ def _lifecycle_reset(
     seed: list[SeedType] | SeedType = None,
     options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
 ) -> VecResetResult[Any]:
-    self._check_open()
-    seeds = self._per_env_seeds(seed)
-    per_env = per_env_options(options, self.num_envs)
-    if self._flying:
-        self._drop_in_flight()
-        self._clear_in_flight()
-    self._pending = True
-    try:
+    seeds, per_env = _start_reset(self, seed, options)
+    with _Running(self):
         result = self._reset_batch(seeds, per_env)
-    finally:
-        self._pending = False
     self._needs_reset = False
     return result
 
@@ -583,19 +575,24 @@ async def _lifecycle_async_reset(
     seed: list[SeedType] | SeedType = None,
     options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
 ) -> VecResetResult[Any]:
+    seeds, per_env = _start_reset(self, seed, options)
+    with _Running(self):
+        result = await self._async_reset_batch(seeds, per_env)
+    self._needs_reset = False
+    return result
+
+
+def _start_reset(
+    self: VecEnv[Any, Any], seed: object, options: object
+) -> tuple[list[SeedType], list[dict[str, Any] | None]]:
+    """Check the vector env and the arguments of a reset; drop what is in flight."""
     self._check_open()
     seeds = self._per_env_seeds(seed)
     per_env = per_env_options(options, self.num_envs)
     if self._flying:
         self._drop_in_flight()
         self._clear_in_flight()
-    self._pending = True
-    try:
-        result = await self._async_reset_batch(seeds, per_env)
-    finally:
-        self._pending = False
-    self._needs_reset = False
-    return result
+    return seeds, per_env
 
 
 def _lifecycle_send(self: VecEnv[Any, Any], actions: Any, env_ids: Any = None) -> None:
@@ -611,35 +608,47 @@ def _lifecycle_send(self: VecEnv[Any, Any], actions: Any, env_ids: Any = None) -
 
 
 def _lifecycle_recv(self: VecEnv[Any, Any]) -> VecStepResult[Any]:
-    if self._needs_reset or self._pending or self.closed:
-        raise self._not_ready()
-    self._check_receivable()
-    self._pending = True
-    try:
+    _start_recv(self)
+    with _Running(self, abandon_on_error=True):
         result = self._recv_batch(self.batch_size)
-    except BaseException:
-        _abandon(self)
-        raise
-    finally:
-        self._pending = False
     self._clear_in_flight(result.env_ids)
     return result
 
 
 async def _lifecycle_async_recv(self: VecEnv[Any, Any]) -> VecStepResult[Any]:
+    _start_recv(self)
+    with _Running(self, abandon_on_error=True):
+        result = await self._async_recv_batch(self.batch_size)
+    self._clear_in_flight(result.env_ids)
+    return result
+
+
+def _start_recv(self: VecEnv[Any, Any]) -> None:
     if self._needs_reset or self._pending or self.closed:
         raise self._not_ready()
     self._check_receivable()
-    self._pending = True
-    try:
-        result = await self._async_recv_batch(self.batch_size)
-    except BaseException:
-        _abandon(self)
-        raise
-    finally:
-        self._pending = False
-    self._clear_in_flight(result.env_ids)
-    return result
+
+
+class _Running:
+    """Marks a call of the vector env as running (``_pending``) for the ``with`` block.
+
+    With ``abandon_on_error``, an error inside drops the sub-envs in flight and
+    makes the vector env need a reset (a recv that failed half-way).
+    """
+
+    __slots__ = ("abandon_on_error", "vec")
+
+    def __init__(self, vec: VecEnv[Any, Any], *, abandon_on_error: bool = False) -> None:
+        self.vec = vec
+        self.abandon_on_error = abandon_on_error
+
+    def __enter__(self) -> None:
+        self.vec._pending = True
+
+    def __exit__(self, exc_type: type[BaseException] | None, *_: object) -> None:
+        self.vec._pending = False
+        if exc_type is not None and self.abandon_on_error:
+            _abandon(self.vec)
 
 
 def _abandon(self: VecEnv[Any, Any]) -> None:
