@@ -22,6 +22,7 @@ SUBPACKAGES = {
     "sekai.wrappers": "sekai-wrappers",
     "sekai.rendering": "sekai-wrappers",
     "sekai.vector": "sekai-vector",
+    "sekai.finance": "sekai-finance",
     "sekai.envs": "sekai-envs",
     "sekai.compat": "sekai-compat",
 }

@@ -40,6 +40,17 @@ RENDERED_PAGES: dict[str, tuple[str, ...]] = {
     "sekai.rendering": ("api/rendering.md",),
     "sekai.vector": ("api/vector.md", "api/proc.md"),
     "sekai.envs": ("api/envs.md",),
+    "sekai.finance": ("api/finance.md",),
+    "sekai.finance.data": ("api/finance.md",),
+    "sekai.finance.sampling": ("api/finance.md",),
+    "sekai.finance.features": ("api/finance.md",),
+    "sekai.finance.universe": ("api/finance.md",),
+    "sekai.finance.simulators": ("api/finance.md",),
+    "sekai.finance.lob": ("api/finance.md",),
+    "sekai.finance.costs": ("api/finance.md",),
+    "sekai.finance.rewards": ("api/finance.md",),
+    "sekai.finance.account": ("api/finance.md",),
+    "sekai.finance.metrics": ("api/finance.md",),
     "sekai.compat": ("api/compat.md",),
 }
 LISTING_PAGES: dict[str, tuple[str, ...]] = {"sekai": ("api/sekai.md",)}

@@ -352,6 +352,7 @@ _SUBMODULES: tuple[str, ...] = (
     "core",
     "envs",
     "error",
+    "finance",
     "registry",
     "rendering",
     "spaces",

@@ -1,0 +1,248 @@
+"""The trading account: cash, positions, leverage, shorting, financing and bankruptcy.
+
+Conventions (shared by every market env):
+
+- An account is described by its **weights**: the value of each position as
+  a fraction of the account's equity, shape ``(..., n_assets)`` (the last axis
+  holds the assets; ``(n_envs, n_assets)`` for a batch of accounts). A short
+  position has a negative weight.
+- The **cash weight** is ``1 - sum(weights)``. It is negative when the
+  account borrows cash to buy more than its equity (a margin loan), and
+  includes the proceeds of short sales.
+- **Gross exposure** (leverage) is ``sum(|weights|)``; ``max_leverage`` bounds
+  it when target weights are projected (:func:`project_weights`).
+- Positions in units of each asset are ``weights * equity / prices``, the cash
+  balance is ``(1 - sum(weights)) * equity``.
+- Over a period of ``dt`` years, with simple asset returns ``r``, positive
+  cash earns ``cash_rate``, borrowed cash pays ``margin_rate`` and short
+  positions pay ``borrow_rate`` on their value (annual rates, continuously
+  compounded: a balance ``x`` accrues ``x * (exp(rate * dt) - 1)``). The
+  account grows by the factor ``1 + sum(weights * r) - financing``
+  (:func:`settle`).
+- The account is **wiped out** when its equity falls to 0 or below: the env
+  ends the episode (``terminated``).
+
+A step of a market env: trade from the drifted weights to the target (paying
+the cost model's cost, a fraction of equity, so ``equity *= 1 - cost``), then
+:func:`settle` the period at the target weights (``equity *= growth``) and
+carry the drifted weights into the next step.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from sekai._validation import check_bool, check_real, is_real
+from sekai.finance._money import F64, Array, as_array, sum_assets, unwrap
+
+__all__ = ["AccountConfig", "Settlement", "project_weights", "settle", "turnover"]
+
+
+@dataclass(frozen=True)
+class AccountConfig:
+    """What an account may do and what it pays: shorting, leverage, financing rates.
+
+    Attributes:
+        allow_short: Whether weights may be negative (short positions).
+        max_leverage: The largest gross exposure ``sum(|weights|)`` target
+            weights may have (> 0); 1 is a fully invested cash account, 2 the
+            usual Reg-T margin account.
+        cash_rate: Annual rate earned on positive cash (may be negative).
+        margin_rate: Annual rate paid on borrowed cash; ``None`` for the
+            ``cash_rate`` (see :attr:`effective_margin_rate`).
+        borrow_rate: Annual fee paid on the value of short positions (>= 0).
+
+    Raises:
+        TypeError: A field has the wrong type.
+        ValueError: ``max_leverage`` is not > 0, a rate is NaN or infinite, or
+            ``borrow_rate`` is negative.
+    """
+
+    allow_short: bool = False
+    max_leverage: float = 1.0
+    cash_rate: float = 0.0
+    margin_rate: float | None = None
+    borrow_rate: float = 0.0
+
+    def __post_init__(self) -> None:
+        set_field = object.__setattr__
+        set_field(self, "allow_short", check_bool(self.allow_short, "AccountConfig: allow_short"))
+        set_field(
+            self,
+            "max_leverage",
+            check_real(
+                self.max_leverage, "AccountConfig: max_leverage", minimum=0.0, min_open=True
+            ),
+        )
+        set_field(self, "cash_rate", check_real(self.cash_rate, "AccountConfig: cash_rate"))
+        if self.margin_rate is not None:
+            set_field(
+                self, "margin_rate", check_real(self.margin_rate, "AccountConfig: margin_rate")
+            )
+        set_field(
+            self,
+            "borrow_rate",
+            check_real(self.borrow_rate, "AccountConfig: borrow_rate", minimum=0.0),
+        )
+
+    @property
+    def effective_margin_rate(self) -> float:
+        """The rate paid on borrowed cash: ``margin_rate``, or ``cash_rate`` when it is None."""
+        return self.cash_rate if self.margin_rate is None else self.margin_rate
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """The result of one period of an account (see :func:`settle`).
+
+    Attributes:
+        growth: The factor by which equity changed, ``1 + sum(w * r) -
+            financing``; 0 for a wiped-out account. Shape ``(...)``.
+        drifted: The weights at the end of the period, ``w * (1 + r) / growth``
+            (the positions are unchanged, their value and the equity moved);
+            all 0 for a wiped-out account. Shape ``(..., n_assets)``.
+        financing: The net financing cost over the period as a fraction of
+            equity at its start: margin interest plus borrow fees minus the
+            interest earned on cash (negative when the account earns). Shape
+            ``(...)``.
+        wiped_out: Whether equity fell to 0 or below. Shape ``(...)``.
+    """
+
+    growth: Array
+    drifted: Array
+    financing: Array
+    wiped_out: NDArray[np.bool_]
+
+
+def _config(config: AccountConfig | None, owner: str) -> AccountConfig:
+    if config is None:
+        return AccountConfig()
+    if not isinstance(config, AccountConfig):
+        raise TypeError(f"{owner}: config must be an AccountConfig, got {config!r}")
+    return config
+
+
+def _weights(weights: ArrayLike, what: str) -> tuple[F64, bool]:
+    """Weights with at least one axis, and whether the input was a scalar."""
+    array = as_array(weights, what)
+    if array.ndim == 0:
+        return array.reshape(1), True
+    return array, False
+
+
+def project_weights(weights: ArrayLike, config: AccountConfig | None = None) -> F64:
+    """The nearest weights the account may hold: no shorts unless allowed, leverage capped.
+
+    Negative weights become 0 when ``config.allow_short`` is false; then, if
+    the gross exposure ``sum(|w|)`` exceeds ``config.max_leverage``, every
+    weight is scaled down by the same factor to meet it (the direction of the
+    portfolio is kept).
+
+    Args:
+        weights: Target weights, shape ``(..., n_assets)``.
+        config: The account's rules (default: ``AccountConfig()``, long-only
+            without leverage).
+
+    Returns:
+        The projected weights, a new float64 array of the same shape.
+
+    Raises:
+        TypeError: ``config`` is not an AccountConfig.
+        ValueError: A weight is NaN or infinite.
+    """
+    rules = _config(config, "project_weights")
+    array, scalar = _weights(weights, "project_weights: weights")
+    if not np.isfinite(array).all():
+        raise ValueError(f"project_weights: weights must be finite, got {weights!r}")
+    projected = array.copy() if rules.allow_short else np.maximum(array, 0.0)
+    gross = np.abs(projected).sum(axis=-1, keepdims=True)
+    limit = rules.max_leverage
+    over = gross > limit
+    if over.any():
+        projected *= np.where(over, limit / np.where(over, gross, 1.0), 1.0)
+    return projected.reshape(()) if scalar else projected
+
+
+def turnover(target: ArrayLike, current: ArrayLike) -> Array:
+    """``sum(|target - current|)`` over the assets: the value traded, as a fraction of equity.
+
+    Args:
+        target: The weights after trading, shape ``(..., n_assets)``.
+        current: The (drifted) weights before trading, same shape.
+
+    Returns:
+        One turnover per account: a float64 scalar, or an array of shape ``(...)``.
+    """
+    change = as_array(target, "turnover: target") - as_array(current, "turnover: current")
+    return sum_assets(np.abs(change))
+
+
+def _accrual(dt: ArrayLike, rates: tuple[float, float, float]) -> tuple[Any, Any, Any]:
+    """``exp(rate * dt) - 1`` for each rate (Python floats for a scalar ``dt``)."""
+    cash, margin, borrow = rates
+    if is_real(dt):
+        years = float(dt)
+        return math.expm1(cash * years), math.expm1(margin * years), math.expm1(borrow * years)
+    period = as_array(dt, "settle: dt")
+    return np.expm1(cash * period), np.expm1(margin * period), np.expm1(borrow * period)
+
+
+def settle(
+    weights: ArrayLike,
+    returns: ArrayLike,
+    dt: ArrayLike,
+    config: AccountConfig | None = None,
+) -> Settlement:
+    """Hold ``weights`` over one period: asset returns, financing, drift, bankruptcy.
+
+    Args:
+        weights: The weights held over the period (after trading), shape
+            ``(..., n_assets)``; a scalar is a single asset.
+        returns: The simple return of each asset over the period, shape
+            ``(..., n_assets)`` (or broadcastable to it).
+        dt: The period's length in years (e.g. ``1 / 252`` for a trading
+            day), a scalar or one per account, shape ``(...)``.
+        config: The account's financing rates (default: ``AccountConfig()``,
+            no financing).
+
+    Returns:
+        The :class:`Settlement`: growth, drifted weights, financing cost and
+        whether the account is wiped out (growth ``<= 0``; such an account's
+        growth is reported as 0 and its drifted weights as 0).
+
+    Raises:
+        TypeError: ``config`` is not an AccountConfig.
+    """
+    rules = _config(config, "settle")
+    held, scalar = _weights(weights, "settle: weights")
+    moved = held * (1.0 + as_array(returns, "settle: returns"))
+    cash = 1.0 - held.sum(axis=-1)
+    rates = (rules.cash_rate, rules.effective_margin_rate, rules.borrow_rate)
+    financing: Any = np.zeros(np.shape(cash)) if not any(rates) else 0.0
+    if any(rates):
+        accrued = _accrual(dt, rates)
+        if rates[0] != 0.0:
+            financing = financing - np.maximum(cash, 0.0) * accrued[0]
+        if rates[1] != 0.0:
+            financing = financing + np.maximum(-cash, 0.0) * accrued[1]
+        if rates[2] != 0.0:
+            financing = financing + np.maximum(-held, 0.0).sum(axis=-1) * accrued[2]
+    growth = moved.sum(axis=-1) + cash - financing
+    wiped_out = growth <= 0.0
+    if wiped_out.any() if wiped_out.ndim else wiped_out:
+        growth = np.where(wiped_out, 0.0, growth)
+        safe = np.where(wiped_out, 1.0, growth)[..., None]
+        drifted = np.where(wiped_out[..., None], 0.0, moved / safe)
+    else:
+        drifted = moved / growth[..., None]
+    return Settlement(
+        growth=unwrap(np.asarray(growth, dtype=np.float64)),
+        drifted=unwrap(drifted[..., 0]) if scalar else drifted,
+        financing=unwrap(np.asarray(financing, dtype=np.float64)),
+        wiped_out=wiped_out,
+    )

@@ -1,0 +1,61 @@
+"""Limit order book: price-time priority matching, order flow and LOBSTER replay.
+
+The book (:class:`OrderBook`) keeps resting limit orders at integer price
+ticks and matches incoming orders by price, then time priority:
+
+>>> from sekai.finance.lob import OrderBook, Side
+>>> book = OrderBook()
+>>> book.limit(Side.ASK, 101, 5)  # rests: (its id, no fills)
+(1, [])
+>>> taken, fills = book.market(Side.BID, 3)  # lifts 3 of the 5 lots at 101
+>>> taken, fills[0].price, fills[0].maker_order_id
+(3, 101, 1)
+>>> [a.tolist() for a in book.depth(2)]  # bid prices, bid sizes, ask prices, ask sizes
+[[0, 0], [0, 0], [101, 0], [2, 0]]
+
+Semantics in brief:
+
+- ``limit`` returns ``(resting id or None, fills)``, ``market`` returns
+  ``(quantity traded, fills)``; the unfilled part of a market order is
+  dropped. Each trade is one :class:`Fill` at the resting (maker) order's
+  price, naming maker and taker ids and owners and the taker's side.
+- ``cancel`` removes an order in O(1), ``reduce`` takes quantity off an order
+  without losing its queue position; both return whether the order rested.
+- ``depth(n)`` gives ``(bid_prices, bid_sizes, ask_prices, ask_sizes)``, each
+  an int64 array of shape ``(n,)``, best first, padded with zeros.
+- ``time`` is set by whoever drives the book and stamps orders and fills;
+  ``last_price`` is the price of the latest fill.
+
+Order flow: :class:`ZeroIntelligenceFlow` simulates Poisson limit, market and
+cancel arrivals; :func:`read_lobster_messages` and :class:`LobsterReplay`
+replay LOBSTER message files into a book.
+"""
+
+from __future__ import annotations
+
+from sekai.finance._lob_book import OrderBook
+from sekai.finance._lob_flow import ZeroIntelligenceFlow
+from sekai.finance._lob_types import BACKGROUND, Fill, Order, Side
+from sekai.finance._lobster import LOBSTER_MESSAGE_DTYPE, LobsterReplay, read_lobster_messages
+
+__all__ = [  # noqa: RUF022 (grouped by topic)
+    # the book
+    "BACKGROUND",
+    "Fill",
+    "Order",
+    "OrderBook",
+    "Side",
+    # order flow
+    "ZeroIntelligenceFlow",
+    # LOBSTER replay
+    "LOBSTER_MESSAGE_DTYPE",
+    "LobsterReplay",
+    "read_lobster_messages",
+]
+
+# The public names live in private modules; they present themselves (reprs,
+# pickles, docs) under the module users import them from.
+for _obj in (Fill, Order, OrderBook, Side, ZeroIntelligenceFlow, LobsterReplay):
+    _obj.__module__ = __name__
+read_lobster_messages.__module__ = __name__
+del _obj
