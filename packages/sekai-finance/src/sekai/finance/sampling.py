@@ -43,6 +43,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sekai._validation import check_int, is_int
+from sekai.finance._simulation_paths import stationary_distribution
 
 if TYPE_CHECKING:
     from sekai.finance.data import MarketData, TimeLike
@@ -512,7 +513,7 @@ class RegimeSwitchingSampler(WindowSampler):
         self.resume_probability = _probability(resume_probability, "resume_probability")
         if self.resume_probability == 0.0 and self.halt_probability > 0.0:
             raise ValueError("resume_probability must be > 0 when assets can halt")
-        self.stationary = _stationary(matrix)
+        self.stationary = stationary_distribution(matrix)
         # Where the chain goes when it leaves each regime.
         leave = matrix.copy()
         np.fill_diagonal(leave, 0.0)
@@ -581,18 +582,6 @@ class RegimeSwitchingSampler(WindowSampler):
             f"RegimeSwitchingSampler(n_assets={self._n_assets}, n_regimes={self.n_regimes}, "
             f"correlation={self.correlation}, halt_probability={self.halt_probability})"
         )
-
-
-def _stationary(matrix: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The stationary distribution of a row-stochastic matrix (least squares)."""
-    k = matrix.shape[0]
-    system = np.vstack([matrix.T - np.eye(k), np.ones((1, k))])
-    target = np.zeros(k + 1)
-    target[-1] = 1.0
-    solution = np.linalg.lstsq(system, target, rcond=None)[0]
-    solution = np.clip(solution, 0.0, None)
-    total = solution.sum()
-    return solution / total if total > 0 else np.full(k, 1.0 / k)
 
 
 class HistoricalSampler(WindowSampler):
