@@ -138,8 +138,9 @@ class LobsterReplay:
         ...     "34200.3,4,7,25,1000000,1",  # 25 of order 7 executed
         ... ])
         >>> replay = LobsterReplay(messages)  # one tick = one cent
-        >>> [(f.price, f.quantity, f.taker_side.name) for f in replay.run()]
-        [(10000, 25, 'ASK')]
+        >>> (fill,) = replay.run()
+        >>> fill.price, fill.quantity, fill.taker_side.name
+        (10000, 25, 'ASK')
         >>> replay.book.best_bid(), replay.book.volume_at(Side.BID, 10000)
         (10000, 75)
     """
