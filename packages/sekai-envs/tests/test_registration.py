@@ -13,8 +13,25 @@ import sekai.envs
 from sekai.envs._registration import register_envs
 from sekai.registry import EnvRegistry
 
+_CLASSIC = "sekai.envs.classic_control"
 IDS = {
-    "CartPole-v1": ("sekai.envs.cartpole:CartPoleEnv", "sekai.envs.cartpole_vector:CartPoleVecEnv"),
+    "CartPole-v1": (
+        f"{_CLASSIC}.cartpole:CartPoleEnv",
+        f"{_CLASSIC}.cartpole_vector:CartPoleVecEnv",
+    ),
+    "MountainCar-v0": (
+        f"{_CLASSIC}.mountain_car:MountainCarEnv",
+        f"{_CLASSIC}.mountain_car_vector:MountainCarVecEnv",
+    ),
+    "MountainCarContinuous-v0": (
+        f"{_CLASSIC}.continuous_mountain_car:ContinuousMountainCarEnv",
+        f"{_CLASSIC}.continuous_mountain_car_vector:ContinuousMountainCarVecEnv",
+    ),
+    "Pendulum-v1": (
+        f"{_CLASSIC}.pendulum:PendulumEnv",
+        f"{_CLASSIC}.pendulum_vector:PendulumVecEnv",
+    ),
+    "Acrobot-v1": (f"{_CLASSIC}.acrobot:AcrobotEnv", f"{_CLASSIC}.acrobot_vector:AcrobotVecEnv"),
     "Portfolio-v0": (
         "sekai.envs.portfolio:PortfolioEnv",
         "sekai.envs.portfolio_vector:PortfolioVecEnv",

@@ -8,7 +8,13 @@ access.
 
 Environments (id: single env / native vector env):
 
-- ``CartPole-v1``: :class:`CartPoleEnv` / :class:`CartPoleVecEnv`;
+- classic control (:mod:`sekai.envs.classic_control`, which also has their
+  renderers): ``CartPole-v1``: :class:`CartPoleEnv` / :class:`CartPoleVecEnv`;
+  ``MountainCar-v0``: :class:`MountainCarEnv` / :class:`MountainCarVecEnv`;
+  ``MountainCarContinuous-v0``: :class:`ContinuousMountainCarEnv` /
+  :class:`ContinuousMountainCarVecEnv`; ``Pendulum-v1``: :class:`PendulumEnv`
+  / :class:`PendulumVecEnv`; ``Acrobot-v1``: :class:`AcrobotEnv` /
+  :class:`AcrobotVecEnv`;
 - ``Portfolio-v0``: :class:`PortfolioEnv` / :class:`PortfolioVecEnv`, with the
   episode samplers of :mod:`sekai.envs.samplers`;
 - ``MarketMaking-v0``: :class:`MarketMakingEnv` (multi-agent).
@@ -21,8 +27,22 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sekai.envs._registration import register_envs as register_envs
-    from sekai.envs.cartpole import CartPoleEnv as CartPoleEnv
-    from sekai.envs.cartpole_vector import CartPoleVecEnv as CartPoleVecEnv
+    from sekai.envs.classic_control.acrobot import AcrobotEnv as AcrobotEnv
+    from sekai.envs.classic_control.acrobot_vector import AcrobotVecEnv as AcrobotVecEnv
+    from sekai.envs.classic_control.cartpole import CartPoleEnv as CartPoleEnv
+    from sekai.envs.classic_control.cartpole_vector import CartPoleVecEnv as CartPoleVecEnv
+    from sekai.envs.classic_control.continuous_mountain_car import (
+        ContinuousMountainCarEnv as ContinuousMountainCarEnv,
+    )
+    from sekai.envs.classic_control.continuous_mountain_car_vector import (
+        ContinuousMountainCarVecEnv as ContinuousMountainCarVecEnv,
+    )
+    from sekai.envs.classic_control.mountain_car import MountainCarEnv as MountainCarEnv
+    from sekai.envs.classic_control.mountain_car_vector import (
+        MountainCarVecEnv as MountainCarVecEnv,
+    )
+    from sekai.envs.classic_control.pendulum import PendulumEnv as PendulumEnv
+    from sekai.envs.classic_control.pendulum_vector import PendulumVecEnv as PendulumVecEnv
     from sekai.envs.market_making import MarketMakingEnv as MarketMakingEnv
     from sekai.envs.portfolio import PortfolioEnv as PortfolioEnv
     from sekai.envs.portfolio_vector import PortfolioVecEnv as PortfolioVecEnv
@@ -34,12 +54,20 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "AcrobotEnv",
+    "AcrobotVecEnv",
     "CartPoleEnv",
     "CartPoleVecEnv",
+    "ContinuousMountainCarEnv",
+    "ContinuousMountainCarVecEnv",
     "Episode",
     "EpisodeSampler",
     "HistoricalSampler",
     "MarketMakingEnv",
+    "MountainCarEnv",
+    "MountainCarVecEnv",
+    "PendulumEnv",
+    "PendulumVecEnv",
     "PortfolioEnv",
     "PortfolioVecEnv",
     "RegimeSwitchingSampler",
@@ -47,8 +75,16 @@ __all__ = [
 ]
 
 _LAZY: dict[str, str] = {
-    "CartPoleEnv": "sekai.envs.cartpole",
-    "CartPoleVecEnv": "sekai.envs.cartpole_vector",
+    "AcrobotEnv": "sekai.envs.classic_control.acrobot",
+    "AcrobotVecEnv": "sekai.envs.classic_control.acrobot_vector",
+    "CartPoleEnv": "sekai.envs.classic_control.cartpole",
+    "CartPoleVecEnv": "sekai.envs.classic_control.cartpole_vector",
+    "ContinuousMountainCarEnv": "sekai.envs.classic_control.continuous_mountain_car",
+    "ContinuousMountainCarVecEnv": "sekai.envs.classic_control.continuous_mountain_car_vector",
+    "MountainCarEnv": "sekai.envs.classic_control.mountain_car",
+    "MountainCarVecEnv": "sekai.envs.classic_control.mountain_car_vector",
+    "PendulumEnv": "sekai.envs.classic_control.pendulum",
+    "PendulumVecEnv": "sekai.envs.classic_control.pendulum_vector",
     "MarketMakingEnv": "sekai.envs.market_making",
     "PortfolioEnv": "sekai.envs.portfolio",
     "PortfolioVecEnv": "sekai.envs.portfolio_vector",

@@ -6,6 +6,24 @@ from sekai.registry import register
 
 __all__ = ["register_envs"]
 
+_CLASSIC = "sekai.envs.classic_control"
+
+# id: (module, single env, native vector env, time limit, reward threshold), as in
+# Gymnasium 1.x.
+_CLASSIC_CONTROL: dict[str, tuple[str, str, str, int, float | None]] = {
+    "CartPole-v1": ("cartpole", "CartPoleEnv", "CartPoleVecEnv", 500, 475.0),
+    "MountainCar-v0": ("mountain_car", "MountainCarEnv", "MountainCarVecEnv", 200, -110.0),
+    "MountainCarContinuous-v0": (
+        "continuous_mountain_car",
+        "ContinuousMountainCarEnv",
+        "ContinuousMountainCarVecEnv",
+        999,
+        90.0,
+    ),
+    "Pendulum-v1": ("pendulum", "PendulumEnv", "PendulumVecEnv", 200, None),
+    "Acrobot-v1": ("acrobot", "AcrobotEnv", "AcrobotVecEnv", 500, -100.0),
+}
+
 
 def register_envs() -> None:
     """Register every reference environment of ``sekai.envs``.
@@ -17,13 +35,14 @@ def register_envs() -> None:
     the environments are named by ``"module:attr"`` strings, imported when an
     environment is first made.
     """
-    register(
-        "CartPole-v1",
-        entry_point="sekai.envs.cartpole:CartPoleEnv",
-        vector_entry_point="sekai.envs.cartpole_vector:CartPoleVecEnv",
-        max_episode_steps=500,
-        reward_threshold=475.0,
-    )
+    for env_id, (module, single, vector, limit, threshold) in _CLASSIC_CONTROL.items():
+        register(
+            env_id,
+            entry_point=f"{_CLASSIC}.{module}:{single}",
+            vector_entry_point=f"{_CLASSIC}.{module}_vector:{vector}",
+            max_episode_steps=limit,
+            reward_threshold=threshold,
+        )
     register(
         "Portfolio-v0",
         entry_point="sekai.envs.portfolio:PortfolioEnv",
