@@ -4,23 +4,20 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.classic_control._common import choices
+from sekai.envs.classic_control._env_base import ClassicEnv
 from sekai.envs.classic_control._initial_states import InitialStates
 from sekai.error import InvalidAction
-from sekai.spaces import Space
 from sekai.vector import NativeVecEnv
 
-__all__ = ["ClassicVecEnv", "check_discrete_actions"]
+__all__ = ["ClassicVecEnv", "check_box_actions", "check_discrete_actions"]
 
 ActT = TypeVar("ActT")
-
-Bounds = tuple[Any, Any]
-"""The ``(low, high)`` of one reset's uniform draw: floats or arrays of ``width``."""
 
 
 def check_discrete_actions(actions: Any, n: int, owner: str, num_envs: int) -> NDArray[np.intp]:
@@ -38,44 +35,98 @@ def check_discrete_actions(actions: Any, n: int, owner: str, num_envs: int) -> N
     return indices
 
 
-class ClassicVecEnv(NativeVecEnv[NDArray[np.float32], ActT]):
-    """A native vector env whose resets draw ``width`` uniform numbers per sub-env.
+def check_box_actions(actions: Any, owner: str, num_envs: int) -> NDArray[np.float32]:
+    """The batch of ``Box((1,), float32)`` actions as ``num_envs`` float32 values.
 
-    Subclasses say how to read a reset's options (:meth:`_bounds`) and how to
-    turn the draws into states (:meth:`_start`); this class draws them from
-    each sub-env's own stream, in the order the single env draws them, ahead
-    of time when it can (see :class:`InitialStates`).
+    Any real dtype is accepted and converted to float32 (the dtype of the
+    action space); values outside the space's bounds are the env's to clip.
+
+    Raises:
+        InvalidAction: The actions are not real numbers, or one is NaN.
+    """
+    if actions.dtype.kind not in "fiu":
+        raise InvalidAction(
+            f"{owner} expects real actions of shape ({num_envs}, 1), got {actions!r}"
+        )
+    values: NDArray[np.float32] = actions.reshape(num_envs).astype(np.float32)
+    if np.isnan(values).any():
+        raise InvalidAction(f"{owner} expects real actions, got NaN in {actions!r}")
+    return values
+
+
+class ClassicVecEnv(NativeVecEnv[NDArray[np.float32], ActT]):
+    """The native vector env of a classic-control task: every sub-env's state in one array.
+
+    The task is that of the single env given to the constructor: its spaces,
+    its state size and its resets. A reset draws the single env's ``_width``
+    uniform numbers per sub-env, within the bounds its ``_bounds`` reads from
+    the options, from each sub-env's own stream, in the order the single env
+    draws them, ahead of time when it can (see :class:`InitialStates`);
+    subclasses turn the draws into states (:meth:`_start`) and implement
+    ``_step``.
+
+    The states are held in ``_state``: float64, one row per sub-env, or one
+    row per state variable when the class sets ``_by_variable`` (the
+    subclass's ``_step`` may replace the array). :attr:`state` reads and
+    assigns them; the default :meth:`_observe` rounds them to float32.
 
     Args:
         num_envs: Number of sub-envs.
-        observation_space: One sub-env's observation space.
-        action_space: One sub-env's action space.
-        width: Numbers drawn per reset.
-        default_bounds: The ``(low, high)`` of a reset without options.
+        single: A single env of the task, with the parameters to start from.
         autoreset: Reset finished sub-envs within the step (else freeze them).
         max_episode_steps: Optional time limit per episode.
     """
 
+    _by_variable: ClassVar[bool] = False
+
     def __init__(
         self,
         num_envs: int,
-        observation_space: Space[NDArray[np.float32]],
-        action_space: Space[ActT],
+        single: ClassicEnv[ActT, Any],
         *,
-        width: int,
-        default_bounds: Bounds,
         autoreset: bool,
         max_episode_steps: int | None,
     ) -> None:
         super().__init__(
             num_envs,
-            observation_space,
-            action_space,
+            single.observation_space,
+            single.action_space,
             autoreset=autoreset,
             max_episode_steps=max_episode_steps,
         )
-        self._default_bounds = default_bounds
-        self._initial = InitialStates(self.num_envs, width, *default_bounds)
+        self._option_bounds = single._bounds
+        self._default_bounds = single._bounds(None)
+        self._initial = InitialStates(self.num_envs, single._width, *self._default_bounds)
+        self._size = size = single._size
+        shape = (size, self.num_envs) if self._by_variable else (self.num_envs, size)
+        self._state: NDArray[np.float64] = np.zeros(shape, dtype=np.float64)
+        self._never = np.zeros(self.num_envs, dtype=np.bool_)  # a flag no sub-env raises
+
+    @property
+    def state(self) -> NDArray[np.float64]:
+        """The ``(num_envs, n)`` float64 states, one row per sub-env, a copy.
+
+        Assigning an array of that shape with finite values sets the state of
+        every sub-env (e.g. to start them from given states); anything else
+        raises ``ValueError``. The class docstring names the ``n`` variables.
+        """
+        state = self._state
+        rows: NDArray[np.float64] = (state.T if self._by_variable else state).copy()
+        return rows
+
+    @state.setter
+    def state(self, value: Any) -> None:
+        shape = (self.num_envs, self._size)
+        array = np.asarray(value, dtype=np.float64)
+        if array.shape != shape or not bool(np.all(np.isfinite(array))):
+            raise ValueError(
+                f"{type(self).__name__} state must be finite with shape {shape}, got {value!r}"
+            )
+        self._state[...] = array.T if self._by_variable else array
+        self._assigned()
+
+    def _assigned(self) -> None:
+        """Called when :attr:`state` has been assigned; the default does nothing."""
 
     @property
     def rngs(self) -> tuple[np.random.Generator, ...]:
@@ -98,10 +149,6 @@ class ClassicVecEnv(NativeVecEnv[NDArray[np.float32], ActT]):
         return rngs
 
     @abstractmethod
-    def _bounds(self, options: dict[str, Any]) -> Bounds:
-        """The ``(low, high)`` of a reset with these (non-empty) options; checks them."""
-
-    @abstractmethod
     def _start(self, indices: NDArray[np.intp], draws: NDArray[np.float64]) -> None:
         """Set the sub-envs in ``indices`` to the initial states ``draws`` describe."""
 
@@ -115,7 +162,7 @@ class ClassicVecEnv(NativeVecEnv[NDArray[np.float32], ActT]):
             self._start(indices, initial.take(indices))
             return
         # Every option is checked before anything is drawn.
-        bounds = [None if not option else self._bounds(option) for option in options]
+        bounds = [None if not option else self._option_bounds(option) for option in options]
         default_low, default_high = self._default_bounds
         draws = np.empty((len(indices), initial.width))
         for row, (index, bound) in enumerate(zip(indices.tolist(), bounds, strict=True)):
@@ -126,3 +173,10 @@ class ClassicVecEnv(NativeVecEnv[NDArray[np.float32], ActT]):
             else:
                 draws[row] = initial.draw(index, *bound)
         self._start(indices, draws)
+
+    def _observe(self) -> NDArray[np.float32]:
+        """The states rounded to float32 (for one row per sub-env; else overridden)."""
+        return self._state.astype(np.float32)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(num_envs={self.num_envs})"

@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.core import Env, ResetResult, StepResult
+from sekai.core import StepResult
 from sekai.envs.classic_control._common import discrete_action, reset_bounds
+from sekai.envs.classic_control._env_base import ClassicEnv
 from sekai.error import ResetRequired
 from sekai.spaces import Box, Discrete
-from sekai.utils.seeding import SeedType
 
 __all__ = ["AcrobotEnv", "bound", "wrap"]
 
@@ -47,7 +47,7 @@ def acrobot_reset_bounds(options: dict[str, Any] | None) -> tuple[float, float]:
     return reset_bounds(options, "Acrobot", RESET_LOW, RESET_HIGH)
 
 
-class AcrobotEnv(Env[NDArray[np.float32], np.int64]):
+class AcrobotEnv(ClassicEnv[np.int64, np.float64]):
     """Two links chained to a fixed pivot; a torque on the joint between them swings the tip up.
 
     The state is ``(θ1, θ2, ω1, ω2)``: the angle of the first link from
@@ -107,6 +107,10 @@ class AcrobotEnv(Env[NDArray[np.float32], np.int64]):
 
     metadata: dict[str, Any] = {"render_fps": 15}  # noqa: RUF012 - copied per subclass
 
+    _name = "Acrobot"
+    _size = _width = 4
+    _bounds = staticmethod(acrobot_reset_bounds)
+
     dt = 0.2
     LINK_LENGTH_1 = 1.0
     LINK_LENGTH_2 = 1.0
@@ -125,21 +129,9 @@ class AcrobotEnv(Env[NDArray[np.float32], np.int64]):
         high = np.array([1.0, 1.0, 1.0, 1.0, self.MAX_VEL_1, self.MAX_VEL_2], dtype=np.float32)
         self.observation_space = Box(-high, high, dtype=np.float32)
         self.action_space = Discrete(3)
-        self._state: list[float] | None = None
 
-    @property
-    def state(self) -> NDArray[np.float64] | None:
-        """The float64 state ``(θ1, θ2, ω1, ω2)``, or ``None`` before the first reset."""
-        if self._state is None:
-            return None
-        return np.array(self._state, dtype=np.float64)
-
-    @state.setter
-    def state(self, value: Any) -> None:
-        array = np.asarray(value, dtype=np.float64)
-        if array.shape != (4,) or not bool(np.all(np.isfinite(array))):
-            raise ValueError(f"Acrobot state must be 4 finite numbers, got {value!r}")
-        self._state = array.tolist()
+    def _start(self, draws: NDArray[np.float64]) -> None:
+        super()._start(draws.astype(np.float32).astype(np.float64))  # rounded as Gymnasium does
 
     def _observation(self) -> NDArray[np.float32]:
         assert self._state is not None
@@ -155,25 +147,6 @@ class AcrobotEnv(Env[NDArray[np.float32], np.int64]):
             ],
             dtype=np.float32,
         )
-
-    def reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[NDArray[np.float32]]:
-        """Start near the hanging position (see the class docstring).
-
-        Args:
-            seed: Seed of the env's generator (see :class:`~sekai.core.Env`).
-            options: ``{"low": l, "high": h}`` to change the bounds of the
-                initial state variables.
-
-        Raises:
-            ValueError: A bound is not a finite real number, or ``low > high``.
-        """
-        self._set_rng(seed)
-        low, high = acrobot_reset_bounds(options)
-        initial = self.rng.uniform(low=low, high=high, size=(4,)).astype(np.float32)
-        self._state = initial.astype(np.float64).tolist()
-        return ResetResult(self._observation(), {})
 
     def step(self, action: int | np.integer[Any]) -> StepResult[NDArray[np.float32]]:
         """Apply a torque to the joint for ``dt`` seconds.

@@ -9,14 +9,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.classic_control._squares import pow_squares, square
-from sekai.envs.classic_control._vector_base import Bounds, ClassicVecEnv, check_discrete_actions
-from sekai.envs.classic_control.acrobot import (
-    GRAVITY,
-    RESET_HIGH,
-    RESET_LOW,
-    AcrobotEnv,
-    acrobot_reset_bounds,
-)
+from sekai.envs.classic_control._vector_base import ClassicVecEnv, check_discrete_actions
+from sekai.envs.classic_control.acrobot import GRAVITY, AcrobotEnv
 from sekai.vector import InfoArrays
 
 __all__ = ["AcrobotVecEnv"]
@@ -52,6 +46,9 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
 
     metadata: dict[str, Any] = {"render_fps": 15}  # noqa: RUF012 - copied per subclass
 
+    # One contiguous row per state variable: (θ1, θ2, ω1, ω2) of every sub-env.
+    _by_variable = True
+
     dt: Any = AcrobotEnv.dt
     LINK_LENGTH_1: Any = AcrobotEnv.LINK_LENGTH_1
     LINK_LENGTH_2: Any = AcrobotEnv.LINK_LENGTH_2
@@ -74,44 +71,18 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
         max_episode_steps: int | None = None,
     ) -> None:
         single = AcrobotEnv()
-        super().__init__(
-            num_envs,
-            single.observation_space,
-            single.action_space,
-            width=4,
-            default_bounds=(RESET_LOW, RESET_HIGH),
-            autoreset=autoreset,
-            max_episode_steps=max_episode_steps,
-        )
-        # One contiguous row per state variable: (θ1, θ2, ω1, ω2) of every sub-env,
-        # and the cosines and sines of the two angles of the current state.
-        self._columns = np.zeros((4, self.num_envs), dtype=np.float64)
+        super().__init__(num_envs, single, autoreset=autoreset, max_episode_steps=max_episode_steps)
+        # The cosines and sines of the two angles of the current state.
         self._cos = np.ones((2, self.num_envs), dtype=np.float64)
         self._sin = np.zeros((2, self.num_envs), dtype=np.float64)
 
-    @property
-    def state(self) -> NDArray[np.float64]:
-        """The ``(num_envs, 4)`` float64 states ``(θ1, θ2, ω1, ω2)``, a copy."""
-        state: NDArray[np.float64] = self._columns.T.copy()
-        return state
-
-    @state.setter
-    def state(self, value: Any) -> None:
-        array = np.asarray(value, dtype=np.float64)
-        if array.shape != (self.num_envs, 4) or not bool(np.all(np.isfinite(array))):
-            raise ValueError(
-                f"AcrobotVecEnv state must be finite with shape {(self.num_envs, 4)}, got {value!r}"
-            )
-        self._columns[...] = array.T
-        np.cos(self._columns[:2], out=self._cos)
-        np.sin(self._columns[:2], out=self._sin)
-
-    def _bounds(self, options: dict[str, Any]) -> Bounds:
-        return acrobot_reset_bounds(options)
+    def _assigned(self) -> None:
+        np.cos(self._state[:2], out=self._cos)
+        np.sin(self._state[:2], out=self._sin)
 
     def _start(self, indices: NDArray[np.intp], draws: NDArray[np.float64]) -> None:
         initial = draws.T.astype(np.float32).astype(np.float64)  # rounded as the single env does
-        self._columns[:, indices] = initial
+        self._state[:, indices] = initial
         self._cos[:, indices] = np.cos(initial[:2])
         self._sin[:, indices] = np.sin(initial[:2])
 
@@ -119,7 +90,7 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
         observations = np.empty((self.num_envs, 6), dtype=np.float32)
         observations[:, 0:4:2] = self._cos.T
         observations[:, 1:4:2] = self._sin.T
-        observations[:, 4:] = self._columns[2:].T
+        observations[:, 4:] = self._state[2:].T
         return observations
 
     def _torques(self, actions: Any) -> NDArray[np.float64]:
@@ -252,7 +223,7 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
         coefficients = self._coefficients()
         dt = self.dt
         half = dt / 2.0
-        y = self._columns
+        y = self._state
         k1 = self._derivatives(y, torque, coefficients, (self._cos[1], self._sin[1]))
         k2 = self._derivatives(half * k1 + y, torque, coefficients)
         k3 = self._derivatives(half * k2 + y, torque, coefficients)
@@ -285,7 +256,7 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
             frozen = self.frozen
             if frozen.any():  # a finished sub-env keeps its final state
                 new[:, frozen] = y[:, frozen]
-        self._columns = new
+        self._state = new
         np.cos(new[:2], out=self._cos)
         np.sin(new[:2], out=self._sin)
         reach = new[1] + new[0]
@@ -293,7 +264,4 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
         reach += self._cos[0]
         terminated = reach < -1.0  # -cos θ1 - cos(θ2 + θ1) > 1
         rewards = np.where(terminated, 0.0, -1.0)
-        return rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), {}
-
-    def __repr__(self) -> str:
-        return f"AcrobotVecEnv(num_envs={self.num_envs})"
+        return rewards, terminated, self._never, {}

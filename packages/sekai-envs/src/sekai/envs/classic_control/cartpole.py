@@ -9,11 +9,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai._validation import check_bool
-from sekai.core import Env, ResetResult, StepResult
+from sekai.core import StepResult
 from sekai.envs.classic_control._common import discrete_action, reset_bounds
+from sekai.envs.classic_control._env_base import ClassicEnv
 from sekai.error import ResetRequired
 from sekai.spaces import Box, Discrete
-from sekai.utils.seeding import SeedType
 
 __all__ = ["CartPoleEnv", "cartpole_reset_bounds"]
 
@@ -48,7 +48,7 @@ def cartpole_reset_bounds(options: dict[str, Any] | None) -> tuple[float, float]
     return reset_bounds(options, "CartPole", RESET_LOW, RESET_HIGH)
 
 
-class CartPoleEnv(Env[NDArray[np.float32], np.int64]):
+class CartPoleEnv(ClassicEnv[np.int64, np.float64]):
     """A pole hinged on a cart that moves along a frictionless track.
 
     The agent pushes the cart left or right with a fixed force and is rewarded
@@ -116,6 +116,10 @@ class CartPoleEnv(Env[NDArray[np.float32], np.int64]):
 
     metadata: dict[str, Any] = {"render_fps": 50}  # noqa: RUF012 - copied per subclass
 
+    _name = "CartPole"
+    _size = _width = 4
+    _bounds = staticmethod(cartpole_reset_bounds)
+
     def __init__(self, sutton_barto_reward: bool = False) -> None:
         flag: object = sutton_barto_reward
         if isinstance(flag, np.bool_):
@@ -136,7 +140,6 @@ class CartPoleEnv(Env[NDArray[np.float32], np.int64]):
         )
         self.observation_space = Box(-high, high, dtype=np.float32)
         self.action_space = Discrete(2)
-        self._state: list[float] | None = None
         self._terminated = False
 
     @property
@@ -149,40 +152,10 @@ class CartPoleEnv(Env[NDArray[np.float32], np.int64]):
         """``masspole * length`` (follows both)."""
         return self.masspole * self.length
 
-    @property
-    def state(self) -> NDArray[np.float64] | None:
-        """The float64 state vector, or ``None`` before the first reset."""
-        if self._state is None:
-            return None
-        return np.array(self._state, dtype=np.float64)
-
-    @state.setter
-    def state(self, value: Any) -> None:
-        array = np.asarray(value, dtype=np.float64)
-        if array.shape != (4,) or not bool(np.all(np.isfinite(array))):
-            raise ValueError(f"CartPole state must be 4 finite numbers, got {value!r}")
-        self._state = [float(v) for v in array]
+    def _begin(self, values: list[Any]) -> None:
+        """Make ``values`` the state of an episode that has not terminated yet."""
+        self._state = values
         self._terminated = False
-
-    def reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[NDArray[np.float32]]:
-        """Draw a new initial state (see the class docstring).
-
-        Args:
-            seed: Seed of the env's generator (see :class:`~sekai.core.Env`).
-            options: ``{"low": l, "high": h}`` to change the bounds of the
-                uniform initial-state distribution.
-
-        Raises:
-            ValueError: A bound is not a finite real number, or ``low > high``.
-        """
-        self._set_rng(seed)
-        low, high = cartpole_reset_bounds(options)
-        initial = self.rng.uniform(low=low, high=high, size=(4,))
-        self._state = initial.tolist()
-        self._terminated = False
-        return ResetResult(initial.astype(np.float32), {})
 
     def step(self, action: int | np.integer[Any]) -> StepResult[NDArray[np.float32]]:
         """Push the cart and advance the simulation by ``tau`` seconds.

@@ -7,13 +7,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.classic_control._vector_base import Bounds, ClassicVecEnv, check_discrete_actions
-from sekai.envs.classic_control.cartpole import (
-    RESET_HIGH,
-    RESET_LOW,
-    CartPoleEnv,
-    cartpole_reset_bounds,
-)
+from sekai.envs.classic_control._vector_base import ClassicVecEnv, check_discrete_actions
+from sekai.envs.classic_control.cartpole import CartPoleEnv
 from sekai.vector import InfoArrays
 
 __all__ = ["CartPoleVecEnv"]
@@ -74,15 +69,7 @@ class CartPoleVecEnv(ClassicVecEnv[np.int64]):
         max_episode_steps: int | None = None,
     ) -> None:
         single = CartPoleEnv(sutton_barto_reward=sutton_barto_reward)
-        super().__init__(
-            num_envs,
-            single.observation_space,
-            single.action_space,
-            width=4,
-            default_bounds=(RESET_LOW, RESET_HIGH),
-            autoreset=autoreset,
-            max_episode_steps=max_episode_steps,
-        )
+        super().__init__(num_envs, single, autoreset=autoreset, max_episode_steps=max_episode_steps)
         self.sutton_barto_reward = single.sutton_barto_reward
         self.gravity: Any = single.gravity
         self.masscart: Any = single.masscart
@@ -93,11 +80,9 @@ class CartPoleVecEnv(ClassicVecEnv[np.int64]):
         self.kinematics_integrator = single.kinematics_integrator
         self.theta_threshold_radians: Any = single.theta_threshold_radians
         self.x_threshold: Any = single.x_threshold
-        self._state = np.zeros((self.num_envs, 4), dtype=np.float64)
         self._step_reward = 0.0 if self.sutton_barto_reward else 1.0
         self._end_reward = -1.0 if self.sutton_barto_reward else 1.0
         self._constant_rewards = np.full(self.num_envs, self._step_reward)
-        self._never_truncated = np.zeros(self.num_envs, dtype=np.bool_)
 
     @property
     def total_mass(self) -> Any:
@@ -109,29 +94,8 @@ class CartPoleVecEnv(ClassicVecEnv[np.int64]):
         """``masspole * length`` (follows both)."""
         return self.masspole * self.length
 
-    @property
-    def state(self) -> NDArray[np.float64]:
-        """The ``(num_envs, 4)`` float64 states, a copy."""
-        state: NDArray[np.float64] = self._state.copy()
-        return state
-
-    @state.setter
-    def state(self, value: Any) -> None:
-        array = np.asarray(value, dtype=np.float64)
-        if array.shape != self._state.shape or not bool(np.all(np.isfinite(array))):
-            raise ValueError(
-                f"CartPoleVecEnv state must be finite with shape {self._state.shape}, got {value!r}"
-            )
-        self._state[...] = array
-
-    def _bounds(self, options: dict[str, Any]) -> Bounds:
-        return cartpole_reset_bounds(options)
-
     def _start(self, indices: NDArray[np.intp], draws: NDArray[np.float64]) -> None:
         self._state[indices] = draws
-
-    def _observe(self) -> NDArray[np.float32]:
-        return self._state.astype(np.float32)
 
     def _step(
         self, actions: Any
@@ -183,10 +147,7 @@ class CartPoleVecEnv(ClassicVecEnv[np.int64]):
             rewards = self._constant_rewards  # NativeVecEnv.step copies what _step returns
         else:
             rewards = np.where(terminated, self._end_reward, self._step_reward)
-        return rewards, terminated, self._never_truncated, {}
-
-    def __repr__(self) -> str:
-        return f"CartPoleVecEnv(num_envs={self.num_envs})"
+        return rewards, terminated, self._never, {}
 
 
 def _column(value: Any) -> Any:

@@ -8,19 +8,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_real
-from sekai.core import Env, ResetResult, StepResult
+from sekai.core import StepResult
 from sekai.envs.classic_control._common import box_action
-from sekai.envs.classic_control.mountain_car import (
-    MAX_POSITION,
-    MAX_SPEED,
-    MIN_POSITION,
-    height,
-    mountain_car_reset_bounds,
-)
+from sekai.envs.classic_control.mountain_car import _MountainCarBase
 from sekai.error import ResetRequired
 from sekai.spaces import Box
-from sekai.utils.seeding import SeedType
 
 __all__ = ["ContinuousMountainCarEnv"]
 
@@ -31,7 +23,7 @@ GOAL_REWARD = 100.0
 ACTION_COST = 0.1  # times the squared action, every step
 
 
-class ContinuousMountainCarEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
+class ContinuousMountainCarEnv(_MountainCarBase[NDArray[np.float32], np.floating[Any]]):
     """The mountain car of :class:`MountainCarEnv` driven by a continuous force.
 
     Position ``p`` and velocity ``v`` follow
@@ -88,64 +80,34 @@ class ContinuousMountainCarEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
             the first reset.
     """
 
-    metadata: dict[str, Any] = {"render_fps": 30}  # noqa: RUF012 - copied per subclass
+    _name = "MountainCarContinuous"
 
     def __init__(self, goal_velocity: float = 0.0) -> None:
-        self.goal_velocity = check_real(goal_velocity, "MountainCarContinuous: goal_velocity")
+        self.low_state, self.high_state = self._lay_track(goal_velocity, GOAL_POSITION)
         self.min_action = -1.0
         self.max_action = 1.0
-        self.min_position = MIN_POSITION
-        self.max_position = MAX_POSITION
-        self.max_speed = MAX_SPEED
-        self.goal_position = GOAL_POSITION
         self.power = POWER
-        self.low_state = np.array([self.min_position, -self.max_speed], dtype=np.float32)
-        self.high_state = np.array([self.max_position, self.max_speed], dtype=np.float32)
-        self.observation_space = Box(self.low_state, self.high_state, dtype=np.float32)
         self.action_space = Box(self.min_action, self.max_action, (1,), dtype=np.float32)
-        # numpy scalars, float64 or float32: their type decides the precision of a step.
-        self._position: np.floating[Any] = np.float64(0.0)
-        self._velocity: np.floating[Any] = np.float64(0.0)
-        self._started = False
 
-    height = staticmethod(height)
-
+    # The state holds numpy scalars, float64 or float32: their type decides the precision
+    # of a step, and assigning keeps a float32 array's.
     @property
     def state(self) -> NDArray[np.floating[Any]] | None:
         """The state ``(position, velocity)`` (float64 or float32), or ``None`` before a reset."""
-        if not self._started:
+        state = self._state
+        if state is None:
             return None
-        return np.array([self._position, self._velocity])
+        return np.array(state)
 
     @state.setter
     def state(self, value: Any) -> None:
         array = np.asarray(value)
         if array.dtype != np.float32:
             array = array.astype(np.float64)
-        if array.shape != (2,) or not bool(np.all(np.isfinite(array))):
-            raise ValueError(f"MountainCarContinuous state must be 2 finite numbers, got {value!r}")
-        self._position, self._velocity = array[0], array[1]
-        self._started = True
+        self._begin(list(self._checked_state(array, value)))
 
-    def reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[NDArray[np.float32]]:
-        """Place the car at a random position in the valley, at rest.
-
-        Args:
-            seed: Seed of the env's generator (see :class:`~sekai.core.Env`).
-            options: ``{"low": l, "high": h}`` to change the bounds of the
-                initial position.
-
-        Raises:
-            ValueError: A bound is not a finite real number, or ``low > high``.
-        """
-        self._set_rng(seed)
-        low, high = mountain_car_reset_bounds(options)
-        self._position = np.float64(self.rng.uniform(low=low, high=high))
-        self._velocity = np.float64(0.0)
-        self._started = True
-        return ResetResult(np.array([self._position, 0.0], dtype=np.float32), {})
+    def _start(self, draws: NDArray[np.float64]) -> None:
+        self._begin([draws[0], np.float64(0.0)])  # at rest, in float64
 
     def step(self, action: NDArray[np.float32]) -> StepResult[NDArray[np.float32]]:
         """Apply the force ``action[0]`` for one step.
@@ -154,7 +116,8 @@ class ContinuousMountainCarEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
             ResetRequired: Before the first reset.
             InvalidAction: ``action`` is not a real array of shape ``(1,)``, or is NaN.
         """
-        if not self._started:
+        state = self._state
+        if state is None:
             raise ResetRequired("MountainCarContinuous: call reset() before step()")
         throttle = box_action(action, "MountainCarContinuous")
         # The clipped force is the float32 action, or the bound (a Python float) it
@@ -164,8 +127,7 @@ class ContinuousMountainCarEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
             force = self.min_action
         elif throttle > self.max_action:
             force = self.max_action
-        position: Any = self._position
-        velocity: Any = self._velocity
+        position, velocity = state
         velocity = velocity + (force * self.power - SLOPE * math.cos(3 * position))
         if velocity > self.max_speed:
             velocity = self.max_speed
@@ -181,5 +143,5 @@ class ContinuousMountainCarEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         terminated = bool(position >= self.goal_position and velocity >= self.goal_velocity)
         reward = (GOAL_REWARD if terminated else 0.0) - math.pow(throttle, 2) * ACTION_COST
         observation = np.array([position, velocity], dtype=np.float32)
-        self._position, self._velocity = observation[0], observation[1]
+        state[0], state[1] = observation[0], observation[1]
         return StepResult(observation.copy(), reward, terminated, False, {})

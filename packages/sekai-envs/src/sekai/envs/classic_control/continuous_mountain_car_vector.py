@@ -9,20 +9,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.classic_control._vector_base import Bounds, ClassicVecEnv
+from sekai.envs.classic_control._vector_base import check_box_actions
 from sekai.envs.classic_control.continuous_mountain_car import (
     ACTION_COST,
     GOAL_REWARD,
     SLOPE,
     ContinuousMountainCarEnv,
 )
-from sekai.envs.classic_control.mountain_car import (
-    RESET_HIGH,
-    RESET_LOW,
-    height,
-    mountain_car_reset_bounds,
-)
-from sekai.error import InvalidAction
+from sekai.envs.classic_control.mountain_car_vector import _MountainCarVecBase
 from sekai.vector import InfoArrays
 
 __all__ = ["ContinuousMountainCarVecEnv"]
@@ -36,7 +30,7 @@ def _as_held(fresh: NDArray[np.bool_], values: Any) -> NDArray[np.float64]:
     return held
 
 
-class ContinuousMountainCarVecEnv(ClassicVecEnv[NDArray[np.float32]]):
+class ContinuousMountainCarVecEnv(_MountainCarVecBase[NDArray[np.float32]]):
     """``num_envs`` MountainCarContinuous-v0 simulations advanced together with numpy.
 
     ``sekai.make_vec("MountainCarContinuous-v0", num_envs=N)`` builds this
@@ -66,8 +60,6 @@ class ContinuousMountainCarVecEnv(ClassicVecEnv[NDArray[np.float32]]):
             float64, as after a reset).
     """
 
-    metadata: dict[str, Any] = {"render_fps": 30}  # noqa: RUF012 - copied per subclass
-
     def __init__(
         self,
         num_envs: int,
@@ -77,73 +69,26 @@ class ContinuousMountainCarVecEnv(ClassicVecEnv[NDArray[np.float32]]):
         max_episode_steps: int | None = None,
     ) -> None:
         single = ContinuousMountainCarEnv(goal_velocity)
-        super().__init__(
-            num_envs,
-            single.observation_space,
-            single.action_space,
-            width=1,
-            default_bounds=(RESET_LOW, RESET_HIGH),
-            autoreset=autoreset,
-            max_episode_steps=max_episode_steps,
-        )
-        self.goal_velocity: Any = single.goal_velocity
+        super().__init__(num_envs, single, autoreset=autoreset, max_episode_steps=max_episode_steps)
         self.min_action: Any = single.min_action
         self.max_action: Any = single.max_action
-        self.min_position: Any = single.min_position
-        self.max_position: Any = single.max_position
-        self.max_speed: Any = single.max_speed
-        self.goal_position: Any = single.goal_position
         self.power: Any = single.power
         self.low_state = single.low_state
         self.high_state = single.high_state
-        self._state = np.zeros((self.num_envs, 2), dtype=np.float64)
         # Sub-envs whose next step computes in float64 (just reset); float32 otherwise.
         self._fresh = np.ones(self.num_envs, dtype=np.bool_)
-        self._never_truncated = np.zeros(self.num_envs, dtype=np.bool_)
 
-    height = staticmethod(height)
-
-    @property
-    def state(self) -> NDArray[np.float64]:
-        """The ``(num_envs, 2)`` states ``(position, velocity)`` as float64, a copy."""
-        state: NDArray[np.float64] = self._state.copy()
-        return state
-
-    @state.setter
-    def state(self, value: Any) -> None:
-        array = np.asarray(value, dtype=np.float64)
-        if array.shape != self._state.shape or not bool(np.all(np.isfinite(array))):
-            raise ValueError(
-                f"ContinuousMountainCarVecEnv state must be finite with shape "
-                f"{self._state.shape}, got {value!r}"
-            )
-        self._state[...] = array
-        self._fresh[:] = True
-
-    def _bounds(self, options: dict[str, Any]) -> Bounds:
-        return mountain_car_reset_bounds(options)
+    def _assigned(self) -> None:
+        self._fresh[:] = True  # the next step computes in float64, as after a reset
 
     def _start(self, indices: NDArray[np.intp], draws: NDArray[np.float64]) -> None:
-        self._state[indices, 0] = draws[:, 0]
-        self._state[indices, 1] = 0.0
+        super()._start(indices, draws)
         self._fresh[indices] = True
-
-    def _observe(self) -> NDArray[np.float32]:
-        return self._state.astype(np.float32)
 
     def _step(
         self, actions: Any
     ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
-        if actions.dtype.kind not in "fiu":
-            raise InvalidAction(
-                f"ContinuousMountainCarVecEnv expects real actions of shape ({self.num_envs}, 1), "
-                f"got {actions!r}"
-            )
-        throttle = actions.reshape(self.num_envs).astype(_F32)
-        if np.isnan(throttle).any():
-            raise InvalidAction(
-                f"ContinuousMountainCarVecEnv expects real actions, got NaN in {actions!r}"
-            )
+        throttle = check_box_actions(actions, "ContinuousMountainCarVecEnv", self.num_envs)
         state, fresh = self._state, self._fresh
         # ``held(x)``: x at the precision the single env holds it in: float32 (a step
         # after a step), or float64 for the sub-envs just reset. A float32 sum or
@@ -203,7 +148,4 @@ class ContinuousMountainCarVecEnv(ClassicVecEnv[NDArray[np.float32]]):
         state[:, 0] = new_position.astype(_F32)
         state[:, 1] = new_velocity.astype(_F32)
         fresh[:] = False
-        return rewards, reached, self._never_truncated, {}
-
-    def __repr__(self) -> str:
-        return f"ContinuousMountainCarVecEnv(num_envs={self.num_envs})"
+        return rewards, reached, self._never, {}

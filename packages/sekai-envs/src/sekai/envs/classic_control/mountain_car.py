@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai._validation import check_real
-from sekai.core import Env, ResetResult, StepResult
+from sekai.core import StepResult
 from sekai.envs.classic_control._common import discrete_action, reset_bounds
+from sekai.envs.classic_control._env_base import ClassicEnv
 from sekai.error import ResetRequired
 from sekai.spaces import Box, Discrete
-from sekai.utils.seeding import SeedType
 
 __all__ = ["MountainCarEnv"]
 
@@ -38,7 +38,43 @@ def height(xs: Any) -> Any:
     return np.sin(3 * xs) * 0.45 + 0.55
 
 
-class MountainCarEnv(Env[NDArray[np.float32], np.int64]):
+ActT = TypeVar("ActT")
+FloatT = TypeVar("FloatT", bound=np.floating[Any])
+
+
+class _MountainCarBase(ClassicEnv[ActT, FloatT]):
+    """The track and the resets of both mountain cars (private base).
+
+    The track runs from ``min_position`` to ``max_position`` with the speed
+    limit ``max_speed``; a reset puts the car at rest at a position drawn
+    from ``(-0.6, -0.4)`` (or the bounds of the options ``"low"`` and
+    ``"high"``). Subclasses set the goal with :meth:`_lay_track` and say at
+    which precision the car starts (``_start``).
+    """
+
+    metadata: dict[str, Any] = {"render_fps": 30}  # noqa: RUF012 - copied per subclass
+
+    _size = 2
+    _width = 1
+    _bounds = staticmethod(mountain_car_reset_bounds)
+    height = staticmethod(height)
+
+    def _lay_track(
+        self, goal_velocity: float, goal_position: float
+    ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """Set the track's attributes and the observation space; return its bounds."""
+        self.goal_velocity = check_real(goal_velocity, f"{self._name}: goal_velocity")
+        self.min_position = MIN_POSITION
+        self.max_position = MAX_POSITION
+        self.max_speed = MAX_SPEED
+        self.goal_position = goal_position
+        low = np.array([self.min_position, -self.max_speed], dtype=np.float32)
+        high = np.array([self.max_position, self.max_speed], dtype=np.float32)
+        self.observation_space = Box(low, high, dtype=np.float32)
+        return low, high
+
+
+class MountainCarEnv(_MountainCarBase[np.int64, np.float64]):
     """A car in a valley that must rock back and forth to reach the hilltop on the right.
 
     The engine is too weak to climb the slope directly: the car has to build
@@ -92,60 +128,16 @@ class MountainCarEnv(Env[NDArray[np.float32], np.int64]):
             assignable). ``None`` before the first reset.
     """
 
-    metadata: dict[str, Any] = {"render_fps": 30}  # noqa: RUF012 - copied per subclass
+    _name = "MountainCar"
 
     def __init__(self, goal_velocity: float = 0.0) -> None:
-        self.goal_velocity = check_real(goal_velocity, "MountainCar: goal_velocity")
-        self.min_position = MIN_POSITION
-        self.max_position = MAX_POSITION
-        self.max_speed = MAX_SPEED
-        self.goal_position = GOAL_POSITION
+        self.low, self.high = self._lay_track(goal_velocity, GOAL_POSITION)
         self.force = FORCE
         self.gravity = GRAVITY
-        self.low = np.array([self.min_position, -self.max_speed], dtype=np.float32)
-        self.high = np.array([self.max_position, self.max_speed], dtype=np.float32)
-        self.observation_space = Box(self.low, self.high, dtype=np.float32)
         self.action_space = Discrete(3)
-        self._position = 0.0
-        self._velocity = 0.0
-        self._started = False
 
-    height = staticmethod(height)
-
-    @property
-    def state(self) -> NDArray[np.float64] | None:
-        """The float64 state ``(position, velocity)``, or ``None`` before the first reset."""
-        if not self._started:
-            return None
-        return np.array([self._position, self._velocity], dtype=np.float64)
-
-    @state.setter
-    def state(self, value: Any) -> None:
-        array = np.asarray(value, dtype=np.float64)
-        if array.shape != (2,) or not bool(np.all(np.isfinite(array))):
-            raise ValueError(f"MountainCar state must be 2 finite numbers, got {value!r}")
-        self._position, self._velocity = (float(v) for v in array)
-        self._started = True
-
-    def reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[NDArray[np.float32]]:
-        """Place the car at a random position in the valley, at rest.
-
-        Args:
-            seed: Seed of the env's generator (see :class:`~sekai.core.Env`).
-            options: ``{"low": l, "high": h}`` to change the bounds of the
-                initial position.
-
-        Raises:
-            ValueError: A bound is not a finite real number, or ``low > high``.
-        """
-        self._set_rng(seed)
-        low, high = mountain_car_reset_bounds(options)
-        self._position = float(self.rng.uniform(low=low, high=high))
-        self._velocity = 0.0
-        self._started = True
-        return ResetResult(np.array([self._position, 0.0], dtype=np.float32), {})
+    def _start(self, draws: NDArray[np.float64]) -> None:
+        self._begin([float(draws[0]), 0.0])  # at rest
 
     def step(self, action: int | np.integer[Any]) -> StepResult[NDArray[np.float32]]:
         """Accelerate (or not) for one step.
@@ -154,18 +146,19 @@ class MountainCarEnv(Env[NDArray[np.float32], np.int64]):
             ResetRequired: Before the first reset.
             InvalidAction: ``action`` is not 0, 1 or 2.
         """
-        if not self._started:
+        state = self._state
+        if state is None:
             raise ResetRequired("MountainCar: call reset() before step()")
         push = discrete_action(action, 3, "MountainCar") - 1
-        position = self._position
+        position, velocity = state
         max_speed = self.max_speed
-        velocity = self._velocity + (push * self.force + math.cos(3 * position) * -self.gravity)
+        velocity = velocity + (push * self.force + math.cos(3 * position) * -self.gravity)
         velocity = min(max(velocity, -max_speed), max_speed)
         position = min(max(position + velocity, self.min_position), self.max_position)
         if position == self.min_position and velocity < 0:
             velocity = 0.0  # against the wall
-        self._position = position
-        self._velocity = velocity
+        state[0] = position
+        state[1] = velocity
         terminated = position >= self.goal_position and velocity >= self.goal_velocity
         observation = np.array([position, velocity], dtype=np.float32)
         return StepResult(observation, -1.0, terminated, False, {})

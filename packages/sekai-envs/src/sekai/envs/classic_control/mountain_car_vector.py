@@ -2,24 +2,51 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.classic_control._vector_base import Bounds, ClassicVecEnv, check_discrete_actions
-from sekai.envs.classic_control.mountain_car import (
-    RESET_HIGH,
-    RESET_LOW,
-    MountainCarEnv,
-    mountain_car_reset_bounds,
-)
+from sekai.envs.classic_control._vector_base import ClassicVecEnv, check_discrete_actions
+from sekai.envs.classic_control.mountain_car import MountainCarEnv, _MountainCarBase, height
 from sekai.vector import InfoArrays
 
 __all__ = ["MountainCarVecEnv"]
 
+ActT = TypeVar("ActT")
 
-class MountainCarVecEnv(ClassicVecEnv[np.int64]):
+
+class _MountainCarVecBase(ClassicVecEnv[ActT]):
+    """The track and the resets of both mountain cars' native vector envs (private base).
+
+    Takes the track's parameters from the single env (each may become one
+    value per sub-env with ``set_attr``); a reset puts a sub-env at rest at
+    the position drawn.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        single: _MountainCarBase[ActT, Any],
+        *,
+        autoreset: bool,
+        max_episode_steps: int | None,
+    ) -> None:
+        super().__init__(num_envs, single, autoreset=autoreset, max_episode_steps=max_episode_steps)
+        self.goal_velocity: Any = single.goal_velocity
+        self.min_position: Any = single.min_position
+        self.max_position: Any = single.max_position
+        self.max_speed: Any = single.max_speed
+        self.goal_position: Any = single.goal_position
+
+    height = staticmethod(height)
+
+    def _start(self, indices: NDArray[np.intp], draws: NDArray[np.float64]) -> None:
+        self._state[indices, 0] = draws[:, 0]
+        self._state[indices, 1] = 0.0
+
+
+class MountainCarVecEnv(_MountainCarVecBase[np.int64]):
     """``num_envs`` MountainCar-v0 simulations advanced together with numpy.
 
     ``sekai.make_vec("MountainCar-v0", num_envs=N)`` builds this env by
@@ -47,8 +74,6 @@ class MountainCarVecEnv(ClassicVecEnv[np.int64]):
         state: ``(num_envs, 2)`` float64 states (a copy; assignable).
     """
 
-    metadata: dict[str, Any] = {"render_fps": 30}  # noqa: RUF012 - copied per subclass
-
     def __init__(
         self,
         num_envs: int,
@@ -58,55 +83,12 @@ class MountainCarVecEnv(ClassicVecEnv[np.int64]):
         max_episode_steps: int | None = None,
     ) -> None:
         single = MountainCarEnv(goal_velocity)
-        super().__init__(
-            num_envs,
-            single.observation_space,
-            single.action_space,
-            width=1,
-            default_bounds=(RESET_LOW, RESET_HIGH),
-            autoreset=autoreset,
-            max_episode_steps=max_episode_steps,
-        )
-        self.goal_velocity: Any = single.goal_velocity
-        self.min_position: Any = single.min_position
-        self.max_position: Any = single.max_position
-        self.max_speed: Any = single.max_speed
-        self.goal_position: Any = single.goal_position
+        super().__init__(num_envs, single, autoreset=autoreset, max_episode_steps=max_episode_steps)
         self.force: Any = single.force
         self.gravity: Any = single.gravity
         self.low = single.low
         self.high = single.high
-        self._state = np.zeros((self.num_envs, 2), dtype=np.float64)
         self._rewards = np.full(self.num_envs, -1.0)
-        self._never_truncated = np.zeros(self.num_envs, dtype=np.bool_)
-
-    height = staticmethod(MountainCarEnv.height)
-
-    @property
-    def state(self) -> NDArray[np.float64]:
-        """The ``(num_envs, 2)`` float64 states ``(position, velocity)``, a copy."""
-        state: NDArray[np.float64] = self._state.copy()
-        return state
-
-    @state.setter
-    def state(self, value: Any) -> None:
-        array = np.asarray(value, dtype=np.float64)
-        if array.shape != self._state.shape or not bool(np.all(np.isfinite(array))):
-            raise ValueError(
-                f"MountainCarVecEnv state must be finite with shape {self._state.shape}, "
-                f"got {value!r}"
-            )
-        self._state[...] = array
-
-    def _bounds(self, options: dict[str, Any]) -> Bounds:
-        return mountain_car_reset_bounds(options)
-
-    def _start(self, indices: NDArray[np.intp], draws: NDArray[np.float64]) -> None:
-        self._state[indices, 0] = draws[:, 0]
-        self._state[indices, 1] = 0.0
-
-    def _observe(self) -> NDArray[np.float32]:
-        return self._state.astype(np.float32)
 
     def _step(
         self, actions: Any
@@ -129,7 +111,4 @@ class MountainCarVecEnv(ClassicVecEnv[np.int64]):
                 velocity[frozen] = state[frozen, 1]
         state[:, 0] = position
         state[:, 1] = velocity
-        return self._rewards, terminated, self._never_truncated, {}
-
-    def __repr__(self) -> str:
-        return f"MountainCarVecEnv(num_envs={self.num_envs})"
+        return self._rewards, terminated, self._never, {}

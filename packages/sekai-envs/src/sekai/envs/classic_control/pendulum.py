@@ -9,11 +9,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai._validation import check_real
-from sekai.core import Env, ResetResult, StepResult
+from sekai.core import StepResult
 from sekai.envs.classic_control._common import box_action
+from sekai.envs.classic_control._env_base import Bounds, ClassicEnv
 from sekai.error import ResetRequired
 from sekai.spaces import Box
-from sekai.utils.seeding import SeedType
 
 __all__ = ["DEFAULT_X", "DEFAULT_Y", "PendulumEnv", "angle_normalize"]
 
@@ -52,7 +52,7 @@ def pendulum_reset_high(options: dict[str, Any] | None) -> NDArray[np.float64]:
     return np.array(bounds)
 
 
-class PendulumEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
+class PendulumEnv(ClassicEnv[NDArray[np.float32], np.float64]):
     """A pendulum hinged at one end, to swing up and balance with a limited torque.
 
     The angle ``θ`` (0 is upright) and angular velocity ``ω`` follow
@@ -103,6 +103,9 @@ class PendulumEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
 
     metadata: dict[str, Any] = {"render_fps": 30}  # noqa: RUF012 - copied per subclass
 
+    _name = "Pendulum"
+    _size = _width = 2
+
     def __init__(self, g: float = 10.0) -> None:
         self.g = check_real(g, "Pendulum: g")
         self.max_speed = 8.0
@@ -114,48 +117,21 @@ class PendulumEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         self.observation_space = Box(-high, high, dtype=np.float32)
         self.action_space = Box(-self.max_torque, self.max_torque, (1,), dtype=np.float32)
         self.last_u: float | None = None
-        self._theta = 0.0
-        self._omega = 0.0
-        self._started = False
 
-    @property
-    def state(self) -> NDArray[np.float64] | None:
-        """The float64 state ``(θ, ω)``, or ``None`` before the first reset."""
-        if not self._started:
-            return None
-        return np.array([self._theta, self._omega], dtype=np.float64)
+    @staticmethod
+    def _bounds(options: dict[str, Any] | None) -> Bounds:
+        high = pendulum_reset_high(options)
+        return -high, high
 
-    @state.setter
-    def state(self, value: Any) -> None:
-        array = np.asarray(value, dtype=np.float64)
-        if array.shape != (2,) or not bool(np.all(np.isfinite(array))):
-            raise ValueError(f"Pendulum state must be 2 finite numbers, got {value!r}")
-        self._theta, self._omega = (float(v) for v in array)
-        self._started = True
+    def _start(self, draws: NDArray[np.float64]) -> None:
+        super()._start(draws)
+        self.last_u = None
 
     def _observation(self) -> NDArray[np.float32]:
-        theta = self._theta
-        return np.array([math.cos(theta), math.sin(theta), self._omega], dtype=np.float32)
-
-    def reset(
-        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[NDArray[np.float32]]:
-        """Draw a random angle and angular velocity.
-
-        Args:
-            seed: Seed of the env's generator (see :class:`~sekai.core.Env`).
-            options: ``{"x_init": x, "y_init": y}`` to draw the angle from
-                ``[-x, x]`` and the angular velocity from ``[-y, y]``.
-
-        Raises:
-            ValueError: An option is not a finite real number >= 0.
-        """
-        self._set_rng(seed)
-        high = pendulum_reset_high(options)
-        self._theta, self._omega = self.rng.uniform(low=-high, high=high).tolist()
-        self._started = True
-        self.last_u = None
-        return ResetResult(self._observation(), {})
+        state = self._state
+        assert state is not None
+        theta, omega = state
+        return np.array([math.cos(theta), math.sin(theta), omega], dtype=np.float32)
 
     def step(self, action: NDArray[np.float32]) -> StepResult[NDArray[np.float32]]:
         """Apply the torque ``action[0]`` for ``dt`` seconds.
@@ -164,7 +140,8 @@ class PendulumEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
             ResetRequired: Before the first reset.
             InvalidAction: ``action`` is not a real array of shape ``(1,)``, or is NaN.
         """
-        if not self._started:
+        state = self._state
+        if state is None:
             raise ResetRequired("Pendulum: call reset() before step()")
         torque = box_action(action, "Pendulum")
         max_torque = self.max_torque
@@ -173,7 +150,8 @@ class PendulumEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         elif torque < -max_torque:
             torque = np.float32(-max_torque)
         self.last_u = float(torque)
-        theta, omega, dt = self._theta, self._omega, self.dt
+        theta, omega = state
+        dt = self.dt
         g, m, length = self.g, self.m, self.l
         # The squares are numpy powers, as in Gymnasium (libm's pow, not x * x).
         costs = (
@@ -184,6 +162,6 @@ class PendulumEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         push = float(3.0 / (m * length**2) * torque)  # float32 arithmetic
         omega = omega + (3 * g / (2 * length) * math.sin(theta) + push) * dt
         omega = min(max(omega, -self.max_speed), self.max_speed)
-        self._theta = theta + omega * dt
-        self._omega = omega
+        state[0] = theta + omega * dt
+        state[1] = omega
         return StepResult(self._observation(), -float(costs), False, False, {})

@@ -8,20 +8,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.classic_control._squares import pow_squares, powf_squares, square
-from sekai.envs.classic_control._vector_base import Bounds, ClassicVecEnv
-from sekai.envs.classic_control.pendulum import (
-    DEFAULT_X,
-    DEFAULT_Y,
-    PendulumEnv,
-    pendulum_reset_high,
-)
-from sekai.error import InvalidAction
+from sekai.envs.classic_control._vector_base import ClassicVecEnv, check_box_actions
+from sekai.envs.classic_control.pendulum import PendulumEnv
 from sekai.vector import InfoArrays
 
 __all__ = ["PendulumVecEnv"]
 
 _F32 = np.float32
-_DEFAULT_HIGH = np.array([DEFAULT_X, DEFAULT_Y])
 _TURN = 2 * np.pi
 
 
@@ -69,6 +62,8 @@ class PendulumVecEnv(ClassicVecEnv[NDArray[np.float32]]):
 
     metadata: dict[str, Any] = {"render_fps": 30}  # noqa: RUF012 - copied per subclass
 
+    _by_variable = True  # one contiguous row per state variable: (θ, ω) of every sub-env
+
     def __init__(
         self,
         num_envs: int,
@@ -78,15 +73,7 @@ class PendulumVecEnv(ClassicVecEnv[NDArray[np.float32]]):
         max_episode_steps: int | None = None,
     ) -> None:
         single = PendulumEnv(g)
-        super().__init__(
-            num_envs,
-            single.observation_space,
-            single.action_space,
-            width=2,
-            default_bounds=(-_DEFAULT_HIGH, _DEFAULT_HIGH),
-            autoreset=autoreset,
-            max_episode_steps=max_episode_steps,
-        )
+        super().__init__(num_envs, single, autoreset=autoreset, max_episode_steps=max_episode_steps)
         self.g: Any = single.g
         self.max_speed: Any = single.max_speed
         self.max_torque: Any = single.max_torque
@@ -94,36 +81,13 @@ class PendulumVecEnv(ClassicVecEnv[NDArray[np.float32]]):
         self.m: Any = single.m
         self.l: Any = single.l
         self.last_u = np.full(self.num_envs, np.nan)
-        # One contiguous row per state variable: (θ, ω) of every sub-env.
-        self._columns = np.zeros((2, self.num_envs), dtype=np.float64)
-        self._never = np.zeros(self.num_envs, dtype=np.bool_)
-
-    @property
-    def state(self) -> NDArray[np.float64]:
-        """The ``(num_envs, 2)`` float64 states ``(θ, ω)``, a copy."""
-        state: NDArray[np.float64] = self._columns.T.copy()
-        return state
-
-    @state.setter
-    def state(self, value: Any) -> None:
-        array = np.asarray(value, dtype=np.float64)
-        if array.shape != (self.num_envs, 2) or not bool(np.all(np.isfinite(array))):
-            raise ValueError(
-                f"PendulumVecEnv state must be finite with shape {(self.num_envs, 2)}, "
-                f"got {value!r}"
-            )
-        self._columns[...] = array.T
-
-    def _bounds(self, options: dict[str, Any]) -> Bounds:
-        high = pendulum_reset_high(options)
-        return -high, high
 
     def _start(self, indices: NDArray[np.intp], draws: NDArray[np.float64]) -> None:
-        self._columns[:, indices] = draws.T
+        self._state[:, indices] = draws.T
         self.last_u[indices] = np.nan
 
     def _observe(self) -> NDArray[np.float32]:
-        theta, omega = self._columns
+        theta, omega = self._state
         observations = np.empty((self.num_envs, 3), dtype=np.float32)
         observations[:, 0] = np.cos(theta)
         observations[:, 1] = np.sin(theta)
@@ -133,18 +97,11 @@ class PendulumVecEnv(ClassicVecEnv[NDArray[np.float32]]):
     def _step(
         self, actions: Any
     ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
-        if actions.dtype.kind not in "fiu":
-            raise InvalidAction(
-                f"PendulumVecEnv expects real actions of shape ({self.num_envs}, 1), "
-                f"got {actions!r}"
-            )
-        torque = actions.reshape(self.num_envs).astype(_F32)
-        if np.isnan(torque).any():
-            raise InvalidAction(f"PendulumVecEnv expects real actions, got NaN in {actions!r}")
+        torque = check_box_actions(actions, "PendulumVecEnv", self.num_envs)
         max_torque = _F32(self.max_torque)
         np.minimum(torque, max_torque, out=torque)
         np.maximum(torque, -max_torque, out=torque)
-        theta, omega = self._columns
+        theta, omega = self._state
         dt, g, m, length = self.dt, self.g, self.m, self.l
         costs = pow_squares(_normalized_angles(theta))
         costs += 0.1 * pow_squares(omega)
@@ -164,11 +121,8 @@ class PendulumVecEnv(ClassicVecEnv[NDArray[np.float32]]):
             if frozen.any():  # a finished sub-env keeps its final state
                 new_theta[frozen] = theta[frozen]
                 new_omega[frozen] = omega[frozen]
-        self._columns[0] = new_theta
-        self._columns[1] = new_omega
+        self._state[0] = new_theta
+        self._state[1] = new_omega
         self.last_u = torque.astype(np.float64)
         np.negative(costs, out=costs)
         return costs, self._never, self._never, {}
-
-    def __repr__(self) -> str:
-        return f"PendulumVecEnv(num_envs={self.num_envs})"

@@ -60,6 +60,16 @@ def _rotate(points: Sequence[Point], angle: float) -> list[Point]:
     return [(x * cos - y * sin, x * sin + y * cos) for x, y in points]
 
 
+def _placed(points: Sequence[Point], angle: float, at: Point) -> list[Point]:
+    """``points`` turned by ``angle`` about the origin (:func:`_rotate`), then moved to ``at``."""
+    return [(at[0] + x, at[1] + y) for x, y in _rotate(points, angle)]
+
+
+def _rectangle(x0: float, y0: float, x1: float, y1: float) -> list[Point]:
+    """The corners of the rectangle from ``(x0, y0)`` to ``(x1, y1)``, counterclockwise."""
+    return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+
+
 class _PillowRenderer:
     """A frame of ``width`` x ``height`` pixels in world coordinates (y up), drawn by Pillow."""
 
@@ -133,6 +143,10 @@ class _PillowRenderer:
         self._scale = scale * _SUPERSAMPLE
         self._origin = (origin[0] * _SUPERSAMPLE, origin[1] * _SUPERSAMPLE)
 
+    def _centred_frame(self, bound: float) -> None:
+        """The world's origin at the centre, ``±bound`` units filling the shorter side."""
+        self._frame(min(self.width, self.height) / (2 * bound), (self.width / 2, self.height / 2))
+
     def _pixel(self, point: Point) -> Point:
         x, y = point
         return (
@@ -158,8 +172,7 @@ class _PillowRenderer:
         length = math.hypot(x1 - x0, y1 - y0)
         angle = math.atan2(y1 - y0, x1 - x0)
         half = width / 2
-        corners = _rotate([(0, -half), (length, -half), (length, half), (0, half)], angle)
-        self._polygon([(x0 + x, y0 + y) for x, y in corners], color)
+        self._polygon(_placed(_rectangle(0, -half, length, half), angle, start), color)
         self._disc(start, half, color)
         self._disc(end, half, color)
 
@@ -193,15 +206,7 @@ class CartPoleRenderer(_PillowRenderer):
         self._frame(self.width / span, (self.width / 2, self.height / 4))
         cart_width, cart_height = 0.4 * span / 4.8, 0.24 * span / 4.8
         self._line([(-span / 2, 0.0), (span / 2, 0.0)], _BLACK, 0.01 * span / 4.8)
-        self._polygon(
-            [
-                (x - cart_width / 2, 0.0),
-                (x + cart_width / 2, 0.0),
-                (x + cart_width / 2, cart_height),
-                (x - cart_width / 2, cart_height),
-            ],
-            _BLACK,
-        )
+        self._polygon(_rectangle(x - cart_width / 2, 0.0, x + cart_width / 2, cart_height), _BLACK)
         axle = (x, 0.75 * cart_height)
         pole = 2 * float(env.length)
         tip = (axle[0] + pole * math.sin(theta), axle[1] + pole * math.cos(theta))
@@ -261,18 +266,10 @@ class MountainCarRenderer(_PillowRenderer):
         lift = 0.033 * unit
         ground = (position, float(height(position)))
         body_w, body_h = 0.12 * unit, 0.06 * unit
-        corners = _rotate(
-            [
-                (-body_w / 2, lift),
-                (body_w / 2, lift),
-                (body_w / 2, lift + body_h),
-                (-body_w / 2, lift + body_h),
-            ],
-            angle,
-        )
-        self._polygon([(ground[0] + x, ground[1] + y) for x, y in corners], _BLACK)
-        for wx, wy in _rotate([(-body_w / 3, lift), (body_w / 3, lift)], angle):
-            self._disc((ground[0] + wx, ground[1] + wy), 0.025 * unit, _GREY)
+        body = _rectangle(-body_w / 2, lift, body_w / 2, lift + body_h)
+        self._polygon(_placed(body, angle, ground), _BLACK)
+        for wheel in _placed([(-body_w / 3, lift), (body_w / 3, lift)], angle, ground):
+            self._disc(wheel, 0.025 * unit, _GREY)
 
 
 class PendulumRenderer(_PillowRenderer):
@@ -300,8 +297,7 @@ class PendulumRenderer(_PillowRenderer):
         from sekai.envs.classic_control.pendulum import PendulumEnv
 
         theta = float(self._state(env, PendulumEnv)[0])
-        bound = 1.3
-        self._frame(min(self.width, self.height) / (2 * bound), (self.width / 2, self.height / 2))
+        self._centred_frame(1.3)
         tip = (-math.sin(theta), math.cos(theta))  # θ = 0 points up, counterclockwise
         self._bar((0.0, 0.0), tip, 0.16, _ROD)
         torque = env.last_u
@@ -354,7 +350,7 @@ class AcrobotRenderer(_PillowRenderer):
         theta1, theta2 = (float(v) for v in self._state(env, AcrobotEnv)[:2])
         l1, l2 = float(env.LINK_LENGTH_1), float(env.LINK_LENGTH_2)
         bound = l1 + l2 + 0.2
-        self._frame(min(self.width, self.height) / (2 * bound), (self.width / 2, self.height / 2))
+        self._centred_frame(bound)
         self._line([(-bound, 1.0), (bound, 1.0)], _BLACK, 0.02)
         elbow = (l1 * math.sin(theta1), -l1 * math.cos(theta1))
         tip = (
