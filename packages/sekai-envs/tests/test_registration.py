@@ -14,6 +14,7 @@ from sekai.envs._registration import register_envs
 from sekai.registry import EnvRegistry
 
 _CLASSIC = "sekai.envs.classic_control"
+_FINANCE = "sekai.envs.finance"
 IDS = {
     "CartPole-v1": (
         f"{_CLASSIC}.cartpole:CartPoleEnv",
@@ -36,8 +37,18 @@ IDS = {
         "sekai.envs.portfolio:PortfolioEnv",
         "sekai.envs.portfolio_vector:PortfolioVecEnv",
     ),
-    "MarketMaking-v0": ("sekai.envs.market_making:MarketMakingEnv", None),
-    "MarketMicrostructure-v0": ("sekai.envs.market_making:MarketMakingEnv", None),
+    "Trading-v0": (f"{_FINANCE}.trading:TradingEnv", f"{_FINANCE}.trading_vector:TradingVecEnv"),
+    "Market-v0": (f"{_FINANCE}.market_env:MarketEnv", None),
+    "MarketMaking-v0": (
+        f"{_FINANCE}.market_making:MarketMakingEnv",
+        f"{_FINANCE}.market_making_vector:MarketMakingVecEnv",
+    ),
+    "OptimalExecution-v0": (
+        f"{_FINANCE}.optimal_execution:OptimalExecutionEnv",
+        f"{_FINANCE}.optimal_execution_vector:OptimalExecutionVecEnv",
+    ),
+    "LimitOrderBook-v0": (f"{_FINANCE}.lob_env:LimitOrderBookEnv", None),
+    "MarketMicrostructure-v0": ("sekai.envs.market_making:MarketMicrostructureEnv", None),
 }
 
 

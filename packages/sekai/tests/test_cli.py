@@ -143,7 +143,7 @@ def test_check_multi_agent_env_checks_every_agent(capsys: pytest.CaptureFixture[
 
 
 def test_check_reference_multi_agent_env(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["check", "MarketMaking-v0", "--steps", "50"]) == 0
+    assert main(["check", "MarketMicrostructure-v0", "--steps", "50"]) == 0
     assert "no problems" in capsys.readouterr().out
 
 

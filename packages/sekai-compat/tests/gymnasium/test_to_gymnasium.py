@@ -26,7 +26,7 @@ def test_gymnasium_check_env_passes_on_every_registered_env(single_agent_id: str
 
 def test_the_reference_envs_are_checked(single_agent_ids: list[str], reference_envs: None) -> None:
     assert {"CartPole-v1", "Portfolio-v0"} <= set(single_agent_ids)
-    assert "MarketMaking-v0" not in single_agent_ids
+    assert "MarketMicrostructure-v0" not in single_agent_ids
 
 
 def test_gymnasium_check_env_passes_with_composite_spaces_and_a_renderer(

@@ -16,7 +16,7 @@ from sekai.compat import from_pettingzoo, to_pettingzoo
 from sekai.core import MAResetResult, MAStepResult, MultiAgentEnv
 from sekai.spaces import Box, Discrete
 
-REFERENCE_ID = "MarketMaking-v0"
+REFERENCE_ID = "MarketMicrostructure-v0"
 
 
 def test_parallel_api_test_passes_on_the_multi_agent_reference_env(

@@ -1,4 +1,4 @@
-"""MarketMaking-v0: two agents with different spaces, fills, accounting, check_env per agent."""
+"""MarketMicrostructure-v0: two agents with different spaces, fills, accounting, check_env per agent."""
 
 from __future__ import annotations
 
@@ -166,6 +166,6 @@ def test_registered() -> None:
     registry = EnvRegistry()
     registry.register_namespace("sekai", register_envs)
     registry.all_specs()
-    env = registry.make("MarketMaking-v0")
+    env = registry.make("MarketMicrostructure-v0")
     assert isinstance(env, MarketMakingEnv)
-    assert env.spec is not None and env.spec.id == "MarketMaking-v0"
+    assert env.spec is not None and env.spec.id == "MarketMicrostructure-v0"

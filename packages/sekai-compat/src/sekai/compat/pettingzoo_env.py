@@ -62,7 +62,7 @@ def to_pettingzoo(
 
     Example:
         >>> import sekai
-        >>> par_env = to_pettingzoo(sekai.make("MarketMaking-v0"))
+        >>> par_env = to_pettingzoo(sekai.make("MarketMicrostructure-v0"))
         >>> observations, infos = par_env.reset(seed=0)
         >>> sorted(observations) == sorted(par_env.possible_agents)
         True
@@ -110,7 +110,7 @@ def from_pettingzoo(
 
     Example:
         >>> import sekai
-        >>> env = from_pettingzoo(to_pettingzoo(sekai.make("MarketMaking-v0")))
+        >>> env = from_pettingzoo(to_pettingzoo(sekai.make("MarketMicrostructure-v0")))
         >>> result = env.reset(seed=0)
         >>> sorted(result.observations) == sorted(env.possible_agents)
         True

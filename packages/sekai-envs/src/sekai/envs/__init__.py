@@ -15,9 +15,18 @@ Environments (id: single env / native vector env):
   :class:`ContinuousMountainCarVecEnv`; ``Pendulum-v1``: :class:`PendulumEnv`
   / :class:`PendulumVecEnv`; ``Acrobot-v1``: :class:`AcrobotEnv` /
   :class:`AcrobotVecEnv`;
-- ``Portfolio-v0``: :class:`PortfolioEnv` / :class:`PortfolioVecEnv`, with the
-  episode samplers of :mod:`sekai.envs.samplers`;
-- ``MarketMaking-v0``: :class:`MarketMakingEnv` (multi-agent).
+- market tasks (:mod:`sekai.envs.finance`, built on :mod:`sekai.finance`):
+  ``Trading-v0``: :class:`TradingEnv` / :class:`TradingVecEnv`;
+  ``Portfolio-v0``: :class:`PortfolioEnv` / :class:`PortfolioVecEnv`, with the
+  episode samplers of :mod:`sekai.envs.samplers`; ``Market-v0``:
+  :class:`MarketEnv`; their baseline policies :func:`buy_and_hold` and
+  :func:`equal_weight`; ``MarketMaking-v0`` (Avellaneda-Stoikov):
+  :class:`MarketMakingEnv` / :class:`MarketMakingVecEnv`;
+  ``OptimalExecution-v0`` (Almgren-Chriss): :class:`OptimalExecutionEnv` /
+  :class:`OptimalExecutionVecEnv`; ``LimitOrderBook-v0``:
+  :class:`LimitOrderBookEnv`, and the multi-agent :class:`LimitOrderBookMarket`;
+- ``MarketMicrostructure-v0``: :class:`MarketMicrostructureEnv` (multi-agent: a
+  market maker and a directional trader).
 """
 
 from __future__ import annotations
@@ -43,8 +52,27 @@ if TYPE_CHECKING:
     )
     from sekai.envs.classic_control.pendulum import PendulumEnv as PendulumEnv
     from sekai.envs.classic_control.pendulum_vector import PendulumVecEnv as PendulumVecEnv
-    from sekai.envs.market_making import MarketMakingEnv as MarketMakingEnv
-    from sekai.envs.portfolio import PortfolioEnv as PortfolioEnv
+    from sekai.envs.finance.lob_env import (
+        LimitOrderBookEnv as LimitOrderBookEnv,
+        LimitOrderBookMarket as LimitOrderBookMarket,
+    )
+    from sekai.envs.finance.market_env import MarketEnv as MarketEnv
+    from sekai.envs.finance.market_making import MarketMakingEnv as MarketMakingEnv
+    from sekai.envs.finance.market_making_vector import MarketMakingVecEnv as MarketMakingVecEnv
+    from sekai.envs.finance.optimal_execution import OptimalExecutionEnv as OptimalExecutionEnv
+    from sekai.envs.finance.optimal_execution_vector import (
+        OptimalExecutionVecEnv as OptimalExecutionVecEnv,
+    )
+    from sekai.envs.finance.trading import (
+        TradingEnv as TradingEnv,
+        buy_and_hold as buy_and_hold,
+    )
+    from sekai.envs.finance.trading_vector import TradingVecEnv as TradingVecEnv
+    from sekai.envs.market_making import MarketMicrostructureEnv as MarketMicrostructureEnv
+    from sekai.envs.portfolio import (
+        PortfolioEnv as PortfolioEnv,
+        equal_weight as equal_weight,
+    )
     from sekai.envs.portfolio_vector import PortfolioVecEnv as PortfolioVecEnv
     from sekai.envs.samplers import (
         Episode as Episode,
@@ -63,14 +91,25 @@ __all__ = [
     "Episode",
     "EpisodeSampler",
     "HistoricalSampler",
+    "LimitOrderBookEnv",
+    "LimitOrderBookMarket",
+    "MarketEnv",
     "MarketMakingEnv",
+    "MarketMakingVecEnv",
+    "MarketMicrostructureEnv",
     "MountainCarEnv",
     "MountainCarVecEnv",
+    "OptimalExecutionEnv",
+    "OptimalExecutionVecEnv",
     "PendulumEnv",
     "PendulumVecEnv",
     "PortfolioEnv",
     "PortfolioVecEnv",
     "RegimeSwitchingSampler",
+    "TradingEnv",
+    "TradingVecEnv",
+    "buy_and_hold",
+    "equal_weight",
     "register_envs",
 ]
 
@@ -85,7 +124,18 @@ _LAZY: dict[str, str] = {
     "MountainCarVecEnv": "sekai.envs.classic_control.mountain_car_vector",
     "PendulumEnv": "sekai.envs.classic_control.pendulum",
     "PendulumVecEnv": "sekai.envs.classic_control.pendulum_vector",
-    "MarketMakingEnv": "sekai.envs.market_making",
+    "MarketEnv": "sekai.envs.finance.market_env",
+    "TradingEnv": "sekai.envs.finance.trading",
+    "TradingVecEnv": "sekai.envs.finance.trading_vector",
+    "buy_and_hold": "sekai.envs.finance.trading",
+    "equal_weight": "sekai.envs.portfolio",
+    "MarketMakingEnv": "sekai.envs.finance.market_making",
+    "MarketMakingVecEnv": "sekai.envs.finance.market_making_vector",
+    "OptimalExecutionEnv": "sekai.envs.finance.optimal_execution",
+    "OptimalExecutionVecEnv": "sekai.envs.finance.optimal_execution_vector",
+    "LimitOrderBookEnv": "sekai.envs.finance.lob_env",
+    "LimitOrderBookMarket": "sekai.envs.finance.lob_env",
+    "MarketMicrostructureEnv": "sekai.envs.market_making",
     "PortfolioEnv": "sekai.envs.portfolio",
     "PortfolioVecEnv": "sekai.envs.portfolio_vector",
     "Episode": "sekai.envs.samplers",

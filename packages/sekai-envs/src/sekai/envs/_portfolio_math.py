@@ -1,47 +1,70 @@
 """Portfolio accounting on batches, shared by Portfolio-v0 and its native vector env.
 
 Every function works on a leading batch axis; the single env calls them with a
-batch of one, so both implementations compute bit-identical results.
+batch of one, so both implementations compute bit-identical results. Weights
+are ``(B, n_assets + 1)`` with cash last. The trade, its cost and the period's
+settlement are :func:`sekai.envs.finance._tpm_accounting.account_step`'s, on
+:mod:`sekai.finance.account` and :mod:`sekai.finance.costs`: this module only
+turns actions into target weights and keeps the cash column.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.envs.finance._tpm_accounting import StepAccount, account_step
 from sekai.error import InvalidAction
+from sekai.finance.account import AccountConfig, project_weights
+from sekai.finance.costs import CostModel
 
-__all__ = ["check_actions", "rebalance", "target_weights"]
+__all__ = ["check_actions", "rebalance", "short_targets", "target_weights"]
 
 F64 = NDArray[np.float64]
 
 
-def check_actions(actions: Any, shape: tuple[int, ...], what: str) -> F64:
+def check_actions(actions: Any, shape: tuple[int, ...], what: str, *, signed: bool = False) -> F64:
     """Convert ``actions`` to float64 and check their shape and values.
 
+    Args:
+        actions: The action (or batch of actions).
+        shape: The shape expected.
+        what: The name in error messages.
+        signed: Accept negative values (target weights with shorts); otherwise
+            they must be non-negative scores.
+
     Raises:
-        InvalidAction: Wrong shape, or a value that is negative, NaN or infinite.
+        InvalidAction: Wrong shape, or a value that is NaN, infinite or (unless
+            ``signed``) negative.
     """
     array = np.asarray(actions, dtype=np.float64) if not isinstance(actions, str) else None
     if array is None or array.shape != shape:
         got = "a string" if array is None else f"shape {array.shape}"
         raise InvalidAction(f"{what} must be an array of shape {shape}, got {got}: {actions!r}")
     # min() is NaN when any entry is NaN, which fails the comparison too.
-    if not (array.min() >= 0.0 and array.max() < np.inf):
+    low = array.min()
+    if signed:
+        if not (low > -np.inf and array.max() < np.inf):
+            raise InvalidAction(f"{what} must hold finite target weights, got {actions!r}")
+    elif not (low >= 0.0 and array.max() < np.inf):
         raise InvalidAction(f"{what} must hold non-negative finite target weights, got {actions!r}")
     return array
 
 
-def target_weights(actions: F64, weights: F64, tradable: F64) -> F64:
-    """Map actions onto the simplex, keeping untradable assets where they are.
+def target_weights(actions: F64, weights: F64, tradable: F64, leverage: float = 1.0) -> F64:
+    """Map long-only scores onto weights, keeping untradable assets where they are.
 
     Args:
         actions: ``(B, n + 1)`` non-negative finite scores (cash last).
         weights: ``(B, n + 1)`` current weights.
         tradable: ``(B, n + 1)`` float, 1.0 for tradable entries and 0.0 for
             halted assets (cash is always tradable).
+        leverage: The account's ``max_leverage``: the tradable assets' share
+            of the portfolio is scaled by it, the cash weight being what is
+            left (negative: a margin loan).
 
     Returns:
         ``(B, n + 1)`` target weights: a halted asset keeps its current weight;
@@ -60,40 +83,86 @@ def target_weights(actions: F64, weights: F64, tradable: F64) -> F64:
         shares = scores / np.where(positive, total, 1.0)[:, None]
         shares[~positive, -1] = 1.0  # nothing asked for: the budget goes to cash
     result: F64 = kept + budget[:, None] * shares
+    if leverage != 1.0:
+        result[:, :-1] = kept[:, :-1] + (leverage * budget)[:, None] * shares[:, :-1]
+        result[:, -1] = 1.0 - result[:, :-1].sum(axis=1)
+    return result
+
+
+def short_targets(actions: F64, weights: F64, tradable: F64, config: AccountConfig) -> F64:
+    """Map signed target weights onto weights the account allows.
+
+    The tradable assets' targets go through
+    :func:`~sekai.finance.account.project_weights` (gross exposure at most
+    ``config.max_leverage``); halted assets keep their current weight (outside
+    that budget). Cash is what is left.
+
+    Args:
+        actions: ``(B, n)`` finite target weights of the assets.
+        weights: ``(B, n + 1)`` current weights.
+        tradable: ``(B, n + 1)`` float, 1.0 for tradable entries.
+        config: The account's rules (``allow_short=True``).
+
+    Returns:
+        ``(B, n + 1)`` target weights, cash last.
+    """
+    n = actions.shape[1]
+    free = project_weights(actions * tradable[:, :n], config)
+    assets = weights[:, :n] - weights[:, :n] * tradable[:, :n] + free
+    result: F64 = np.empty_like(weights)
+    result[:, :n] = assets
+    result[:, n] = 1.0 - assets.sum(axis=1)
     return result
 
 
 def rebalance(
     weights: F64,
     target: F64,
-    next_returns: F64,
-    risk_free_rate: float,
-    cost: float,
-) -> tuple[F64, F64, F64, F64, F64]:
+    returns: F64,
+    *,
+    dt: float,
+    config: AccountConfig,
+    cost_model: CostModel,
+    market: Mapping[str, Any],
+    equity: F64,
+    bounded: bool,
+) -> tuple[F64, StepAccount]:
     """Trade to ``target``, pay costs, and let one period of returns pass.
 
     Args:
         weights: ``(B, n + 1)`` weights before trading.
         target: ``(B, n + 1)`` weights after trading.
-        next_returns: ``(B, n)`` log-returns of the risky assets over the period.
-        risk_free_rate: Log-return of cash over one period.
-        cost: Proportional cost per unit of turnover.
+        returns: ``(B, n)`` simple returns of the assets over the period.
+        dt: The period in years (cash earns ``config.cash_rate`` over it).
+        config: The account's rates.
+        cost_model: The transaction cost model.
+        market: The cost model's keywords (``equity`` included).
+        equity: ``(B,)`` values before trading.
+        bounded: Long-only without leverage: the cash weight cannot be
+            negative, so rounding below 0 is clipped.
 
     Returns:
-        ``(new_weights, reward, turnover, cost_fraction, gross_log_return)``:
-        the drifted weights ``(B, n + 1)`` and four ``(B,)`` arrays. Turnover is
-        ``sum_i |target_i - weights_i|`` over the risky assets; the costs take
-        ``cost * turnover`` of the portfolio's value; the reward is the log of
-        the portfolio's value change, ``log(gross) + log(1 - cost * turnover)``.
+        ``(new_weights, step)``: the drifted weights ``(B, n + 1)`` (cash last;
+        all cash for a wiped-out account) and the step's account
+        (:class:`~sekai.envs.finance._tpm_accounting.StepAccount`: turnover
+        ``sum_i |target_i - weights_i|`` over the assets, costs, growth,
+        equity and the outcome for the reward).
     """
-    turnover = np.abs(target[:, :-1] - weights[:, :-1]).sum(axis=1)
-    cost_fraction = cost * turnover
-    growth = np.empty_like(target)
-    np.exp(next_returns, out=growth[:, :-1])
-    growth[:, -1] = np.exp(risk_free_rate)
-    grown = target * growth
-    gross = grown.sum(axis=1)
-    new_weights: F64 = grown / gross[:, None]
-    gross_log = np.log(gross)
-    reward: F64 = gross_log + np.log1p(-cost_fraction)
-    return new_weights, reward, turnover, cost_fraction, gross_log
+    n = returns.shape[1]
+    step = account_step(
+        weights[:, :n],
+        target[:, :n],
+        returns,
+        dt=dt,
+        config=config,
+        cost_model=cost_model,
+        market=market,
+        equity=equity,
+    )
+    new_weights: F64 = np.empty_like(weights)
+    new_weights[:, :n] = step.drifted
+    cash = 1.0 - step.drifted.sum(axis=1)
+    if bounded:
+        np.clip(cash, 0.0, 1.0, out=cash)
+    new_weights[:, n] = cash
+    return new_weights, step

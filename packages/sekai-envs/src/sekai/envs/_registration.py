@@ -7,6 +7,7 @@ from sekai.registry import register
 __all__ = ["register_envs"]
 
 _CLASSIC = "sekai.envs.classic_control"
+_FINANCE = "sekai.envs.finance"
 
 # id: (module, single env, native vector env, time limit, reward threshold), as in
 # Gymnasium 1.x.
@@ -48,6 +49,24 @@ def register_envs() -> None:
         entry_point="sekai.envs.portfolio:PortfolioEnv",
         vector_entry_point="sekai.envs.portfolio_vector:PortfolioVecEnv",
     )
-    register("MarketMaking-v0", entry_point="sekai.envs.market_making:MarketMakingEnv")
-    # The same two-agent market under the name the architecture notes give it.
-    register("MarketMicrostructure-v0", entry_point="sekai.envs.market_making:MarketMakingEnv")
+    register(
+        "Trading-v0",
+        entry_point=f"{_FINANCE}.trading:TradingEnv",
+        vector_entry_point=f"{_FINANCE}.trading_vector:TradingVecEnv",
+    )
+    register("Market-v0", entry_point=f"{_FINANCE}.market_env:MarketEnv")
+    register(
+        "MarketMaking-v0",
+        entry_point=f"{_FINANCE}.market_making:MarketMakingEnv",
+        vector_entry_point=f"{_FINANCE}.market_making_vector:MarketMakingVecEnv",
+    )
+    register(
+        "OptimalExecution-v0",
+        entry_point=f"{_FINANCE}.optimal_execution:OptimalExecutionEnv",
+        vector_entry_point=f"{_FINANCE}.optimal_execution_vector:OptimalExecutionVecEnv",
+    )
+    register("LimitOrderBook-v0", entry_point=f"{_FINANCE}.lob_env:LimitOrderBookEnv")
+    # This project's two-agent game (a market maker and a directional trader).
+    register(
+        "MarketMicrostructure-v0", entry_point="sekai.envs.market_making:MarketMicrostructureEnv"
+    )

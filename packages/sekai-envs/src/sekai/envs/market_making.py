@@ -1,4 +1,11 @@
-"""MarketMaking-v0: a market maker and an informed directional trader (multi-agent)."""
+"""MarketMicrostructure-v0: a market maker and an informed directional trader (multi-agent).
+
+This two-agent game was registered as ``MarketMaking-v0`` before that id went to
+sekai 0.2's single-agent Avellaneda-Stoikov env
+(:class:`sekai.envs.finance.market_making.MarketMakingEnv`). The class is now
+:class:`MarketMicrostructureEnv`; ``MarketMakingEnv`` remains here as an alias
+of it for code that imported it from this module.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +21,7 @@ from sekai.error import InvalidAction, ResetRequired
 from sekai.spaces import Box, Discrete, Space
 from sekai.utils.seeding import SeedType
 
-__all__ = ["MARKET_MAKER", "TRADER", "MarketMakingEnv"]
+__all__ = ["MARKET_MAKER", "TRADER", "MarketMakingEnv", "MarketMicrostructureEnv"]
 
 MARKET_MAKER = "market_maker"
 """Agent id of the market maker."""
@@ -35,7 +42,7 @@ def _count(value: Any, name: str) -> int:
     return check_int(value, name, minimum=1, type_error=ValueError)
 
 
-class MarketMakingEnv(MultiAgentEnv[_Obs, Any, str]):
+class MarketMicrostructureEnv(MultiAgentEnv[_Obs, Any, str]):
     """A dealer quoting around a moving mid-price, and a trader who knows where it goes.
 
     Two agents act at every step. The **market maker** quotes a bid and an ask
@@ -216,7 +223,7 @@ class MarketMakingEnv(MultiAgentEnv[_Obs, Any, str]):
     def _read_actions(self, actions: dict[str, Any]) -> tuple[float, float, int]:
         if not isinstance(actions, dict) or MARKET_MAKER not in actions or TRADER not in actions:
             raise InvalidAction(
-                f"MarketMaking expects a dict with an action for {MARKET_MAKER!r} and for "
+                f"MarketMicrostructure expects a dict with an action for {MARKET_MAKER!r} and for "
                 f"{TRADER!r}, got {actions!r}"
             )
         quotes = actions[MARKET_MAKER]
@@ -241,7 +248,7 @@ class MarketMakingEnv(MultiAgentEnv[_Obs, Any, str]):
             InvalidAction: An agent's action is missing or not in its space.
         """
         if not self.agents:
-            raise ResetRequired("MarketMaking: call reset() to start an episode")
+            raise ResetRequired("MarketMicrostructure: call reset() to start an episode")
         bid_offset, ask_offset, order = self._read_actions(actions)
         u_buy, u_sell, price_shock, signal_shock = self._shocks[self._t]
         mid = self._mid
@@ -324,3 +331,7 @@ class MarketMakingEnv(MultiAgentEnv[_Obs, Any, str]):
             self._inventory += 1
             self._cash -= price
         return True
+
+
+MarketMakingEnv = MarketMicrostructureEnv
+"""The former name of :class:`MarketMicrostructureEnv` (an alias, kept for old imports)."""

@@ -1,0 +1,139 @@
+"""One step of a market env's account: trade, pay costs, hold, reward (private).
+
+The step every market env takes, written once on :mod:`sekai.finance`:
+trade from the drifted weights to the target (the cost model's cost, a
+fraction of equity), :func:`~sekai.finance.account.settle` the period at the
+target weights, then describe the step with
+:meth:`~sekai.finance.rewards.StepOutcome.from_growth` for the reward
+function. Weights have the assets on the last axis: ``(n_assets,)`` for one
+account, ``(n_envs, n_assets)`` for a batch, and every operation is
+element-wise or a sum over that axis, so a single env (a batch of one) and a
+native vector env compute the same numbers bit for bit.
+
+Also here: the checks of the arguments every market env's account shares (its
+reward function and its starting capital).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai._validation import check_real
+from sekai.finance.account import AccountConfig, settle, turnover
+from sekai.finance.costs import CostModel
+from sekai.finance.rewards import LogReturn, RewardFunction, StepOutcome
+
+__all__ = ["StepAccount", "account_step", "check_reward", "positive_capital"]
+
+F64 = NDArray[np.float64]
+
+
+def check_reward(reward: RewardFunction | None, owner: str) -> RewardFunction:
+    """The env's own copy of ``reward`` (``LogReturn()`` for None).
+
+    Copied so that envs built from the same arguments (the sub-envs of
+    ``make_vec``) never share the state of a stateful reward.
+
+    Raises:
+        TypeError: ``reward`` is not a RewardFunction.
+    """
+    if reward is None:
+        return LogReturn()
+    if not isinstance(reward, RewardFunction):
+        raise TypeError(
+            f"{owner}: reward must be a sekai.finance.RewardFunction or None, got {reward!r}"
+        )
+    return copy.deepcopy(reward)
+
+
+def positive_capital(capital: object, owner: str) -> float:
+    """The starting equity: a finite real number > 0."""
+    return check_real(capital, f"{owner}: capital", minimum=0.0, min_open=True)
+
+
+@dataclass(frozen=True)
+class StepAccount:
+    """What one step did to the account(s).
+
+    Attributes:
+        gross: The period's growth before costs (``settle``'s), 0 when wiped out.
+        growth: The growth net of costs, ``(1 - cost) * gross``; 0 when wiped out.
+        drifted: The weights at the end of the period (0 when wiped out).
+        turnover: ``sum |target - current|``.
+        cost: The transaction cost, a fraction of the equity before trading.
+        financing: The financing cost of the period (fraction of equity).
+        wiped_out: Whether the equity fell to 0 or below.
+        equity: The equity at the end of the step.
+        outcome: The step for the reward function.
+    """
+
+    gross: Any
+    growth: Any
+    drifted: F64
+    turnover: Any
+    cost: Any
+    financing: Any
+    wiped_out: NDArray[np.bool_]
+    equity: Any
+    outcome: StepOutcome
+
+
+def account_step(
+    current: F64,
+    target: F64,
+    returns: F64,
+    *,
+    dt: float,
+    config: AccountConfig,
+    cost_model: CostModel,
+    market: Mapping[str, Any],
+    equity: Any,
+) -> StepAccount:
+    """Rebalance from ``current`` to ``target``, pay the costs and hold for one period.
+
+    Args:
+        current: Drifted weights before trading, ``(..., n_assets)``.
+        target: Weights after trading (already allowed by ``config``).
+        returns: Simple returns of the assets over the period.
+        dt: The period in years (for financing).
+        config: The account's rates.
+        cost_model: The transaction cost model.
+        market: The keywords for the cost model, ``equity`` included.
+        equity: The account value before trading, ``(...)``.
+
+    Returns:
+        The :class:`StepAccount`.
+    """
+    traded = turnover(target, current)
+    cost = np.asarray(cost_model(target - current, **market), dtype=np.float64)
+    settlement = settle(target, returns, dt, config)
+    net = (1.0 - cost) * settlement.growth
+    wiped = np.asarray(net <= 0.0)
+    if wiped.any():
+        net = np.where(wiped, 0.0, net)
+        drifted = np.where(wiped[..., None], 0.0, settlement.drifted)
+        gross = np.where(wiped, 0.0, settlement.growth)
+    else:
+        drifted = settlement.drifted
+        gross = settlement.growth
+    new_equity = equity * net
+    outcome = StepOutcome.from_growth(
+        net, equity=new_equity, turnover=traded, cost=cost, previous_equity=equity
+    )
+    return StepAccount(
+        gross=gross,
+        growth=net,
+        drifted=np.asarray(drifted, dtype=np.float64),
+        turnover=traded,
+        cost=cost,
+        financing=settlement.financing,
+        wiped_out=wiped,
+        equity=new_equity,
+        outcome=outcome,
+    )

@@ -1,0 +1,279 @@
+"""Where the prices of Trading-v0, Portfolio-v0 and Market-v0 come from (private).
+
+An env plays either a **history** (a :class:`~sekai.finance.MarketData`
+given as ``prices=`` or ``data=``), cutting one window per episode at a
+first decision row chosen by a start sampler (or ``reset(options={"start":
+...})``), or a **model** (a :class:`~sekai.finance.MarketModel`), simulating
+a new path of ``lookback + episode_length`` steps at every reset, whose
+first decision row is ``lookback``. Either way the draw uses the env's own
+generator and nothing else, in the same order in the single env and in the
+native vector env (one generator per sub-env), which is what makes their
+trajectories identical.
+
+Rows: an episode of ``episode_length`` decisions starting at row ``s``
+decides at rows ``s .. s + episode_length - 1`` and observes the
+``lookback`` log returns ending at its decision row, so it uses price rows
+``s - lookback .. s + episode_length`` (:mod:`sekai.finance.sampling`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai._validation import check_real
+from sekai.envs.finance.market import validate_prices
+from sekai.finance.data import MarketData
+from sekai.finance.sampling import (
+    EpisodeSampler,
+    as_sampler,
+    first_start,
+    resolve_start,
+    sample_start,
+)
+from sekai.finance.simulators import MarketModel, Simulation
+
+__all__ = [
+    "History",
+    "Simulated",
+    "Source",
+    "as_market_data",
+    "check_options",
+    "resolve_source",
+]
+
+
+class History:
+    """A history played in windows, each episode's first row chosen by a start sampler.
+
+    Args:
+        data: The history.
+        sampler: The start sampler (one per env: it may hold progress).
+        dt: Years per row.
+
+    Attributes:
+        data: The history.
+        sampler: The start sampler.
+        dt: Years per row.
+    """
+
+    is_history = True
+
+    def __init__(self, data: MarketData, sampler: EpisodeSampler, dt: float) -> None:
+        self.data = data
+        self.sampler = sampler
+        self.dt = dt
+
+    @property
+    def n_assets(self) -> int:
+        """Number of assets (columns of the data)."""
+        return self.data.n_assets
+
+    def check_length(self, lookback: int, episode_length: int, owner: str) -> None:
+        """Raise ValueError unless the data holds at least one episode."""
+        first = first_start(self.data, lookback)
+        needed = first + episode_length + 1
+        if self.data.n_steps < needed:
+            raise ValueError(
+                f"{owner}: an episode of episode_length={episode_length} steps with "
+                f"lookback={lookback} needs {needed} rows of data (warmup/lookback {first}, "
+                f"then one more row to execute each decision); the data has {self.data.n_steps}"
+            )
+
+    def first_row(
+        self,
+        rng: np.random.Generator,
+        start: Any,
+        lookback: int,
+        episode_length: int,
+        sampler: EpisodeSampler | None = None,
+    ) -> int:
+        """The first decision row: ``start`` if given (a row or a time), else a sample.
+
+        Args:
+            rng: The env's generator (used by random samplers only).
+            start: The ``"start"`` reset option, or None.
+            lookback: Rows of returns the first observation needs.
+            episode_length: Decisions per episode.
+            sampler: The sampler to use instead of :attr:`sampler` (a vector
+                env's sub-env copy).
+        """
+        if start is not None:
+            return resolve_start(self.data, start, episode_length=episode_length, lookback=lookback)
+        return sample_start(
+            self.sampler if sampler is None else sampler,
+            rng,
+            self.data,
+            episode_length=episode_length,
+            lookback=lookback,
+        )
+
+
+class Simulated:
+    """A model simulated anew at every reset.
+
+    Args:
+        model: The market model.
+
+    Attributes:
+        model: The market model.
+        dt: Years per step (the model's).
+    """
+
+    is_history = False
+
+    def __init__(self, model: MarketModel) -> None:
+        self.model = model
+        self.dt = float(model.dt)
+
+    @property
+    def n_assets(self) -> int:
+        """Number of assets of the model."""
+        return int(self.model.n_assets)
+
+    def simulate(self, rng: np.random.Generator, lookback: int, episode_length: int) -> Simulation:
+        """A path of ``lookback + episode_length`` steps; its first decision row is ``lookback``."""
+        return self.model.simulate(rng, lookback + episode_length)
+
+    @staticmethod
+    def prices(simulation: Simulation) -> NDArray[np.float64]:
+        """The simulated prices, NaN where an asset is unlisted."""
+        if simulation.mask is None:
+            return simulation.prices
+        masked: NDArray[np.float64] = np.where(simulation.mask, simulation.prices, np.nan)
+        return masked
+
+    @staticmethod
+    def as_data(simulation: Simulation) -> MarketData:
+        """The simulated path as MarketData: int timestamps, NaN where an asset is unlisted."""
+        return MarketData(Simulated.prices(simulation))
+
+
+Source = History | Simulated
+
+
+def as_market_data(prices: Any, owner: str, *, complete: bool) -> MarketData:
+    """The ``prices=`` argument of an env as MarketData.
+
+    Accepts a MarketData, a pandas Series or DataFrame (rows: times, columns:
+    assets; read with :meth:`MarketData.from_pandas`) or an array of shape
+    ``(n_rows,)`` / ``(n_rows, n_assets)``.
+    """
+    if isinstance(prices, MarketData):
+        return prices
+    if hasattr(prices, "to_numpy") and hasattr(prices, "index"):
+        return MarketData.from_pandas(prices)
+    array = validate_prices(prices, allow_missing=not complete, what=f"{owner}: prices")
+    return MarketData(array)
+
+
+def _check_complete(data: MarketData, owner: str) -> None:
+    missing = ~data.mask
+    if missing.any():
+        row, column = (int(i) for i in np.argwhere(missing)[0])
+        raise ValueError(
+            f"{owner} needs a price for every asset at every row; the data has none (NaN) at "
+            f"row {row} ({data.timestamps[row]}), asset {data.assets[column]!r}. Fill or drop the "
+            "missing rows, or use MarketEnv, whose assets may list and delist"
+        )
+
+
+def resolve_source(
+    owner: str,
+    *,
+    prices: Any,
+    data: Any,
+    model: Any,
+    default: Callable[[], MarketModel],
+    sampler: Any,
+    dt: Any,
+    complete: bool,
+    n_assets: int | None = None,
+) -> Source:
+    """The source of an env's prices from its ``prices=`` / ``data=`` / ``model=`` arguments.
+
+    At most one of the three may be given; with none, ``default()`` is the
+    model.
+
+    Args:
+        owner: The env's name, for error messages.
+        prices: The ``prices`` argument (array, pandas object or MarketData).
+        data: The ``data`` argument (a MarketData).
+        model: The ``model`` argument (a MarketModel).
+        default: Builds the model when none of the three is given.
+        sampler: The ``sampler`` argument (a history's start sampler; checked, then
+            unused, with a model).
+        dt: Years per row; None for the data's (``1 / periods_per_year``) or
+            the model's.
+        complete: Refuse histories with missing prices.
+        n_assets: The number of assets the env requires, or None for any.
+
+    Raises:
+        TypeError: An argument of the wrong type.
+        ValueError: More than one source, a bad ``dt``, missing prices, or the
+            wrong number of assets.
+    """
+    given = [
+        name
+        for name, value in (("prices", prices), ("data", data), ("model", model))
+        if value is not None
+    ]
+    if len(given) > 1:
+        raise ValueError(
+            f"{owner}: give at most one of prices=, data= and model=, got {' and '.join(given)}"
+        )
+    starts = as_sampler(sampler)  # checked even when a model makes it unused
+    source: Source
+    if prices is not None or data is not None:
+        if data is not None and not isinstance(data, MarketData):
+            raise TypeError(f"{owner}: data must be a sekai.finance.MarketData, got {data!r}")
+        history = data if data is not None else as_market_data(prices, owner, complete=complete)
+        if complete:
+            _check_complete(history, owner)
+        years = (
+            1.0 / history.periods_per_year
+            if dt is None
+            else check_real(dt, f"{owner}: dt", minimum=0.0, min_open=True)
+        )
+        source = History(history, starts, years)
+    else:
+        chosen = default() if model is None else model
+        if not isinstance(chosen, MarketModel):
+            raise TypeError(f"{owner}: model must be a sekai.finance.MarketModel, got {chosen!r}")
+        source = Simulated(chosen)
+        if dt is not None:
+            years = check_real(dt, f"{owner}: dt", minimum=0.0, min_open=True)
+            if years != source.dt:
+                raise ValueError(
+                    f"{owner}: dt={dt!r} differs from the model's dt={source.dt!r}; build the "
+                    "model with the step you want"
+                )
+    if n_assets is not None and source.n_assets != n_assets:
+        what = "data" if source.is_history else "model"
+        raise ValueError(f"{owner} needs {n_assets} asset(s), got a {what} with {source.n_assets}")
+    return source
+
+
+def check_options(
+    options: Mapping[str, Any] | None, allowed: tuple[str, ...], owner: str
+) -> Mapping[str, Any]:
+    """The reset options, refusing keys the env does not know.
+
+    Raises:
+        TypeError: ``options`` is not a dict.
+        ValueError: An unknown key.
+    """
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise TypeError(f"{owner}: reset options must be a dict or None, got {options!r}")
+    unknown = sorted(str(key) for key in options if key not in allowed)
+    if unknown:
+        known = ", ".join(repr(key) for key in allowed) or "none"
+        raise ValueError(
+            f"{owner}: unknown reset option(s) {', '.join(map(repr, unknown))}; known: {known}"
+        )
+    return options

@@ -1,0 +1,200 @@
+"""Price helpers of the market environments: checks, windows, simulated paths, correlations.
+
+Conveniences for preparing data for :class:`~sekai.envs.finance.TradingEnv`,
+:class:`~sekai.envs.finance.PortfolioEnv` and
+:class:`~sekai.envs.finance.MarketEnv`, kept at sekai 0.2's import path
+(``sekai.envs.finance.market``). The models and the point-in-time data they
+build on live in :mod:`sekai.finance`: :func:`simulate_gbm` is a shortcut for
+:class:`sekai.finance.GBM`, and the envs read histories through
+:class:`sekai.finance.MarketData`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from sekai._validation import check_int
+from sekai.finance.data import MarketData
+from sekai.finance.simulators import GBM
+
+__all__ = ["random_correlation", "sample_window", "simulate_gbm", "validate_prices"]
+
+F64 = NDArray[np.float64]
+_DAY = 1.0 / 252.0
+
+
+def _generator(rng: np.random.Generator | int | None, what: str) -> np.random.Generator:
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or (isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)):
+        return np.random.default_rng(None if rng is None else int(rng))
+    raise TypeError(f"{what}: rng must be a numpy Generator, an int seed or None, got {rng!r}")
+
+
+def validate_prices(
+    prices: ArrayLike,
+    *,
+    n_assets: int | None = None,
+    min_rows: int = 2,
+    allow_missing: bool = False,
+    what: str = "prices",
+) -> F64:
+    """Prices as a float64 ``(n_rows, n_assets)`` array, after checking them.
+
+    A 1-D input (an array, a list, a pandas Series) is one asset; a 2-D input
+    (a pandas DataFrame included) has one column per asset. The result is a
+    new array.
+
+    Args:
+        prices: The prices.
+        n_assets: The number of columns required, or None for any.
+        min_rows: The fewest rows accepted (>= 1).
+        allow_missing: Accept NaN (an unavailable asset) as well as prices > 0.
+        what: The argument's name in error messages.
+
+    Returns:
+        The ``(n_rows, n_assets)`` float64 prices.
+
+    Raises:
+        TypeError: The values are not real numbers.
+        ValueError: Wrong number of dimensions, columns or rows, or a price
+            that is not finite and > 0 (NaN too unless ``allow_missing``).
+    """
+    min_rows = check_int(min_rows, "validate_prices: min_rows", minimum=1)
+    try:
+        array = np.array(prices, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"{what} must be an array of real numbers, got {prices!r}") from error
+    if array.ndim == 1:
+        array = array[:, None]
+    if array.ndim != 2:
+        raise ValueError(
+            f"{what} must have shape (n_rows,) or (n_rows, n_assets), got shape {array.shape}"
+        )
+    if n_assets is not None:
+        expected = check_int(n_assets, "validate_prices: n_assets", minimum=1)
+        if array.shape[1] != expected:
+            raise ValueError(
+                f"{what} must have {expected} column(s) (one per asset), got {array.shape[1]} "
+                f"(shape {array.shape})"
+            )
+    if array.shape[0] < min_rows:
+        raise ValueError(f"{what} must have at least {min_rows} rows, got {array.shape[0]}")
+    missing = np.isnan(array)
+    bad = ~(np.isfinite(array) & (array > 0.0))
+    if allow_missing:
+        bad &= ~missing
+    if bad.any():
+        row, column = (int(i) for i in np.argwhere(bad)[0])
+        allowed = "finite and > 0, or NaN where unavailable" if allow_missing else "finite and > 0"
+        raise ValueError(
+            f"{what} must be {allowed}; got {float(array[row, column])!r} at row {row}, "
+            f"column {column}"
+        )
+    return array
+
+
+def simulate_gbm(
+    rng: np.random.Generator | int | None,
+    n_steps: int,
+    *,
+    mu: ArrayLike = 0.05,
+    sigma: ArrayLike = 0.2,
+    s0: ArrayLike = 100.0,
+    corr: ArrayLike | None = None,
+    dt: float = _DAY,
+    n_assets: int | None = None,
+) -> F64:
+    """One path of correlated geometric Brownian motion, ``(n_steps + 1, n_assets)``.
+
+    A shortcut for ``sekai.finance.GBM(mu, sigma, s0=s0, corr=corr, dt=dt,
+    n_assets=n_assets).simulate(rng, n_steps).prices``: row 0 is ``s0``, each
+    step of ``dt`` years is drawn exactly.
+
+    Args:
+        rng: A numpy Generator, an int seed, or None (OS entropy).
+        n_steps: Steps to simulate (>= 0).
+        mu: Drift per year, a number or one per asset.
+        sigma: Volatility per year (>= 0), a number or one per asset.
+        s0: Start prices (> 0).
+        corr: Correlation matrix of the assets' shocks, or None (independent).
+        dt: Years per step (default one trading day, 1/252).
+        n_assets: Number of assets (default: from the parameters' shapes).
+
+    Raises:
+        TypeError, ValueError: As :class:`sekai.finance.GBM` and its ``simulate``.
+    """
+    model = GBM(mu, sigma, s0=s0, corr=corr, dt=dt, n_assets=n_assets)
+    return model.simulate(_generator(rng, "simulate_gbm"), n_steps).prices
+
+
+def random_correlation(
+    n_assets: int,
+    rng: np.random.Generator | int | None = None,
+    *,
+    n_factors: int = 1,
+) -> F64:
+    """A random correlation matrix from a factor model, always positive definite.
+
+    Each asset loads on ``n_factors`` common factors with standard normal
+    loadings ``B`` and has its own variance ``d`` drawn uniformly from
+    ``[0.5, 1.5]``; the result is the correlation of ``B B^T + diag(d)``:
+    symmetric, unit diagonal, every eigenvalue > 0. Useful as the ``corr`` of
+    a simulated market (``PortfolioEnv(corr=random_correlation(5, 0))``).
+
+    Args:
+        n_assets: Size of the matrix (>= 1).
+        rng: A numpy Generator, an int seed, or None (OS entropy).
+        n_factors: Number of common factors (>= 1).
+
+    Returns:
+        A ``(n_assets, n_assets)`` float64 matrix.
+    """
+    n = check_int(n_assets, "random_correlation: n_assets", minimum=1)
+    k = check_int(n_factors, "random_correlation: n_factors", minimum=1)
+    generator = _generator(rng, "random_correlation")
+    loadings = generator.standard_normal((n, k))
+    own = generator.uniform(0.5, 1.5, size=n)
+    covariance = loadings @ loadings.T + np.diag(own)
+    scale = np.sqrt(np.diag(covariance))
+    matrix: F64 = covariance / np.outer(scale, scale)
+    matrix = 0.5 * (matrix + matrix.T)
+    np.fill_diagonal(matrix, 1.0)
+    return matrix
+
+
+def sample_window(
+    prices: ArrayLike | MarketData,
+    length: int,
+    rng: np.random.Generator | int | None = None,
+) -> F64:
+    """A window of ``length`` consecutive rows of ``prices``, its start drawn uniformly.
+
+    Args:
+        prices: A ``(n_rows,)`` or ``(n_rows, n_assets)`` array of prices, or a
+            :class:`~sekai.finance.MarketData` (its price table).
+        length: Rows in the window, in ``[1, n_rows]``.
+        rng: A numpy Generator, an int seed, or None (OS entropy).
+
+    Returns:
+        A new ``(length, n_assets)`` float64 array.
+
+    Raises:
+        ValueError: ``length`` does not fit in the data.
+    """
+    table: Any = prices.prices if isinstance(prices, MarketData) else prices
+    array = validate_prices(table, min_rows=1, allow_missing=True, what="sample_window: prices")
+    n_rows = array.shape[0]
+    length = check_int(
+        length,
+        "sample_window: length",
+        minimum=1,
+        maximum=n_rows,
+        expected=f"an int in [1, {n_rows}] (the rows of the prices)",
+    )
+    start = int(_generator(rng, "sample_window").integers(n_rows - length + 1))
+    window: F64 = array[start : start + length].copy()
+    return window

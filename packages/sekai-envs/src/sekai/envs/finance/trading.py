@@ -1,0 +1,416 @@
+"""Trading-v0: hold one asset long, flat or short, on real or simulated prices."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from sekai.core import Env, ResetResult, StepResult
+from sekai.envs.classic_control._common import discrete_action
+from sekai.envs.finance._tpm_accounting import account_step
+from sekai.envs.finance._tpm_costs import window_volatility
+from sekai.envs.finance._tpm_sources import History, Simulated, check_options
+from sekai.envs.finance._tpm_trading import TradingConfig
+from sekai.error import ResetRequired
+from sekai.finance.costs import CostModel
+from sekai.finance.data import MarketData, Past, PointInTime
+from sekai.finance.rewards import RewardFunction
+from sekai.finance.sampling import EpisodeSampler
+from sekai.finance.simulators import MarketModel
+from sekai.utils.seeding import SeedType
+
+__all__ = ["TradingEnv", "buy_and_hold"]
+
+
+def buy_and_hold(env: Any) -> int:
+    """The baseline policy of Trading-v0: the action that targets the largest long position.
+
+    Holding the asset fully from the first step and never trading again is
+    the benchmark a trading agent must beat: with the default positions
+    ``(-1, 0, 1)`` it is action 2, whatever the observation. Works for a
+    :class:`TradingEnv`, a :class:`~sekai.envs.finance.TradingVecEnv` (use
+    ``np.full(num_envs, buy_and_hold(vec))``) or a wrapper around either.
+
+    Args:
+        env: An env with a ``positions`` attribute (the target positions).
+
+    Returns:
+        The index of the largest position.
+    """
+    positions = np.asarray(env.positions, dtype=np.float64)
+    return int(np.argmax(positions))
+
+
+class TradingEnv(Env[NDArray[np.float32], np.int64]):
+    """Trade one asset: choose a target position each period, pay costs, earn its return.
+
+    The agent holds a position in one asset, as a fraction of its equity
+    (1 = fully long, -1 = fully short, 0 = flat), and picks a new target
+    position among ``positions`` once per period. Moving from the current
+    (drifted) position ``p`` to the target ``w`` costs the cost model's price
+    of the trade ``w - p`` (``transaction_cost * |w - p|`` for a rate); the
+    account then earns ``w * r`` over the period, ``r`` being the asset's
+    simple return, and the position drifts to ``w (1 + r) / (1 + w r)``.
+    The accounting is :mod:`sekai.finance.account`'s (``settle``), the costs
+    :mod:`sekai.finance.costs`'s, the reward :mod:`sekai.finance.rewards`'s.
+
+    Prices: a history given as ``prices`` (a 1-D array, a pandas Series or a
+    one-column DataFrame) or ``data`` (a one-asset
+    :class:`~sekai.finance.MarketData` without missing prices), played in
+    windows of ``episode_length`` decisions whose first row the ``sampler``
+    chooses; or a ``model`` (a one-asset :class:`~sekai.finance.MarketModel`),
+    simulated anew at every reset; by default geometric Brownian motion with
+    drift ``mu``, volatility ``sigma`` and start ``s0``. At most one of
+    ``prices``, ``data`` and ``model``.
+
+    Point in time: at decision row ``t`` the env reads the data through
+    ``data.at(t)`` (:class:`~sekai.finance.data.PointInTime`): observations
+    and cost inputs come from rows up to ``t``, the trade executes at row
+    ``t + 1``'s price, and any read of a later row raises
+    :class:`~sekai.error.LookAheadError`. :attr:`price_history` gives the
+    same guarded view to agents and wrappers.
+
+    Observation:
+        ``Box((lookback + 1,), float32)``: the log returns of the last
+        ``lookback`` periods up to now (oldest first), then the current
+        position (after drift).
+
+    Action:
+        ``Discrete(len(positions))``: the index of the target position.
+
+    Reward:
+        ``reward(outcome)`` of the step's
+        :class:`~sekai.finance.StepOutcome`; by default
+        :class:`~sekai.finance.LogReturn`, the log growth of equity net of
+        costs, ``log((1 - cost) (1 + w r))``. Rewards then add up to the log of
+        final over initial equity.
+
+    Termination:
+        ``terminated`` when the equity reaches 0 (a short position in an asset
+        that more than doubles, say); ``truncated`` after ``episode_length``
+        steps. ``step()`` after either raises :class:`~sekai.error.ResetRequired`.
+
+    Info:
+        Every step: ``equity``, ``position`` (after drift), ``price`` (the new
+        current price), ``asset_return`` (the period's simple return),
+        ``cost`` (fraction of equity), ``turnover`` (``|w - p|``),
+        ``timestamp`` (of the new current row) and ``dt`` (years per period).
+        Reset: ``equity``, ``position``, ``price``, ``timestamp``, ``dt``.
+
+    Reset options:
+        ``{"start": t}`` with a history: the first decision at row ``t`` (an
+        int) or at the first row stamped at or after time ``t``.
+
+    Baseline:
+        :func:`buy_and_hold` (the largest long position throughout).
+
+    Args:
+        prices: A price history of one asset.
+        data: A one-asset MarketData.
+        episode_length: Decisions per episode (>= 1).
+        lookback: Log returns per observation (>= 1).
+        positions: The target positions the actions choose from.
+        transaction_cost: A proportional rate (0.001 = 10 basis points) or a
+            :class:`~sekai.finance.CostModel`; ``0`` or ``None`` for free
+            trading.
+        mu: Drift per year of the default model.
+        sigma: Volatility per year of the default model.
+        dt: Years per period; default the data's (``1 / periods_per_year``)
+            or the model's (1/252 for the default model).
+        s0: Start price of the default model.
+        model: A one-asset market model.
+        reward: The reward function (default :class:`~sekai.finance.LogReturn`);
+            the env keeps its own copy.
+        sampler: How a history's episodes start: ``"random"``,
+            ``"sequential"``, an int (a fixed first row offset) or a
+            :class:`~sekai.finance.EpisodeSampler`.
+        capital: Equity at the start of each episode.
+
+    Raises:
+        TypeError, ValueError: A bad argument (the message names it).
+
+    Attributes:
+        positions: The target positions.
+        cost_model: The cost model.
+        transaction_cost: The ``transaction_cost`` argument.
+        capital: The starting equity.
+        dt: Years per period.
+        mu: The ``mu`` argument.
+        sigma: The ``sigma`` argument.
+        s0: The ``s0`` argument.
+        sampler: The start sampler (histories).
+    """
+
+    metadata: dict[str, Any] = {"render_fps": 30}  # noqa: RUF012 - copied per subclass
+
+    def __init__(
+        self,
+        prices: ArrayLike | None = None,
+        *,
+        data: MarketData | None = None,
+        episode_length: int = 252,
+        lookback: int = 30,
+        positions: Sequence[float] = (-1.0, 0.0, 1.0),
+        transaction_cost: float | CostModel = 0.001,
+        mu: float = 0.05,
+        sigma: float = 0.2,
+        dt: float | None = None,
+        s0: float = 100.0,
+        model: MarketModel | None = None,
+        reward: RewardFunction | None = None,
+        sampler: str | int | EpisodeSampler = "random",
+        capital: float = 1_000_000.0,
+    ) -> None:
+        config = TradingConfig(
+            "TradingEnv",
+            prices=prices,
+            data=data,
+            episode_length=episode_length,
+            lookback=lookback,
+            positions=positions,
+            transaction_cost=transaction_cost,
+            mu=mu,
+            sigma=sigma,
+            dt=dt,
+            s0=s0,
+            model=model,
+            reward=reward,
+            sampler=sampler,
+            capital=capital,
+        )
+        self.config = config
+        self.positions = config.positions
+        self.cost_model = config.cost_model
+        self.transaction_cost = config.transaction_cost
+        self.capital = config.capital
+        self.dt = config.dt
+        self.mu, self.sigma, self.s0 = mu, sigma, s0
+        self.sampler = config.source.sampler if isinstance(config.source, History) else None
+        self._reward = config.reward
+        self._targets = config.position_array()
+        self.observation_space = config.observation_space()
+        self.action_space = config.action_space()
+        self._data: MarketData | None = None
+        self._row = 0
+        self._steps = 0
+        self._equity = config.capital
+        self._position = 0.0
+        self._over = True
+
+    # -- properties -------------------------------------------------------------------------
+
+    @property
+    def data(self) -> MarketData | None:
+        """The history the env plays, or None when it simulates a model."""
+        return self.config.history
+
+    @property
+    def model(self) -> MarketModel | None:
+        """The model the env simulates, or None when it plays a history."""
+        return self.config.model
+
+    @property
+    def prices(self) -> NDArray[np.float64] | None:
+        """The whole price history (read-only, ``(n_rows,)``), or None for a model.
+
+        A simulated episode's path is not exposed: it would show the future.
+        """
+        history = self.config.history
+        return None if history is None else history.prices[:, 0]
+
+    @property
+    def episode_length(self) -> int:
+        """Decisions per episode; a new value applies from the next reset.
+
+        Raises:
+            ValueError: The value is not an int >= 1, or the history is too short.
+        """
+        return self.config.episode_length
+
+    @episode_length.setter
+    def episode_length(self, value: int) -> None:
+        self.config.episode_length = value
+
+    @property
+    def lookback(self) -> int:
+        """Log returns per observation; a new value applies from the next reset.
+
+        Changing it changes :attr:`observation_space`.
+        """
+        return self.config.lookback
+
+    @lookback.setter
+    def lookback(self, value: int) -> None:
+        self.config.lookback = value
+        self.observation_space = self.config.observation_space()
+        self._over = True
+
+    @property
+    def reward_fn(self) -> RewardFunction:
+        """The reward function (assignable; the new one is used as given)."""
+        return self._reward
+
+    @reward_fn.setter
+    def reward_fn(self, value: RewardFunction) -> None:
+        if not isinstance(value, RewardFunction):
+            raise TypeError(f"TradingEnv: reward_fn must be a RewardFunction, got {value!r}")
+        self._reward = value
+
+    @property
+    def elapsed_steps(self) -> int:
+        """Steps taken in the current episode."""
+        return self._steps
+
+    @property
+    def equity(self) -> float:
+        """The account's value (``capital`` at each reset)."""
+        return self._equity
+
+    @property
+    def position(self) -> float:
+        """The current position, a fraction of equity (after drift)."""
+        return self._position
+
+    def _now(self) -> PointInTime:
+        if self._data is None:
+            raise ResetRequired("TradingEnv: call reset() first")
+        return self._data.at(self._row)
+
+    @property
+    def now(self) -> PointInTime:
+        """The data as known at the current decision row (reads past it raise LookAheadError).
+
+        Raises:
+            ResetRequired: Before the first reset.
+        """
+        return self._now()
+
+    @property
+    def price(self) -> float:
+        """The current price (at the decision row)."""
+        return float(self._now().prices.latest[0])
+
+    @property
+    def price_history(self) -> Past:
+        """The prices up to now, as a :class:`~sekai.finance.data.Past` of shape ``(t + 1,)``.
+
+        Index it like an array of every row so far (``[-1]`` is the current
+        price); ``np.asarray(env.price_history)`` copies it. Reading a row
+        after the current one raises :class:`~sekai.error.LookAheadError`.
+        """
+        now = self._now()
+        data = self._data
+        assert data is not None
+        return Past(data.prices[:, 0], now.index, data, "price_history")
+
+    @property
+    def timestamp(self) -> Any:
+        """The timestamp of the current row (an int for simulations and int-stamped data)."""
+        return self._now().time
+
+    # -- the env API ---------------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[NDArray[np.float32]]:
+        """Start an episode: a new window of the history, or a new simulated path.
+
+        Args:
+            seed: Seed of the env's generator (see :class:`~sekai.core.Env`).
+            options: ``{"start": t}`` (histories only): the first decision row
+                or time.
+
+        Raises:
+            ValueError: An unknown option, or a start that leaves no room for
+                an episode.
+        """
+        self._set_rng(seed)
+        config = self.config
+        source = config.source
+        lookback, length = config.lookback, config.episode_length
+        if isinstance(source, History):
+            start = check_options(options, ("start",), "TradingEnv").get("start")
+            self._row = source.first_row(self.rng, start, lookback, length)
+            self._data = source.data
+        else:
+            check_options(options, (), "TradingEnv")
+            self._data = Simulated.as_data(source.simulate(self.rng, lookback, length))
+            self._row = lookback
+        self._reward.reset()
+        self._steps = 0
+        self._equity = config.capital
+        self._position = 0.0
+        self._over = False
+        now = self._now()
+        info = {
+            "equity": self._equity,
+            "position": 0.0,
+            "price": float(now.prices.latest[0]),
+            "timestamp": now.time,
+            "dt": self.dt,
+        }
+        return ResetResult(self._observe(now), info)
+
+    def step(self, action: int | np.integer[Any]) -> StepResult[NDArray[np.float32]]:
+        """Trade to the chosen target position and hold it for one period.
+
+        Raises:
+            ResetRequired: Before the first reset, or after the episode ended.
+            InvalidAction: ``action`` is not an index into ``positions``.
+        """
+        if self._over:
+            raise ResetRequired("TradingEnv: the episode is over (or not started); call reset()")
+        config = self.config
+        target = self._targets[discrete_action(action, len(self._targets), "TradingEnv")]
+        now = self._now()
+        price = now.prices.latest
+        executed = now.execution_price()
+        returns = executed / price - 1.0
+        market: dict[str, Any] = {"equity": self._equity, "prices": price}
+        for name in config.costs.fields:
+            market[name] = now.field(name).latest
+        if config.costs.volatility:
+            market["volatility"] = window_volatility(now.log_returns(config.lookback))
+        step = account_step(
+            np.array([self._position]),
+            np.array([target]),
+            returns,
+            dt=self.dt,
+            config=config.account,
+            cost_model=config.cost_model,
+            market=market,
+            equity=self._equity,
+        )
+        reward = float(self._reward(step.outcome))
+        self._equity = float(step.equity)
+        self._position = float(step.drifted[0])
+        self._row += 1
+        self._steps += 1
+        terminated = bool(step.wiped_out)
+        truncated = not terminated and self._steps >= config.episode_length
+        self._over = terminated or truncated
+        now = self._now()
+        info = {
+            "equity": self._equity,
+            "position": self._position,
+            "price": float(executed[0]),
+            "asset_return": float(returns[0]),
+            "cost": float(step.cost),
+            "turnover": float(step.turnover),
+            "timestamp": now.time,
+            "dt": self.dt,
+        }
+        return StepResult(self._observe(now), reward, terminated, truncated, info)
+
+    def _observe(self, now: PointInTime) -> NDArray[np.float32]:
+        lookback = self.config.lookback
+        observation = np.empty(lookback + 1, dtype=np.float32)
+        observation[:lookback] = now.log_returns(lookback)[:, 0]
+        observation[lookback] = self._position
+        return observation
+
+    def __repr__(self) -> str:
+        return f"TradingEnv({self.config.describe()})"
