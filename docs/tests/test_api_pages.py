@@ -51,6 +51,7 @@ RENDERED_PAGES: dict[str, tuple[str, ...]] = {
     "sekai.finance.rewards": ("api/finance.md",),
     "sekai.finance.account": ("api/finance.md",),
     "sekai.finance.metrics": ("api/finance.md",),
+    "sekai.finance.rendering": ("api/finance.md",),
     "sekai.compat": ("api/compat.md",),
 }
 LISTING_PAGES: dict[str, tuple[str, ...]] = {"sekai": ("api/sekai.md",)}

@@ -10,7 +10,9 @@ and shared by every market env:
 - `sekai.finance.lob`: a limit order book, order-flow models, LOBSTER replay;
 - `sekai.finance.costs`, `sekai.finance.rewards`, `sekai.finance.account`,
   `sekai.finance.metrics`: transaction costs, rewards, the account, metrics;
-- `sekai.finance.features`, `sekai.finance.universe`: observations.
+- `sekai.finance.features`, `sekai.finance.universe`: observations;
+- `sekai.finance.rendering`: price, order-book and universe panels for
+  dashboards (needs `sekai-finance[render]`).
 
 The names below load their module on first use, so ``import sekai.finance``
 stays cheap; the submodules hold further helpers.
@@ -47,8 +49,10 @@ _EXPORTS: dict[str, str] = {
     "NoCost": "sekai.finance.costs",
     "Order": "sekai.finance.lob",
     "OrderBook": "sekai.finance.lob",
+    "OrderBookChart": "sekai.finance.rendering",
     "PerformanceSummary": "sekai.finance.metrics",
     "PnLSummary": "sekai.finance.metrics",
+    "PriceChart": "sekai.finance.rendering",
     "ProfitAndLoss": "sekai.finance.rewards",
     "ProportionalCost": "sekai.finance.costs",
     "RandomStart": "sekai.finance.sampling",
@@ -67,6 +71,7 @@ _EXPORTS: dict[str, str] = {
     "StepOutcome": "sekai.finance.rewards",
     "Time": "sekai.finance.data",
     "TurnoverPenalty": "sekai.finance.rewards",
+    "UniverseChart": "sekai.finance.rendering",
     "ZeroIntelligenceFlow": "sekai.finance.lob",
     "performance_summary": "sekai.finance.metrics",
     "pnl_summary": "sekai.finance.metrics",
@@ -106,6 +111,11 @@ if TYPE_CHECKING:
         RecordPerformance as RecordPerformance,
         performance_summary as performance_summary,
         pnl_summary as pnl_summary,
+    )
+    from sekai.finance.rendering import (
+        OrderBookChart as OrderBookChart,
+        PriceChart as PriceChart,
+        UniverseChart as UniverseChart,
     )
     from sekai.finance.rewards import (
         DifferentialSharpe as DifferentialSharpe,

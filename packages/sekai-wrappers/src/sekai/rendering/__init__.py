@@ -1,11 +1,65 @@
-"""Rendering: the Renderer protocol and frame recording.
+"""Rendering: renderers, dashboards of an env's values, drawing, and frame recording.
 
 Environments do not render themselves: a :class:`Renderer` draws an env's
-state, and :class:`RecordFrames` collects its frames step by step and can
-write them to disk (GIF and PNG need ``pip install "sekai-wrappers[images]"``).
+state. :class:`Dashboard` is a ready-made one that records the values its
+panels ask for (:class:`LineChart`, :class:`BarChart`, :class:`StackedArea`,
+your own :class:`Panel`) and draws them on a :class:`Canvas` in a
+:class:`Theme`. :class:`RecordFrames` collects frames step by step, and
+:func:`save_gif` / :func:`save_video` write them.
+
+Drawing needs Pillow: ``pip install "sekai-wrappers[render]"`` (imported when
+something is first drawn). Writing episodes to a folder as GIF or PNG files
+needs ``pip install "sekai-wrappers[images]"``.
 """
 
-from sekai.rendering.record_frames import RecordFrames
-from sekai.rendering.renderer import Renderer
+from sekai.rendering import charts as charts  # a module attribute, as in 0.2
+from sekai.rendering.canvas import Canvas, rotate
+from sekai.rendering.dashboard import (
+    BarChart,
+    Column,
+    Dashboard,
+    LineChart,
+    Panel,
+    Row,
+    Series,
+    StackedArea,
+    Stat,
+    View,
+)
+from sekai.rendering.recorder import RecordFrames, save_gif, save_video
+from sekai.rendering.renderer import ANSIString, BaseRenderer, Renderer, RenderFrame, RGBArray
+from sekai.rendering.text import text_width
+from sekai.rendering.theme import DARK, LIGHT, Theme, get_theme
 
-__all__ = ["RecordFrames", "Renderer"]
+__all__ = [  # noqa: RUF022 (grouped by topic)
+    # renderers and frames
+    "Renderer",
+    "BaseRenderer",
+    "RenderFrame",
+    "RGBArray",
+    "ANSIString",
+    # dashboards
+    "Dashboard",
+    "Panel",
+    "View",
+    "Row",
+    "Column",
+    "Series",
+    "Stat",
+    "LineChart",
+    "BarChart",
+    "StackedArea",
+    # themes
+    "Theme",
+    "LIGHT",
+    "DARK",
+    "get_theme",
+    # drawing (the chart helpers are in the sekai.rendering.charts module)
+    "Canvas",
+    "rotate",
+    "text_width",
+    # recording
+    "RecordFrames",
+    "save_gif",
+    "save_video",
+]

@@ -1,13 +1,25 @@
-"""The Renderer protocol: objects that draw an environment's current state."""
+"""Renderers: objects that draw an environment's current state, and the frames they return."""
 
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 
-from sekai.core import Env
+import numpy as np
+from numpy.typing import NDArray
 
-__all__ = ["Renderer"]
+__all__ = ["BaseRenderer", "RenderFrame", "Renderer"]
+
+RGBArray: TypeAlias = NDArray[np.uint8]
+"""An RGB image: a ``uint8`` array of shape ``(height, width, 3)``, row 0 at the top."""
+
+ANSIString: TypeAlias = str
+"""A text frame for terminals, which may hold ANSI escape sequences (colours)."""
+
+RenderFrame: TypeAlias = RGBArray | ANSIString
+"""What a renderer returns: an RGB image (most renderers) or a text frame."""
+
+_Self = TypeVar("_Self", bound="BaseRenderer")
 
 
 @runtime_checkable
@@ -33,12 +45,13 @@ class Renderer(Protocol):
                 ...
     """
 
-    def render(self, env: Env[Any, Any]) -> Any:
+    def render(self, env: Any) -> RenderFrame:
         """Return a frame of ``env``'s current state.
 
         Frames are usually RGB images, ``uint8`` arrays of shape ``(H, W, 3)``
-        (what :class:`~sekai.rendering.RecordFrames` writes as images), but a
-        renderer may return anything its consumer understands.
+        (what :class:`~sekai.rendering.RecordFrames` writes as images), or
+        text for terminals; a renderer may return anything its consumer
+        understands.
         """
         ...
 
@@ -47,6 +60,47 @@ class Renderer(Protocol):
         ...
 
     def __enter__(self) -> Renderer:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class BaseRenderer:
+    """A convenient base class for renderers: implement :meth:`render`, the rest is here.
+
+    It satisfies the :class:`Renderer` protocol: :meth:`close` does nothing
+    (override it to release windows, figures or files) and ``with renderer:``
+    closes the renderer on exit. :class:`~sekai.rendering.Dashboard` is one.
+
+    Example:
+        >>> class Blank(BaseRenderer):
+        ...     def render(self, env):
+        ...         return np.zeros((2, 2, 3), np.uint8)
+        >>> with Blank() as renderer:
+        ...     renderer.render(None).shape
+        (2, 2, 3)
+        >>> isinstance(renderer, Renderer)
+        True
+    """
+
+    def render(self, env: Any) -> RenderFrame:
+        """Return a frame of ``env``'s current state (subclasses implement this).
+
+        Raises:
+            NotImplementedError: The subclass does not implement it.
+        """
+        raise NotImplementedError(f"{type(self).__name__} must implement render(env)")
+
+    def close(self) -> None:
+        """Release the renderer's resources; nothing by default. Safe to call twice."""
+
+    def __enter__(self: _Self) -> _Self:
         return self
 
     def __exit__(
