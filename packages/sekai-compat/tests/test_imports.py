@@ -21,6 +21,18 @@ from sekai.compat import (
 )
 
 
+@pytest.mark.parametrize(
+    ("name", "peer"), [("SekaiToGymnasium", "gymnasium"), ("SekaiToPettingZoo", "pettingzoo")]
+)
+def test_peer_subclasses_load_on_access_and_name_the_extra(
+    name: str, peer: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delitem(vars(compat), name, raising=False)
+    monkeypatch.setitem(sys.modules, peer, None)
+    with pytest.raises(ImportError, match=rf"sekai-compat\[{peer}\]"):
+        getattr(compat, name)
+
+
 def test_importing_compat_loads_neither_peer() -> None:
     code = (
         "import sys, sekai.compat; "
@@ -43,10 +55,16 @@ def test_all_lists_the_adapters() -> None:
             "to_gymnasium_space",
             "to_gymnasium_vector",
             "to_pettingzoo",
+            # sekai 0.2's names: the adapter classes and the space converters
+            "GymnasiumRenderer",
+            "GymnasiumToSekai",
+            "PettingZooToSekai",
+            "SekaiToGymnasium",
+            "SekaiToPettingZoo",
+            "space_from_gymnasium",
+            "space_to_gymnasium",
         ]
     )
-    for name in compat.__all__:
-        assert callable(getattr(compat, name))
 
 
 GYMNASIUM_ADAPTERS: list[Callable[[], Any]] = [
@@ -55,6 +73,8 @@ GYMNASIUM_ADAPTERS: list[Callable[[], Any]] = [
     lambda: to_gymnasium_vector(object()),  # type: ignore[arg-type]
     lambda: to_gymnasium_space(object()),  # type: ignore[arg-type]
     lambda: from_gymnasium_space(object()),
+    lambda: compat.space_to_gymnasium(object()),  # type: ignore[arg-type]
+    lambda: compat.space_from_gymnasium(object()),
 ]
 
 

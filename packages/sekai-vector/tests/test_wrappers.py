@@ -456,3 +456,31 @@ def test_normalize_observation_batches_terminal_observations_exactly(
                     for key in fx:
                         np.testing.assert_array_equal(fx[key], fy[key])
     assert finished >= 4
+
+
+
+def test_episode_statistics_reach_a_tracker_through_its_hooks(make_vec: Any) -> None:
+    class Hooks:  # sekai 0.2's tracker protocol, without record()
+        def __init__(self) -> None:
+            self.calls: list[tuple[str, object]] = []
+
+        def on_reset(self, env_id: str | None, seed: int | None) -> None:
+            self.calls.append(("reset", env_id))
+
+        def on_step(self, *args: object) -> None:
+            self.calls.append(("step", None))
+
+        def on_episode_end(self, stats: EpisodeStats) -> None:
+            self.calls.append(("end", stats.episode_length))
+
+        def summary(self) -> dict[str, float]:
+            return {}
+
+    tracker = Hooks()
+    vec = VecRecordEpisodeStatistics(make_vec((1, 3), autoreset=False), tracker=tracker)
+    vec.reset()
+    assert tracker.calls == [("reset", "0"), ("reset", "1")]
+    for _ in range(3):
+        vec.step([1, 1])
+    # Episodes end at steps 1 and 3; frozen sub-envs start no new episode.
+    assert tracker.calls[2:] == [("end", 1), ("end", 3)]

@@ -15,12 +15,20 @@ The exception: a bad argument to a constructor or a configuration function
 built, not conditions to handle while it runs; the message names the owner and
 the argument, what was expected and what was given.
 
-All of them pickle and unpickle to an equal exception: they cross process
-boundaries in :class:`~sekai.vector.ProcVecEnv`.
+Constructors follow sekai 0.2: ``EnvNotFound(id, suggestions=())``,
+``InvalidAction(action, space)``, ``VecEnvWorkerError(rank, exc_type, message,
+remote_traceback)``, ... build the message from the values they are given and
+keep them as attributes. Every class also accepts a single ready-made message
+(``InvalidAction("weights must sum to 1")``), which is what most of sekai
+raises internally.
+
+All of them pickle and unpickle to an exception of the same type, message and
+attributes: they cross process boundaries in :class:`~sekai.vector.ProcVecEnv`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 __all__ = [
@@ -41,32 +49,157 @@ __all__ = [
 ]
 
 
+def _restore(cls: type[SekaiError], args: tuple[Any, ...], state: dict[str, Any]) -> SekaiError:
+    # Rebuilds a pickled error without calling its __init__, whose arguments
+    # differ from class to class: the message (args) and the attributes are
+    # restored as they were.
+    error = cls.__new__(cls, *args)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
+
 class SekaiError(Exception):
-    """Base class of every exception raised by sekai."""
+    """Base class of every exception raised by sekai.
+
+    Keyword arguments, if any, become attributes of the error (extra context
+    for handlers and logs); positional arguments are the message, as for any
+    exception.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args)
+        for name, value in kwargs.items():
+            setattr(self, name, value)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore, (type(self), self.args, dict(self.__dict__)))
 
 
 class EnvNotFound(SekaiError, LookupError):
-    """No environment is registered under the requested id."""
+    """No environment is registered under the requested id.
+
+    Args:
+        id: The id that was asked for.
+        suggestions: Registered ids close to it, best first.
+        message: The full message, when the default one is not wanted.
+
+    Attributes:
+        id: The id that was asked for.
+        suggestions: Registered ids close to it (a tuple).
+    """
+
+    def __init__(
+        self, id: str, suggestions: Sequence[str] = (), *, message: str | None = None
+    ) -> None:
+        self.id = id
+        self.suggestions: tuple[str, ...] = tuple(suggestions)
+        if message is None:
+            message = f"environment {id!r} is not registered"
+            if self.suggestions:
+                message += f"; did you mean {' or '.join(map(repr, self.suggestions))}?"
+        super().__init__(message)
 
 
 class EnvAlreadyRegistered(SekaiError, ValueError):
-    """An environment is already registered under this id."""
+    """An environment is already registered under this id.
+
+    Args:
+        id: The id that is taken.
+        message: The full message, when the default one is not wanted.
+
+    Attributes:
+        id: The id that is taken.
+    """
+
+    def __init__(self, id: str, *, message: str | None = None) -> None:
+        self.id = id
+        super().__init__(message or f"environment {id!r} is already registered")
 
 
 class InvalidAction(SekaiError, ValueError):
-    """An action is not valid for the environment's action space."""
+    """An action is not valid for the environment's action space.
+
+    Built as ``InvalidAction(action, space)``, the message names both; built
+    with a single string, that string is the message.
+
+    Args:
+        action: The action that was refused (or the whole message).
+        space: The space it is not an element of.
+        message: The full message, when the default one is not wanted.
+
+    Attributes:
+        action: The refused action (``None`` when only a message was given).
+        space: The action space (``None`` when not given).
+    """
+
+    def __init__(self, action: object, space: object = None, *, message: str | None = None) -> None:
+        self.action, self.space, text = _value_and_space("action", action, space, message)
+        super().__init__(text)
 
 
 class InvalidObservation(SekaiError, ValueError):
-    """An observation does not belong to the declared observation space."""
+    """An observation does not belong to the declared observation space.
+
+    Built as ``InvalidObservation(obs, space)``, the message names both; built
+    with a single string, that string is the message.
+
+    Args:
+        obs: The observation that was refused (or the whole message).
+        space: The space it is not an element of.
+        message: The full message, when the default one is not wanted.
+
+    Attributes:
+        obs: The refused observation (``None`` when only a message was given).
+        space: The observation space (``None`` when not given).
+    """
+
+    def __init__(self, obs: object, space: object = None, *, message: str | None = None) -> None:
+        self.obs, self.space, text = _value_and_space("observation", obs, space, message)
+        super().__init__(text)
+
+
+def _value_and_space(
+    kind: str, value: object, space: object, message: str | None
+) -> tuple[object, object, str]:
+    """The (value, space, message) of an InvalidAction / InvalidObservation."""
+    if message is not None:
+        return value, space, message
+    if space is None:
+        if isinstance(value, str):  # a ready-made message
+            return None, None, value
+        return value, None, f"invalid {kind} {value!r}"
+    return value, space, f"invalid {kind} {value!r}: it is not an element of the space {space!r}"
 
 
 class ResetRequired(SekaiError, RuntimeError):
-    """``step()`` was called before ``reset()`` (or after the env was closed)."""
+    """``step()`` was called before ``reset()`` (or after the env was closed).
+
+    Args:
+        message: What happened; a default explains the rule.
+    """
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(
+            message
+            or "reset() must be called before step(), and again after close() or once an "
+            "episode has ended"
+        )
 
 
 class AsyncCallPending(SekaiError, RuntimeError):
-    """A new call was made while an earlier asynchronous call is still running."""
+    """A new call was made while an earlier asynchronous call is still running.
+
+    Args:
+        message: What happened; a default explains the rule.
+    """
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(
+            message
+            or "an asynchronous call is still pending: wait for its result before making "
+            "another call"
+        )
 
 
 class NothingInFlight(SekaiError, RuntimeError):
@@ -79,11 +212,32 @@ class NothingInFlight(SekaiError, RuntimeError):
 
 
 class SpaceMismatch(SekaiError, ValueError):
-    """Two spaces that must agree (e.g. across sub-environments) do not."""
+    """Two spaces that must agree (e.g. across sub-environments) do not.
+
+    Args:
+        msg: What differs.
+    """
+
+    def __init__(self, msg: str) -> None:
+        super().__init__(msg)
 
 
 class DeprecatedAPI(SekaiError, DeprecationWarning):
-    """A removed or deprecated API was used; the message names the replacement."""
+    """A removed or deprecated API was used; the message names the replacement.
+
+    Args:
+        old: The deprecated name (or, alone, the whole message).
+        new: What to use instead.
+
+    Attributes:
+        old: The deprecated name.
+        new: Its replacement (``None`` when only a message was given).
+    """
+
+    def __init__(self, old: str, new: str | None = None) -> None:
+        self.old = old
+        self.new = new
+        super().__init__(old if new is None else f"{old} is deprecated; use {new} instead")
 
 
 class SyncCallInEventLoop(SekaiError, RuntimeError):
@@ -95,36 +249,89 @@ class SyncCallInEventLoop(SekaiError, RuntimeError):
 
 
 class VecEnvClosed(SekaiError, RuntimeError):
-    """A vector environment was used after ``close()``."""
+    """A vector environment was used after ``close()``.
+
+    Args:
+        message: What was called; a default says the env is closed.
+    """
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message or "the vector environment is closed")
 
 
 class LookAheadError(SekaiError, RuntimeError):
-    """A simulator tried to reveal data from the future of the current step."""
+    """A simulator tried to reveal data from the future of the current step.
+
+    Args:
+        msg: What was read too early.
+    """
+
+    def __init__(self, msg: str) -> None:
+        super().__init__(msg)
 
 
 class VecEnvWorkerError(SekaiError, RuntimeError):
     """A sub-environment failed inside a vector-environment worker.
 
+    sekai 0.2's form is ``VecEnvWorkerError(rank, exc_type, message,
+    remote_traceback)``: the failing sub-env's index, the name of the
+    exception it raised, that exception's message and the traceback formatted
+    in the worker. The vector backends raise it with a ready-made message
+    instead: ``VecEnvWorkerError(message, index, worker_traceback)``. Both
+    forms give every attribute below; ``str()`` ends with the worker's
+    traceback when there is one.
+
     Attributes:
-        index: Index of the failing sub-environment in the vector env.
-        worker_traceback: The formatted traceback from the worker process, or
-            ``None`` when the worker died without sending one.
+        rank: Index of the failing sub-environment in the vector env (``None``
+            when unknown).
+        exc_type: Name of the exception the sub-environment raised (``None``
+            when unknown).
+        message: That exception's message (or the whole message).
+        remote_traceback: The traceback formatted in the worker, or ``None``
+            when the worker died without sending one.
+        index: Same as ``rank``.
+        worker_traceback: Same as ``remote_traceback``.
     """
 
     def __init__(
-        self, message: str, index: int | None = None, worker_traceback: str | None = None
+        self,
+        rank: int | str | None,
+        exc_type: str | int | None = None,
+        message: str | None = None,
+        remote_traceback: str | None = None,
+        *,
+        index: int | None = None,
+        worker_traceback: str | None = None,
     ) -> None:
-        super().__init__(message)
-        self.index = index
-        self.worker_traceback = worker_traceback
+        if isinstance(rank, str):
+            # The message form: (message, index=None, worker_traceback=None).
+            text = rank
+            self.rank: int | None = exc_type if isinstance(exc_type, int) else index
+            self.exc_type: str | None = None
+            self.message: str = text
+            self.remote_traceback: str | None = message if message is not None else worker_traceback
+        else:
+            self.rank = rank if rank is not None else index
+            self.exc_type = None if exc_type is None else str(exc_type)
+            self.message = "" if message is None else message
+            self.remote_traceback = (
+                remote_traceback if remote_traceback is not None else worker_traceback
+            )
+            text = f"sub-environment {self.rank} raised {self.exc_type}: {self.message}"
+        super().__init__(text)
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        # The default reduction only replays ``args`` and would drop the
-        # index and traceback when the error crosses a process boundary.
-        return (type(self), (str(self.args[0]), self.index, self.worker_traceback))
+    @property
+    def index(self) -> int | None:
+        """Index of the failing sub-environment (``rank``)."""
+        return self.rank
+
+    @property
+    def worker_traceback(self) -> str | None:
+        """The traceback formatted in the worker (``remote_traceback``)."""
+        return self.remote_traceback
 
     def __str__(self) -> str:
         message = str(self.args[0]) if self.args else ""
-        if self.worker_traceback:
-            return f"{message}\n\nWorker traceback:\n{self.worker_traceback}"
+        if self.remote_traceback:
+            return f"{message}\n\nWorker traceback:\n{self.remote_traceback}"
         return message

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from sekai.core import Env, ResetResult, StepResult, TimeLimit
+from sekai.core.order_enforcing import OrderEnforcing
 from sekai.registry import EnvRegistry, WrapperSpec
 from sekai.utils.seeding import SeedType
 
@@ -61,14 +62,16 @@ def test_max_episode_steps_overrides_and_is_not_passed_on(registry: EnvRegistry)
 def test_max_episode_steps_minus_one_removes_the_limit(registry: EnvRegistry) -> None:
     registry.register("Counter-v0", Counter, max_episode_steps=5)
     env = registry.make("Counter-v0", max_episode_steps=-1)
-    assert isinstance(env, Counter)
+    # Only OrderEnforcing (which make() applies, as sekai 0.2 does) is left around the env.
+    assert type(env) is OrderEnforcing and isinstance(env.env, Counter)
     assert _episode_length(env, limit=50) == -1
     assert env.spec.max_episode_steps is None
 
 
 def test_a_limit_can_be_added_at_make(registry: EnvRegistry) -> None:
     registry.register("Counter-v0", Counter)
-    assert isinstance(registry.make("Counter-v0"), Counter)
+    env = registry.make("Counter-v0")
+    assert type(env) is OrderEnforcing and isinstance(env.env, Counter)
     assert _episode_length(registry.make("Counter-v0", max_episode_steps=2)) == 2
 
 
@@ -88,7 +91,7 @@ def test_additional_wrappers_go_outside_the_time_limit(
     env = registry.make("Counter-v0")
     layers = list(env)
     names = [type(layer).__name__ for layer in layers]
-    assert names == ["CoreTag", "CoreTag", "TimeLimit", "Counter"]
+    assert names == ["CoreTag", "CoreTag", "TimeLimit", "OrderEnforcing", "Counter"]
     assert [layer.tag for layer in layers[:2]] == ["outer", "inner"]
     assert _episode_length(env) == 4
 

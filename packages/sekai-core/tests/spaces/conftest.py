@@ -147,7 +147,7 @@ def _boxes(draw: st.DrawFn) -> Box:
 def _leaves() -> st.SearchStrategy[Space[Any]]:
     return st.one_of(
         _boxes(),
-        st.builds(Discrete, st.integers(1, 10), st.integers(-5, 5)),
+        st.builds(Discrete, st.integers(1, 10), start=st.integers(-5, 5)),
         st.builds(MultiDiscrete, st.lists(st.integers(1, 5), min_size=1, max_size=4)),
         st.builds(MultiBinary, st.integers(1, 5)),
         st.builds(

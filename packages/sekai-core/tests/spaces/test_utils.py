@@ -259,8 +259,8 @@ def _iterate_interval(space: Any, items: Any) -> Iterator[float]:
 
 
 register_space_type(
+    "test.Interval",
     Interval,
-    name="test.Interval",
     from_json=lambda data: Interval(data["low"], data["high"]),
     flatdim=lambda space: 1,
     flatten=_flatten_interval,
@@ -290,10 +290,15 @@ def test_a_registered_type_works_with_every_utility_even_nested() -> None:
 def test_registration_errors() -> None:
     with pytest.raises(TypeError, match="Space subclass"):
         register_space_type(int)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="both name and from_json"):
-        register_space_type(Interval, name="only-a-name")
+    with pytest.raises(TypeError, match="Space subclass"):
+        register_space_type("test.int", int)  # type: ignore[arg-type]
+    # A name needs a decoder: the class's from_jsonable / from_json_dict, or from_json.
+    with pytest.raises(TypeError, match="Interval cannot be rebuilt from JSON"):
+        register_space_type("only-a-name", Interval)
+    with pytest.raises(ValueError, match="from_json needs the name"):
+        register_space_type(Interval, from_json=lambda data: Interval(0, 1))
     with pytest.raises(ValueError, match="already registered under the name 'Box'"):
-        register_space_type(Interval, name="Box", from_json=lambda data: Interval(0, 1))
+        register_space_type("Box", Interval, from_json=lambda data: Interval(0, 1))
     # Utilities left out keep their clear error; a later registration can add them.
     with pytest.raises(TypeError, match="iterate"):
         iterate(Interval(0.0, 1.0), np.zeros(2))

@@ -61,11 +61,28 @@ def test_trackers_satisfy_the_protocol() -> None:
     assert isinstance(LoggingTracker(), StatsTracker)
 
     class Custom:
-        def record(self, stats: EpisodeStats) -> None:
+        def on_reset(self, env_id: str | None, seed: int | None) -> None:
             pass
+
+        def on_step(self, reward: float, terminated: bool, truncated: bool, info: dict) -> None:
+            pass
+
+        def on_episode_end(self, stats: EpisodeStats) -> None:
+            pass
+
+        def summary(self) -> dict:
+            return {}
 
     assert isinstance(Custom(), StatsTracker)
     assert not isinstance(object(), StatsTracker)
+
+    # The earlier protocol (record(stats) alone) is not sekai 0.2's StatsTracker any
+    # more; the wrappers still accept such an object (see test_arguments.py).
+    class RecordOnly:
+        def record(self, stats: EpisodeStats) -> None:
+            pass
+
+    assert not isinstance(RecordOnly(), StatsTracker)
 
 
 def test_in_memory_tracker_rolls_and_averages() -> None:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from sekai.core import Env, ResetResult, StepResult, TimeLimit
+from sekai.error import InvalidAction
 from sekai.spaces import Box, Discrete, Space
 from sekai.utils import check_env
 
@@ -34,6 +35,8 @@ class GoodEnv(Env[np.ndarray, np.int64]):
         return float(-abs(self.position[0]))
 
     def step(self, action: np.int64) -> StepResult[np.ndarray]:
+        if action not in Discrete(3):  # subclasses change action_space, not the moves
+            raise InvalidAction(action, Discrete(3))
         self.position = np.clip(
             self.position + (int(action) - 1) + self.rng.normal(0, 0.1, 2), -10, 10
         )
@@ -147,6 +150,8 @@ class IgnoresSeed(GoodEnv):
 
 class NondeterministicStep(GoodEnv):
     def step(self, action: np.int64) -> StepResult[np.ndarray]:
+        if action not in Discrete(3):  # subclasses change action_space, not the moves
+            raise InvalidAction(action, Discrete(3))
         self.position = np.clip(self.position + np.random.default_rng().normal(0, 1, 2), -10, 10)
         return StepResult(self.obs(), 0.0, False, False, {})
 

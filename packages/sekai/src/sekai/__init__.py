@@ -226,13 +226,27 @@ _EXPORTS: dict[str, str] = {
     "to_pettingzoo": "sekai.compat",
     "from_gymnasium_space": "sekai.compat",
     "to_gymnasium_space": "sekai.compat",
+    "GymnasiumRenderer": "sekai.compat",
+    "GymnasiumToSekai": "sekai.compat",
+    "SekaiToGymnasium": "sekai.compat",
+    "PettingZooToSekai": "sekai.compat",
+    "SekaiToPettingZoo": "sekai.compat",
+    "space_from_gymnasium": "sekai.compat",
+    "space_to_gymnasium": "sekai.compat",
 }
 
 if TYPE_CHECKING:
     from sekai.compat import (
+        GymnasiumRenderer as GymnasiumRenderer,
+        GymnasiumToSekai as GymnasiumToSekai,
+        PettingZooToSekai as PettingZooToSekai,
+        SekaiToGymnasium as SekaiToGymnasium,
+        SekaiToPettingZoo as SekaiToPettingZoo,
         from_gymnasium as from_gymnasium,
         from_gymnasium_space as from_gymnasium_space,
         from_pettingzoo as from_pettingzoo,
+        space_from_gymnasium as space_from_gymnasium,
+        space_to_gymnasium as space_to_gymnasium,
         to_gymnasium as to_gymnasium,
         to_gymnasium_space as to_gymnasium_space,
         to_gymnasium_vector as to_gymnasium_vector,

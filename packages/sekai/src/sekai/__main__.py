@@ -2,6 +2,6 @@
 
 import sys
 
-from sekai._cli import main
+from sekai.cli import main
 
 sys.exit(main())

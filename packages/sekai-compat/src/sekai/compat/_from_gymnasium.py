@@ -13,17 +13,29 @@ from sekai.core import Env, ResetResult, StepResult
 from sekai.registry import EnvSpec
 from sekai.utils.seeding import SeedType
 
-__all__ = ["GymnasiumSekaiEnv"]
+__all__ = ["GymnasiumToSekai"]
 
 
-class GymnasiumSekaiEnv(Env[Any, Any]):
-    """A sekai :class:`~sekai.core.Env` over a ``gymnasium.Env``.
+class GymnasiumToSekai(Env[Any, Any]):
+    """A sekai :class:`~sekai.core.Env` over a ``gymnasium.Env`` (see ``from_gymnasium``).
+
+    Building it directly, ``GymnasiumToSekai(gym_env)``, is the same as
+    ``from_gymnasium(gym_env)``.
+
+    Args:
+        env: The Gymnasium environment.
+        max_sequence_length: ``max_length`` of sekai ``Sequence`` spaces made
+            from Gymnasium ``Sequence`` spaces, which have no length bound.
 
     Attributes:
         gym_env: The Gymnasium environment being served.
+        observation_space: The converted observation space.
+        action_space: The converted action space.
+        metadata: A copy of the Gymnasium env's metadata.
     """
 
-    def __init__(self, gym_env: Any, *, max_sequence_length: int | None = None) -> None:
+    def __init__(self, env: Any, *, max_sequence_length: int | None = None) -> None:
+        gym_env = env
         for name in ("reset", "step", "observation_space", "action_space"):
             if not hasattr(gym_env, name):
                 raise TypeError(
@@ -88,12 +100,12 @@ class GymnasiumSekaiEnv(Env[Any, Any]):
         self.gym_env.close()
 
 
-def _remake(gym_spec: Any, max_sequence_length: int | None, **kwargs: Any) -> GymnasiumSekaiEnv:
+def _remake(gym_spec: Any, max_sequence_length: int | None, **kwargs: Any) -> GymnasiumToSekai:
     # The time limit is sekai's here: sekai.registry.make applies the spec's.
     import gymnasium
 
     gym_env = gymnasium.make(gym_spec, max_episode_steps=-1, **kwargs)
-    return GymnasiumSekaiEnv(gym_env, max_sequence_length=max_sequence_length)
+    return GymnasiumToSekai(gym_env, max_sequence_length=max_sequence_length)
 
 
 def _sekai_spec(gym_spec: Any, max_sequence_length: int | None) -> EnvSpec | None:

@@ -12,17 +12,26 @@ from sekai.core import MAResetResult, MAStepResult, MultiAgentEnv
 from sekai.spaces import Space
 from sekai.utils.seeding import SeedType
 
-__all__ = ["PettingZooSekaiEnv"]
+__all__ = ["PettingZooToSekai"]
 
 
-class PettingZooSekaiEnv(MultiAgentEnv[Any, Any, Any]):
+class PettingZooToSekai(MultiAgentEnv[Any, Any, Any]):
     """A sekai :class:`~sekai.core.MultiAgentEnv` over a PettingZoo ``ParallelEnv``.
 
+    Building it directly, ``PettingZooToSekai(par_env)``, is the same as
+    ``from_pettingzoo(par_env)`` (see :func:`~sekai.compat.from_pettingzoo`).
+
+    Args:
+        env: The PettingZoo environment.
+        max_sequence_length: ``max_length`` of sekai ``Sequence`` spaces made
+            from Gymnasium ``Sequence`` spaces, which have no length bound.
+
     Attributes:
-        parallel_env: The PettingZoo environment being served.
+        pz_env: The PettingZoo environment being served (also ``parallel_env``).
     """
 
-    def __init__(self, parallel_env: Any, *, max_sequence_length: int | None = None) -> None:
+    def __init__(self, env: Any, *, max_sequence_length: int | None = None) -> None:
+        parallel_env = env
         for name in ("reset", "step", "observation_space", "action_space"):
             if not hasattr(parallel_env, name):
                 raise TypeError(
@@ -41,6 +50,21 @@ class PettingZooSekaiEnv(MultiAgentEnv[Any, Any, Any]):
         for agent in self.possible_agents:
             self.observation_space(agent)
             self.action_space(agent)
+
+    @property
+    def pz_env(self) -> Any:
+        """The PettingZoo environment being served."""
+        return self.parallel_env
+
+    @property
+    def observation_spaces(self) -> dict[Any, Space[Any]]:  # type: ignore[override]
+        """Each possible agent's sekai observation space (a new dict)."""
+        return {agent: self.observation_space(agent) for agent in self.possible_agents}
+
+    @property
+    def action_spaces(self) -> dict[Any, Space[Any]]:  # type: ignore[override]
+        """Each possible agent's sekai action space (a new dict)."""
+        return {agent: self.action_space(agent) for agent in self.possible_agents}
 
     @property
     def agents(self) -> list[Any]:

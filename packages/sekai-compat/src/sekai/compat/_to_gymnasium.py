@@ -6,9 +6,11 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from sekai.compat._rendering import check_renderer
 from sekai.compat.gymnasium_spaces import convert_to_gymnasium
+from sekai.utils.masking import flatten_action_mask, get_action_mask, supports_action_mask
 
 if TYPE_CHECKING:
     from sekai.compat._rendering import RendererLike
@@ -19,16 +21,36 @@ if TYPE_CHECKING:
 else:
     from gymnasium import Env as _GymEnv
 
-__all__ = ["SekaiGymnasiumEnv", "gymnasium_spec"]
+__all__ = ["SekaiToGymnasium", "gymnasium_spec"]
 
 
-class SekaiGymnasiumEnv(_GymEnv):
+class SekaiToGymnasium(_GymEnv):
     """A ``gymnasium.Env`` over a sekai env (see :func:`sekai.compat.to_gymnasium`).
+
+    Building it directly, ``SekaiToGymnasium(env, renderer, render_mode)``, is
+    the same as ``to_gymnasium(env, renderer, render_mode)``.
+
+    Args:
+        env: The sekai environment.
+        renderer: An object with ``render(env)`` used by :meth:`render`.
+        render_mode: The render mode to declare; ``"rgb_array"`` by default
+            when a renderer is given.
 
     Attributes:
         sekai_env: The sekai environment being served.
         render_mode: The render mode (``None`` when there is no renderer).
         renderer: The object whose ``render(env)`` gives the frames, or ``None``.
+        action_masks: When the sekai env has an action mask
+            (``action_mask()``, see :mod:`sekai.utils.masking`), a method
+            returning it flattened to a bool array, the form sb3-contrib's
+            ``MaskablePPO`` calls; absent otherwise, so that such libraries
+            see no mask.
+    """
+
+    RENDER_MODES: tuple[str, ...] = ("rgb_array", "ansi")
+    """The render modes of sekai's renderers: frames as RGB arrays or text.
+
+    Any other mode a given renderer serves is accepted as well.
     """
 
     def __init__(
@@ -52,6 +74,13 @@ class SekaiGymnasiumEnv(_GymEnv):
         self._np_random_seed: int | None = None
         self._reset = env.reset
         self._step = env.step
+        if supports_action_mask(env):
+            self.action_masks = self._action_masks
+
+    def _action_masks(self) -> NDArray[np.bool_]:
+        """The env's current action mask, flattened to one bool per choice."""
+        mask = get_action_mask(self.sekai_env)
+        return flatten_action_mask(self.sekai_env.action_space, mask).astype(np.bool_)
 
     @property
     def _np_random(self) -> np.random.Generator:
@@ -90,12 +119,12 @@ class SekaiGymnasiumEnv(_GymEnv):
 
 def _remake(
     spec: EnvSpec, renderer: RendererLike | None, render_mode: str | None = None, **kwargs: Any
-) -> SekaiGymnasiumEnv:
+) -> SekaiToGymnasium:
     # The time limit is Gymnasium's here: gymnasium.make applies the spec's.
     from sekai.registry import make
 
     env = make(spec, max_episode_steps=-1, **kwargs)
-    return SekaiGymnasiumEnv(env, renderer, render_mode)
+    return SekaiToGymnasium(env, renderer, render_mode)
 
 
 def gymnasium_spec(spec: EnvSpec | None, renderer: RendererLike | None) -> Any:

@@ -15,11 +15,20 @@ if TYPE_CHECKING:
 else:
     from pettingzoo import ParallelEnv as _ParallelEnv
 
-__all__ = ["SekaiParallelEnv"]
+__all__ = ["SekaiToPettingZoo"]
 
 
-class SekaiParallelEnv(_ParallelEnv):
+class SekaiToPettingZoo(_ParallelEnv):
     """A PettingZoo ``ParallelEnv`` over a sekai MultiAgentEnv (see ``to_pettingzoo``).
+
+    Building it directly, ``SekaiToPettingZoo(env)``, is the same as
+    ``to_pettingzoo(env)``.
+
+    Args:
+        env: The sekai multi-agent environment.
+        renderer: An object with ``render(env)`` used by :meth:`render`.
+        render_mode: The render mode to declare; ``"rgb_array"`` by default
+            when a renderer is given.
 
     Attributes:
         sekai_env: The sekai multi-agent environment being served.

@@ -23,7 +23,7 @@ from sekai.core import Env
 if TYPE_CHECKING:
     from sekai.compat._rendering import RendererLike
 
-__all__ = ["from_gymnasium", "to_gymnasium"]
+__all__ = ["GymnasiumRenderer", "from_gymnasium", "to_gymnasium"]
 
 
 def to_gymnasium(
@@ -79,12 +79,12 @@ def to_gymnasium(
     require_gymnasium()
     if not isinstance(env, Env):
         raise TypeError(f"to_gymnasium: expected a sekai Env, got {env!r}")
-    from sekai.compat._to_gymnasium import SekaiGymnasiumEnv
+    from sekai.compat._to_gymnasium import SekaiToGymnasium
 
-    return SekaiGymnasiumEnv(env, renderer, render_mode)
+    return SekaiToGymnasium(env, renderer, render_mode)
 
 
-def from_gymnasium(gym_env: Any, *, max_sequence_length: int | None = None) -> Env[Any, Any]:
+def from_gymnasium(env: Any, *, max_sequence_length: int | None = None) -> Env[Any, Any]:
     """Serve a ``gymnasium.Env`` as a sekai :class:`~sekai.core.Env`.
 
     - Spaces are converted with :func:`~sekai.compat.from_gymnasium_space`.
@@ -106,7 +106,7 @@ def from_gymnasium(gym_env: Any, *, max_sequence_length: int | None = None) -> E
     vector backend (``SyncVecEnv``, ``AsyncVecEnv``, ``ProcVecEnv``).
 
     Args:
-        gym_env: The Gymnasium environment.
+        env: The Gymnasium environment.
         max_sequence_length: ``max_length`` of sekai ``Sequence`` spaces made
             from Gymnasium ``Sequence`` spaces, which have no length bound.
 
@@ -116,7 +116,7 @@ def from_gymnasium(gym_env: Any, *, max_sequence_length: int | None = None) -> E
     Raises:
         ImportError: Gymnasium is not installed (``pip install
             'sekai-compat[gymnasium]'``).
-        TypeError: ``gym_env`` is not an environment, or a space has no sekai
+        TypeError: ``env`` is not an environment, or a space has no sekai
             equivalent.
         ValueError: A Gymnasium ``Sequence`` space needs ``max_sequence_length``.
 
@@ -130,6 +130,54 @@ def from_gymnasium(gym_env: Any, *, max_sequence_length: int | None = None) -> E
         >>> env.close()
     """
     require_gymnasium()
-    from sekai.compat._from_gymnasium import GymnasiumSekaiEnv
+    from sekai.compat._from_gymnasium import GymnasiumToSekai
 
-    return GymnasiumSekaiEnv(gym_env, max_sequence_length=max_sequence_length)
+    return GymnasiumToSekai(env, max_sequence_length=max_sequence_length)
+
+
+class GymnasiumRenderer:
+    """A sekai renderer that shows a Gymnasium env the way Gymnasium renders it.
+
+    For envs brought in with :func:`from_gymnasium` (or :class:`GymnasiumToSekai`):
+    :meth:`render` returns the Gymnasium env's own ``render()``, so the frames
+    are whatever its ``render_mode`` gives (create it with
+    ``render_mode="rgb_array"`` for frames that ``sekai.rendering.RecordFrames``
+    can record). It works through sekai wrappers, and with a Gymnasium env
+    passed directly. The renderer holds nothing: :meth:`close` does nothing.
+
+    Example:
+        >>> import gymnasium
+        >>> env = from_gymnasium(gymnasium.make("FrozenLake-v1", render_mode="ansi"))
+        >>> _ = env.reset(seed=0)
+        >>> print(GymnasiumRenderer().render(env).splitlines()[-1])
+        HFFG
+        >>> env.close()
+    """
+
+    def render(self, env: Any) -> Any:
+        """Return the frame the underlying Gymnasium env renders.
+
+        Raises:
+            TypeError: ``env`` is neither a Gymnasium env nor a sekai env over one.
+        """
+        gym_env = getattr(getattr(env, "unwrapped", env), "gym_env", None)
+        if gym_env is None:
+            if not callable(getattr(env, "render", None)) or isinstance(env, Env):
+                raise TypeError(
+                    f"GymnasiumRenderer renders Gymnasium envs (or sekai envs made with "
+                    f"from_gymnasium), got {env!r}"
+                )
+            gym_env = env
+        return gym_env.render()
+
+    def close(self) -> None:
+        """Release nothing: the renderer holds no resources."""
+
+    def __enter__(self) -> GymnasiumRenderer:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return "GymnasiumRenderer()"

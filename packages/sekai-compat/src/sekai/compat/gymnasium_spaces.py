@@ -42,7 +42,12 @@ from sekai.spaces import (
     Tuple,
 )
 
-__all__ = ["from_gymnasium_space", "to_gymnasium_space"]
+__all__ = [
+    "from_gymnasium_space",
+    "space_from_gymnasium",
+    "space_to_gymnasium",
+    "to_gymnasium_space",
+]
 
 MASKED_BOX_MARKER = "sekai_masked_box"
 """Attribute set on the Gymnasium ``Dict`` that a ``MaskedBox`` converts to."""
@@ -102,6 +107,28 @@ def from_gymnasium_space(space: Any, *, max_sequence_length: int | None = None) 
         >>> import gymnasium
         >>> from_gymnasium_space(gymnasium.spaces.MultiDiscrete([2, 3]))
         MultiDiscrete([2, 3])
+    """
+    return convert_from_gymnasium(space, "space", max_sequence_length)
+
+
+def space_to_gymnasium(space: Space[Any]) -> Any:
+    """Convert a sekai space to a Gymnasium space (0.2's name of :func:`to_gymnasium_space`).
+
+    Example:
+        >>> from sekai.spaces import Discrete
+        >>> space_to_gymnasium(Discrete(3))
+        Discrete(3)
+    """
+    return convert_to_gymnasium(space, "space")
+
+
+def space_from_gymnasium(space: Any, *, max_sequence_length: int | None = None) -> Space[Any]:
+    """Convert a Gymnasium space to a sekai space (0.2's name of :func:`from_gymnasium_space`).
+
+    Example:
+        >>> import gymnasium
+        >>> space_from_gymnasium(gymnasium.spaces.Discrete(3))
+        Discrete(3)
     """
     return convert_from_gymnasium(space, "space", max_sequence_length)
 

@@ -21,7 +21,7 @@ __all__ = ["from_pettingzoo", "to_pettingzoo"]
 
 
 def to_pettingzoo(
-    ma_env: MultiAgentEnv[Any, Any, Any],
+    env: MultiAgentEnv[Any, Any, Any],
     renderer: RendererLike | None = None,
     render_mode: str | None = None,
 ) -> Any:
@@ -44,7 +44,7 @@ def to_pettingzoo(
       class name), ``"render_modes"`` and ``"is_parallelizable"``.
 
     Args:
-        ma_env: The sekai multi-agent environment.
+        env: The sekai multi-agent environment.
         renderer: An object with ``render(env)`` used by ``render()``.
         render_mode: The render mode to declare; ``"rgb_array"`` by default
             when a renderer is given.
@@ -56,7 +56,7 @@ def to_pettingzoo(
     Raises:
         ImportError: PettingZoo is not installed (``pip install
             'sekai-compat[pettingzoo]'``).
-        TypeError: ``ma_env`` is not a sekai ``MultiAgentEnv``, or a space has
+        TypeError: ``env`` is not a sekai ``MultiAgentEnv``, or a space has
             no Gymnasium equivalent.
         ValueError: ``render_mode`` is given without a renderer.
 
@@ -69,15 +69,15 @@ def to_pettingzoo(
         >>> par_env.close()
     """
     require_pettingzoo()
-    if not isinstance(ma_env, MultiAgentEnv):
-        raise TypeError(f"to_pettingzoo: expected a sekai MultiAgentEnv, got {ma_env!r}")
-    from sekai.compat._to_pettingzoo import SekaiParallelEnv
+    if not isinstance(env, MultiAgentEnv):
+        raise TypeError(f"to_pettingzoo: expected a sekai MultiAgentEnv, got {env!r}")
+    from sekai.compat._to_pettingzoo import SekaiToPettingZoo
 
-    return SekaiParallelEnv(ma_env, renderer, render_mode)
+    return SekaiToPettingZoo(env, renderer, render_mode)
 
 
 def from_pettingzoo(
-    parallel_env: Any, *, max_sequence_length: int | None = None
+    env: Any, *, max_sequence_length: int | None = None
 ) -> MultiAgentEnv[Any, Any, Any]:
     """Serve a PettingZoo ``ParallelEnv`` as a sekai MultiAgentEnv.
 
@@ -94,19 +94,19 @@ def from_pettingzoo(
     - ``state()`` and ``close()`` call the PettingZoo env's.
 
     Args:
-        parallel_env: The PettingZoo environment.
+        env: The PettingZoo environment.
         max_sequence_length: ``max_length`` of sekai ``Sequence`` spaces made
             from Gymnasium ``Sequence`` spaces, which have no length bound.
 
     Returns:
-        A sekai ``MultiAgentEnv``; the PettingZoo env is its ``parallel_env``
-        attribute.
+        A sekai ``MultiAgentEnv``; the PettingZoo env is its ``pz_env`` (also
+        ``parallel_env``) attribute.
 
     Raises:
         ImportError: PettingZoo is not installed (``pip install
             'sekai-compat[pettingzoo]'``).
-        TypeError: ``parallel_env`` is not a parallel env, or a space has no
-            sekai equivalent.
+        TypeError: ``env`` is not a parallel env, or a space has no sekai
+            equivalent.
 
     Example:
         >>> import sekai
@@ -117,6 +117,6 @@ def from_pettingzoo(
         >>> env.close()
     """
     require_pettingzoo()
-    from sekai.compat._from_pettingzoo import PettingZooSekaiEnv
+    from sekai.compat._from_pettingzoo import PettingZooToSekai
 
-    return PettingZooSekaiEnv(parallel_env, max_sequence_length=max_sequence_length)
+    return PettingZooToSekai(env, max_sequence_length=max_sequence_length)

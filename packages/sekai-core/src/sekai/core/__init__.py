@@ -7,8 +7,12 @@ Everything an environment author needs with only ``sekai-core`` installed::
 The type variables (``ObsType``, ``ActType``, ``AgentID``, ``WObsType``,
 ``WActType``) and the ``InfoDict`` alias are importable from here too, for
 annotations, but are not part of ``__all__``.
+
+``sekai.core.result`` (sekai 0.2's name of :mod:`sekai.core.results`) is a
+thin re-export module and can be imported as well.
 """
 
+from sekai import _aliases
 from sekai.core.env import ActType as ActType, Env
 from sekai.core.multi_agent import MultiAgentEnv
 from sekai.core.results import (
@@ -57,3 +61,5 @@ __all__ = [  # noqa: RUF022 (grouped by topic)
     "SeedType",
     "SeededRNG",
 ]
+
+_aliases.install(__name__, _aliases.CORE_ALIASES)

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from sekai.registry import EnvSpec
     from sekai.spaces import Space
 
-__all__ = ["ActType", "Env", "ObsType"]
+__all__ = ["ActType", "Env", "ObsType", "SeedType"]
 
 ActType = TypeVar("ActType")
 """Type of an environment's actions."""
@@ -127,6 +127,43 @@ class Env(SeededRNG, ABC, Generic[ObsType, ActType]):
         """The innermost environment; for an unwrapped env, the env itself."""
         return self
 
+    # -- attributes by name (the same calls work on a wrapper stack) -------------
+
+    def has_attr(self, name: str) -> bool:
+        """Whether the env has an attribute ``name``.
+
+        On a wrapper, whether any layer of the stack defines it (see
+        :meth:`Wrapper.get_attr <sekai.core.Wrapper.get_attr>`), so code can
+        ask the same question of a bare env and a wrapped one.
+        """
+        return defines_attribute(self, name)
+
+    def get_attr(self, name: str) -> Any:
+        """Return the attribute ``name`` of the env.
+
+        On a wrapper, it is read from the outermost layer that defines it.
+
+        Raises:
+            AttributeError: The env has no attribute ``name``.
+        """
+        if not defines_attribute(self, name):
+            raise AttributeError(f"{self} has no attribute {name!r}")
+        return getattr(self, name)
+
+    def set_attr(self, name: str, value: Any) -> None:
+        """Assign ``value`` to the existing attribute ``name`` of the env.
+
+        On a wrapper, the layer that defines ``name`` is changed, so the
+        change reaches the env that reads it. Nothing is created: an
+        attribute the env does not have would have no effect on it.
+
+        Raises:
+            AttributeError: The env has no attribute ``name``.
+        """
+        if not defines_attribute(self, name):
+            raise AttributeError(f"{self} has no attribute {name!r} to set")
+        setattr(self, name, value)
+
     def __enter__(self) -> Env[ObsType, ActType]:
         return self
 
@@ -146,3 +183,14 @@ class Env(SeededRNG, ABC, Generic[ObsType, ActType]):
 
     def __repr__(self) -> str:
         return str(self)
+
+
+def defines_attribute(obj: object, name: str) -> bool:
+    """Whether ``obj`` itself has the attribute ``name`` (in its ``__dict__`` or its class).
+
+    Unlike :func:`hasattr`, no property is run and nothing is forwarded: a
+    wrapper's own answer, without asking the env it wraps.
+    """
+    if name in getattr(obj, "__dict__", ()):
+        return True
+    return any(name in klass.__dict__ for klass in type(obj).__mro__)

@@ -2,8 +2,9 @@
 
 The four result types are frozen, slotted, generic dataclasses. Their ``==``
 looks inside numpy arrays (same shape, equal elements) and the dicts, tuples
-and lists that hold them, where a dataclass's own ``==`` would raise; like
-any value holding a dict, results are not hashable. They are built
+and lists that hold them, where a dataclass's own ``==`` would raise. They
+define ``hash()`` as a frozen dataclass does, from their fields, which
+raises ``TypeError`` for the dicts every result holds. They are built
 on every step, so their ``__init__`` writes the slots through the slot
 descriptors directly instead of going through the frozen ``__setattr__`` guard
 the dataclass machinery would use; this halves the construction cost while
@@ -128,6 +129,11 @@ class StepResult(Generic[ObsType]):
             self, other, ("observation", "reward", "terminated", "truncated", "info")
         )
 
+    def __hash__(self) -> int:
+        # The hash of the fields, as a frozen dataclass's; a result holding a
+        # dict (every info is one) is therefore unhashable, as in sekai 0.2.
+        return hash((self.observation, self.reward, self.terminated, self.truncated, self.info))
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (
             type(self),
@@ -174,6 +180,9 @@ class ResetResult(Generic[ObsType]):
         if type(other) is not type(self):
             return NotImplemented
         return fields_equal(self, other, ("observation", "info"))
+
+    def __hash__(self) -> int:
+        return hash((self.observation, self.info))
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.observation, self.info))
@@ -253,6 +262,9 @@ class MAStepResult(Generic[ObsType, AgentID]):
             self, other, ("observations", "rewards", "terminated", "truncated", "info")
         )
 
+    def __hash__(self) -> int:
+        return hash((self.observations, self.rewards, self.terminated, self.truncated, self.info))
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (
             type(self),
@@ -297,6 +309,9 @@ class MAResetResult(Generic[ObsType, AgentID]):
         if type(other) is not type(self):
             return NotImplemented
         return fields_equal(self, other, ("observations", "info"))
+
+    def __hash__(self) -> int:
+        return hash((self.observations, self.info))
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.observations, self.info))

@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
-from sekai.core.env import ActType, Env
+from sekai.core.env import ActType, Env, defines_attribute
 from sekai.core.multi_agent import MultiAgentEnv
 from sekai.core.results import ObsType, ResetResult, StepResult
 from sekai.utils.seeding import SeededRNG, SeedType
@@ -18,9 +18,12 @@ if TYPE_CHECKING:
     from sekai.spaces import Space
 
 __all__ = [
+    "ActType",
     "ActionWrapper",
+    "ObsType",
     "ObservationWrapper",
     "RewardWrapper",
+    "SeedType",
     "WActType",
     "WObsType",
     "Wrapper",
@@ -271,6 +274,14 @@ class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActT
         """Number of layers in the stack, the base env included."""
         return sum(1 for _ in self)
 
+    def has_attr(self, name: str) -> bool:
+        """Whether some layer of the stack (this wrapper included) defines ``name``.
+
+        The same rule as :meth:`get_attr`: ``has_attr(name)`` is true exactly
+        when ``get_attr(name)`` finds a layer.
+        """
+        return any(_defines(layer, name) for layer in self)
+
     def get_attr(self, name: str) -> Any:
         """Read ``name`` from the outermost layer that defines it.
 
@@ -322,7 +333,7 @@ class ObservationWrapper(
     """
 
     @abstractmethod
-    def observation(self, observation: ObsType) -> WObsType:
+    def observation(self, obs: ObsType) -> WObsType:
         """Transform one observation of the wrapped env."""
 
     def _after_step(self, result: StepResult[ObsType]) -> StepResult[WObsType]:
@@ -411,17 +422,15 @@ _LAZY_OVERRIDES = frozenset({"observation_space", "action_space", "metadata", "s
 
 def _defines(layer: Env[Any, Any], name: str) -> bool:
     """Whether ``layer`` itself defines ``name`` (without forwarding to inner layers)."""
-    if name in getattr(layer, "__dict__", ()):
+    if not isinstance(layer, Wrapper):
+        return defines_attribute(layer, name)
+    if name in layer.__dict__:
         return True
-    is_wrapper = isinstance(layer, Wrapper)
-    if is_wrapper and name in _LAZY_OVERRIDES and layer.__dict__.get(f"_{name}") is not None:
+    if name in _LAZY_OVERRIDES and layer.__dict__.get(f"_{name}") is not None:
         return True  # the wrapper has assigned its own space (metadata, spec)
-    for klass in type(layer).__mro__:
-        if is_wrapper and klass in _FORWARDING_BASES:
-            continue
-        if name in klass.__dict__:
-            return True
-    return False
+    return any(
+        name in klass.__dict__ for klass in type(layer).__mro__ if klass not in _FORWARDING_BASES
+    )
 
 
 def contains_self_resetting_layer(env: Env[Any, Any]) -> bool:

@@ -7,6 +7,11 @@ also finds environments of installed plugin distributions through the
 ``sekai.envs`` entry-point group; create an `EnvRegistry` of your own for an
 isolated registry, e.g. in tests.
 
+sekai 0.2's module paths ``sekai.registry.registry`` (these functions and
+`EnvRegistry`) and ``sekai.registry.spec`` (`EnvSpec`, `WrapperSpec`,
+``ENV_ID_RE``) are thin re-export modules of this package and of
+``sekai.registry.env_spec``.
+
 Example:
     >>> from sekai.registry import EnvRegistry
     >>> registry = EnvRegistry()
@@ -19,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, overload
 
+from sekai import _aliases
 from sekai.registry._make_vec import VectorizationMode
 from sekai.registry._plugins import ENTRY_POINT_GROUP
 from sekai.registry.env_registry import EnvRegistry, current_registry, default_registry
@@ -77,8 +83,10 @@ def make(id: str | EnvSpec, *, max_episode_steps: int | None = None, **kwargs: A
     """Build an environment from its id (looked up in the global registry) or spec.
 
     The entry point is called with the registered kwargs updated by ``kwargs``.
-    If there is a time limit the env is wrapped in `sekai.core.TimeLimit`, then in
-    the spec's ``additional_wrappers``, in order (so they see the truncation). The
+    A single-agent env is wrapped in ``OrderEnforcing`` (``step()`` before
+    ``reset()`` raises `sekai.error.ResetRequired`), then, if there is a time
+    limit, in `sekai.core.TimeLimit`, then in the spec's
+    ``additional_wrappers``, in order (so they see the truncation). The
     returned env's ``spec`` (set on the innermost env, and read through every
     wrapper) is a copy of the registered spec holding the kwargs and the
     ``max_episode_steps`` actually used.
@@ -139,9 +147,10 @@ def make_vec(
       ``vector_kwargs``, plus ``max_episode_steps`` when there is a time limit.
       There are no per-env objects, so ``wrappers`` or the spec's
       ``additional_wrappers`` raise ValueError.
-    * ``"sync"``, ``"async"``, ``"proc"``: ``SyncVecEnv``, ``AsyncVecEnv`` or
-      ``ProcVecEnv`` from `sekai.vector` (distribution ``sekai-vector``; ``proc``
-      needs ``sekai-vector[proc]``), imported now and called as
+    * ``"sync"``, ``"async"``, ``"proc"``, ``"ray"``: ``SyncVecEnv``,
+      ``AsyncVecEnv``, ``ProcVecEnv`` or ``RayVecEnv`` from `sekai.vector`
+      (distribution ``sekai-vector``; ``proc`` needs ``sekai-vector[proc]``,
+      ``ray`` needs ``sekai-vector[ray]``), imported now and called as
       ``VecEnvClass(env_fns, **vector_kwargs)``. Each ``env_fns[i]`` builds its
       sub-env with `make` (time limit and additional wrappers included), then
       applies ``wrappers`` in order. Without the distribution, ImportError names
@@ -151,7 +160,7 @@ def make_vec(
       else ``"sync"``.
 
     Episode samplers: when the env kwargs hold ``sampler=`` (an object with a
-    ``spawn()`` method), every sub-env of ``sync``/``async``/``proc`` gets its own
+    ``spawn()`` method), every sub-env of ``sync``/``async``/``proc``/``ray`` gets its own
     ``sampler.spawn()``, drawn here in sub-env order, so the sub-envs are
     independent copies. The native implementation receives the sampler itself and
     must give each of its sub-envs ``sampler.spawn()`` likewise.
@@ -164,13 +173,14 @@ def make_vec(
         num_envs: The number of sub-environments (>= 1).
         vectorization_mode: See above.
         vector_kwargs: Keyword arguments for the vector env's constructor (e.g.
-            ``autoreset``; ``num_workers``, ``shared_memory`` for ``"proc"``). The
+            ``autoreset``; ``num_workers``, ``shared_memory`` for ``"proc"``;
+            ``num_workers``, ``num_cpus`` for ``"ray"``). The
             time limit is not one of them: ``max_episode_steps`` here raises
             ValueError.
         wrappers: A sequence of callables applied in order to each sub-env.
         batch_size: How many sub-envs ``recv()`` hands back (partial batches,
             see `sekai.vector.VecEnv.send`); ``None`` keeps the backend's
-            default (every sub-env). Passed to the sync, async and proc
+            default (every sub-env). Passed to the sync, async, proc and ray
             backends; a native vector env only takes ``num_envs``.
         **env_kwargs: Keyword arguments for every sub-env (``max_episode_steps``
             overrides the time limit as in `make`; ``-1`` removes it).
@@ -222,3 +232,6 @@ def register_namespace(namespace: str, loader: Callable[[], Any]) -> None:
 def pprint_registry() -> None:
     """Print every registered environment of the global registry, by namespace."""
     print(current_registry().pprint())
+
+
+_aliases.install(__name__, _aliases.CORE_ALIASES)

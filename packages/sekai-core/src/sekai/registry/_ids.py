@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ENV_ID_FORM", "format_env_id", "parse_env_id", "validate_namespace"]
+__all__ = ["ENV_ID_FORM", "ENV_ID_RE", "format_env_id", "parse_env_id", "validate_namespace"]
 
 #: The form every environment id must have, quoted in error messages.
 ENV_ID_FORM = "[namespace/]Name[-vN], e.g. 'CartPole-v1', 'qc/MarketEnv-v0' or 'my_ns/CustomEnv'"
@@ -12,9 +12,10 @@ ENV_ID_FORM = "[namespace/]Name[-vN], e.g. 'CartPole-v1', 'qc/MarketEnv-v0' or '
 # A word character (any script's letters and digits, or "_") first, then word
 # characters, ":", "." or "-"; the same rule for every character of a part.
 _PART = r"\w[\w:.-]*"
-_ENV_ID_RE = re.compile(
+ENV_ID_RE = re.compile(
     rf"^(?:(?P<namespace>{_PART})/)?(?P<name>{_PART}?)(?:-v(?P<version>0|[1-9][0-9]*))?$"
 )
+"""The pattern of an id, with the groups ``namespace``, ``name`` and ``version``."""
 _NAMESPACE_RE = re.compile(rf"^{_PART}$")
 _VERSION_SUFFIX_RE = re.compile(r"-v-?\d+$")
 
@@ -35,7 +36,7 @@ def parse_env_id(env_id: str) -> tuple[str | None, str, int | None]:
     """
     if not isinstance(env_id, str):
         raise TypeError(f"an environment id must be a str ({ENV_ID_FORM}); got {env_id!r}")
-    match = _ENV_ID_RE.fullmatch(env_id)
+    match = ENV_ID_RE.fullmatch(env_id)
     if match is None:
         raise ValueError(f"malformed environment id {env_id!r}: expected {ENV_ID_FORM}")
     version = match.group("version")

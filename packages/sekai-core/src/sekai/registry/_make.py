@@ -52,11 +52,30 @@ def _time_limit() -> type[TimeLimit[Any, Any]]:
     return TimeLimit
 
 
+def _enforce_order_and_limit(env: Any, limit: int | None) -> Any:
+    """Wrap a single-agent env in OrderEnforcing, then in TimeLimit if there is a limit.
+
+    Anything that is not a :class:`~sekai.core.Env` (a MultiAgentEnv, a
+    factory's own object) only gets the time limit, which then fails with the
+    wrapper's clear error.
+    """
+    from sekai.core import Env
+    from sekai.core.order_enforcing import OrderEnforcing
+
+    if isinstance(env, Env):
+        env = OrderEnforcing(env)
+    if limit is not None:
+        env = _time_limit()(env, limit)
+    return env
+
+
 def make_env(spec: EnvSpec, max_episode_steps: int | None, kwargs: dict[str, Any]) -> Any:
     """Build the environment ``spec`` describes.
 
     The order is: the entry point called with the registered kwargs updated by
-    ``kwargs``; then `sekai.core.TimeLimit` if there is a limit; then each of
+    ``kwargs``; then, for a single-agent env, ``OrderEnforcing`` (so that
+    ``step()`` before ``reset()`` raises `sekai.error.ResetRequired`, as in
+    sekai 0.2); then `sekai.core.TimeLimit` if there is a limit; then each of
     ``spec.additional_wrappers`` in order. The env gets a copy of ``spec`` whose
     ``kwargs`` and ``max_episode_steps`` are the ones actually used. If a wrapper
     cannot be loaded or applied, the env built so far is closed before the error
@@ -82,8 +101,7 @@ def make_env(spec: EnvSpec, max_episode_steps: int | None, kwargs: dict[str, Any
             "None; it must return the environment it builds"
         )
     try:
-        if limit is not None:
-            env = _time_limit()(env, limit)
+        env = _enforce_order_and_limit(env, limit)
         for wrapper_spec in spec.additional_wrappers:
             wrapper = load_reference(
                 wrapper_spec.entry_point, f"wrapper {wrapper_spec.name!r} of {spec.id!r}"

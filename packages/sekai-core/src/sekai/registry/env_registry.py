@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import warnings
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, NoReturn, overload
 
 from sekai._validation import check_callable, check_int
 from sekai.error import EnvAlreadyRegistered, EnvNotFound
@@ -17,7 +16,7 @@ from sekai.registry._ids import format_env_id, parse_env_id, validate_namespace
 from sekai.registry._make import make_env
 from sekai.registry._make_vec import VectorizationMode, make_vec_from_spec
 from sekai.registry._plugins import ENTRY_POINT_GROUP, EntryPointLike
-from sekai.registry.env_spec import EnvSpec
+from sekai.registry.env_spec import EnvSpec, WrapperSpec
 
 if TYPE_CHECKING:  # annotations only: see sekai.registry
     from sekai.core import Env
@@ -25,15 +24,20 @@ if TYPE_CHECKING:  # annotations only: see sekai.registry
 
 __all__ = ["ENTRY_POINT_GROUP", "EnvRegistry", "current_registry", "default_registry"]
 
+# The EnvSpec fields `EnvRegistry.register` takes as keyword arguments.
+_SPEC_OPTIONS = (
+    "additional_wrappers",
+    "kwargs",
+    "max_episode_steps",
+    "nondeterministic",
+    "reward_threshold",
+    "vector_entry_point",
+)
+
 # The registry whose loader is running in this context: the module-level
 # functions (``sekai.registry.register`` ...) act on it while a loader runs, so a
 # plugin's loader registers into whichever registry asked for it.
 _LOADING: ContextVar[EnvRegistry | None] = ContextVar("sekai_registry_loading", default=None)
-
-# The EnvSpec fields `EnvRegistry.register` takes as keyword arguments.
-_SPEC_OPTIONS = frozenset(
-    f.name for f in dataclasses.fields(EnvSpec) if f.init and f.name not in ("id", "entry_point")
-)
 
 
 class EnvRegistry:
@@ -88,7 +92,17 @@ class EnvRegistry:
     # -- registration -------------------------------------------------------------
 
     def register(
-        self, id: str, entry_point: str | Callable[..., Any] | None, **kwargs: Any
+        self,
+        id: str,
+        entry_point: str | Callable[..., Any] | None,
+        *,
+        reward_threshold: float | None = None,
+        nondeterministic: bool = False,
+        max_episode_steps: int | None = None,
+        kwargs: dict[str, Any] | None = None,
+        additional_wrappers: tuple[WrapperSpec, ...] = (),
+        vector_entry_point: str | Callable[..., Any] | None = None,
+        **unknown: NoReturn,
     ) -> EnvSpec:
         """Register an environment and return its spec.
 
@@ -98,31 +112,45 @@ class EnvRegistry:
                 naming it (imported only when the env is first made). ``None``
                 only for an env made solely by `make_vec` through its
                 ``vector_entry_point``.
-            **kwargs: The other fields of `EnvSpec` (``reward_threshold``,
-                ``nondeterministic``, ``max_episode_steps``, ``kwargs``,
-                ``additional_wrappers``, ``vector_entry_point``).
+            reward_threshold: The return at which the task counts as solved.
+            nondeterministic: Whether the env is not reproducible from a seed.
+            max_episode_steps: The time limit `make` applies (``None``: none).
+            kwargs: Keyword arguments for the entry point (copied).
+            additional_wrappers: `WrapperSpec` objects `make` applies, in order.
+            vector_entry_point: A natively vectorised implementation for `make_vec`.
+            **unknown: Nothing else is accepted: another keyword raises a TypeError
+                that lists the ones above.
 
         Raises:
             ValueError: If the id or an entry point is malformed.
-            TypeError: If a keyword is not an `EnvSpec` field, a field has the
-                wrong type, or neither ``entry_point`` nor ``vector_entry_point``
-                is given.
+            TypeError: If a keyword is not one of the above (the message lists
+                them), a field has the wrong type, or neither ``entry_point``
+                nor ``vector_entry_point`` is given.
             EnvAlreadyRegistered: If the id is taken, including by a namespace
                 loader or plugin not loaded yet (they run first, as for a lookup).
         """
-        unknown = sorted(set(kwargs) - _SPEC_OPTIONS)
         if unknown:
             raise TypeError(
-                f"register({id!r}) got unknown argument(s) {unknown}; the EnvSpec fields it "
-                f"takes are {sorted(_SPEC_OPTIONS)} (the env's own arguments go in kwargs={{...}})"
+                f"register({id!r}) got unknown argument(s) {sorted(unknown)}; the EnvSpec fields "
+                f"it takes are {sorted(_SPEC_OPTIONS)} (the env's own arguments go in "
+                "kwargs={...})"
             )
-        if entry_point is None and kwargs.get("vector_entry_point") is None:
+        if entry_point is None and vector_entry_point is None:
             raise TypeError(
                 f"register({id!r}) needs an entry_point: the env class or factory, or a "
                 "'package.module:attr' string naming it (or, for an env that only has a "
                 "native vector implementation, a vector_entry_point); got None"
             )
-        spec = EnvSpec(id, entry_point, **kwargs)
+        spec = EnvSpec(
+            id,
+            entry_point,
+            reward_threshold=reward_threshold,
+            nondeterministic=nondeterministic,
+            max_episode_steps=max_episode_steps,
+            kwargs={} if kwargs is None else kwargs,
+            additional_wrappers=additional_wrappers,
+            vector_entry_point=vector_entry_point,
+        )
         with self._lock:
             # Run the loaders that could provide this id first, so a clash with a
             # plugin's id is reported here whatever the order, instead of making
@@ -130,8 +158,9 @@ class EnvRegistry:
             existing = self._lookup(spec.id, spec.namespace)
             if existing is not None:
                 raise EnvAlreadyRegistered(
-                    f"environment {spec.id!r} is already registered (entry point "
-                    f"{existing.entry_point!r}); deregister it first or register a new version"
+                    spec.id,
+                    message=f"environment {spec.id!r} is already registered (entry point "
+                    f"{existing.entry_point!r}); deregister it first or register a new version",
                 )
             self._specs[spec.id] = spec
         return spec
@@ -182,6 +211,10 @@ class EnvRegistry:
         with self._lock:
             self._load_everything()
             return list(self._specs.values())
+
+    def __len__(self) -> int:
+        """Number of registered environments (lazy loaders that have not run are not counted)."""
+        return len(self._specs)
 
     def __contains__(self, id: object) -> bool:
         """Whether ``id`` names a registered environment (running lazy loaders)."""
@@ -294,7 +327,8 @@ class EnvRegistry:
         with self._lock:
             spec = self._lookup(env_id, namespace)
             if spec is None:
-                raise EnvNotFound(self._not_found_message(env_id, namespace, name, version))
+                message, suggestions = self._not_found(env_id, namespace, name, version)
+                raise EnvNotFound(env_id, suggestions, message=message)
             return spec
 
     def _lookup(self, env_id: str, namespace: str | None) -> EnvSpec | None:
@@ -375,9 +409,10 @@ class EnvRegistry:
             stacklevel=2,
         )
 
-    def _not_found_message(
+    def _not_found(
         self, env_id: str, namespace: str | None, name: str, version: int | None
-    ) -> str:
+    ) -> tuple[str, list[str]]:
+        """The message of the EnvNotFound for ``env_id`` and the ids it suggests, best first."""
         specs = list(self._specs.values())
         same_name = sorted(
             (s for s in specs if s.namespace == namespace and s.name == name),
@@ -418,16 +453,16 @@ class EnvRegistry:
             message = f"environment {env_id!r} is not registered in namespace {namespace!r}"
         else:
             message = f"environment {env_id!r} is not registered"
-        suggestions = [
+        candidates = [
             s.id for s in specs if s.name == name and s.namespace != namespace
         ] + _close_ids(env_id, [s.id for s in specs])
-        suggestions = [s for s in dict.fromkeys(suggestions) if s not in listed][:5]
-        if suggestions:
-            message += f"; close matches: {', '.join(map(repr, suggestions))}"
+        close = [s for s in dict.fromkeys(candidates) if s not in listed][:5]
+        if close:
+            message += f"; close matches: {', '.join(map(repr, close))}"
         if self._failures:
             failed = "; ".join(f"{label}: {error}" for label, error in self._failures.items())
             message += f" (note: these plugins failed to load: {failed})"
-        return message
+        return message, [s.id for s in same_name] + close
 
 
 def _close_matches(word: str, candidates: list[str]) -> list[str]:

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sekai._validation import check_bool, check_int, check_real
-from sekai.registry._ids import parse_env_id
+from sekai.registry._ids import ENV_ID_RE, parse_env_id
 from sekai.registry._loading import callable_name, validate_reference
 
-__all__ = ["EnvSpec", "WrapperSpec"]
+__all__ = ["ENV_ID_RE", "EnvSpec", "WrapperSpec"]
 
 
 def _check_entry_point(value: object, what: str, *, optional: bool) -> None:
@@ -88,6 +88,11 @@ class WrapperSpec:
             return NotImplemented
         return _fields_equal(self, other, ("name", "entry_point", "kwargs"))
 
+    def __hash__(self) -> int:
+        # From the fields, as a frozen dataclass's: ``kwargs`` is a dict, so
+        # this raises TypeError (unhashable), as in sekai 0.2.
+        return hash((self.name, self.entry_point, self.kwargs))
+
     def to_dict(self) -> dict[str, Any]:
         """The wrapper spec as a JSON-compatible dict."""
         return {"name": self.name, "entry_point": self.entry_point, "kwargs": dict(self.kwargs)}
@@ -129,7 +134,7 @@ class EnvSpec:
     nondeterministic: bool = False
     max_episode_steps: int | None = None
     kwargs: dict[str, Any] = field(default_factory=dict)
-    additional_wrappers: tuple[WrapperSpec, ...] = ()
+    additional_wrappers: tuple[WrapperSpec, ...] = field(default_factory=tuple)
     vector_entry_point: str | Callable[..., Any] | None = None
 
     namespace: str | None = field(init=False, repr=False, compare=False)
@@ -181,6 +186,11 @@ class EnvSpec:
         if other.__class__ is not self.__class__:
             return NotImplemented
         return _fields_equal(self, other, _ENV_SPEC_FIELDS)
+
+    def __hash__(self) -> int:
+        # From the fields, as a frozen dataclass's: ``kwargs`` is a dict, so
+        # this raises TypeError (unhashable), as in sekai 0.2.
+        return hash(tuple(getattr(self, name) for name in _ENV_SPEC_FIELDS))
 
     def make(self, **kwargs: Any) -> Any:
         """Build this environment (see `sekai.registry.make`).
@@ -241,14 +251,17 @@ class EnvSpec:
             ) from exc
 
     @classmethod
-    def from_json(cls, json_spec: str) -> EnvSpec:
+    def from_json(cls, s: str) -> EnvSpec:
         """Rebuild a spec written by `to_json`.
+
+        Args:
+            s: The JSON text.
 
         Raises:
             ValueError: If the text is not JSON or does not describe a spec.
         """
         try:
-            data = json.loads(json_spec)
+            data = json.loads(s)
         except (TypeError, json.JSONDecodeError) as exc:
             raise ValueError(f"EnvSpec.from_json expected a JSON object string; {exc}") from exc
         if not isinstance(data, dict):

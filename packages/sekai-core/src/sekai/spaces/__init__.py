@@ -16,8 +16,11 @@ through :func:`register_space_type`: flattening (:func:`flatdim`,
 :func:`flatten`, :func:`unflatten`, :func:`flatten_space`), batching for
 vector environments (:func:`batch_space`, :func:`concatenate`,
 :func:`iterate`), :func:`zero_sample` and :func:`space_from_jsonable`.
+``sekai.spaces.utils``, sekai 0.2's module of these functions, is a thin
+re-export of this package.
 """
 
+from sekai import _aliases
 from sekai.spaces.batching import batch_space, concatenate, iterate
 from sekai.spaces.box import Box
 from sekai.spaces.dict import Dict
@@ -60,3 +63,5 @@ __all__ = [  # noqa: RUF022 (grouped by topic)
     "space_from_jsonable",
     "zero_sample",
 ]
+
+_aliases.install(__name__, _aliases.CORE_ALIASES)

@@ -74,7 +74,9 @@ def _batch_discrete(space: Discrete, n: int) -> Space[Any]:
 def _batch_multi_discrete(space: MultiDiscrete, n: int) -> Space[Any]:
     shape = (n, *space.shape)
     return MultiDiscrete(
-        np.broadcast_to(space.nvec, shape), np.broadcast_to(space.start, shape), dtype=space.dtype
+        np.broadcast_to(space.nvec, shape),
+        dtype=space.dtype,
+        start=np.broadcast_to(space.start, shape),
     )
 
 
@@ -177,8 +179,8 @@ def _concatenate_sequence(space: Sequence, items: SequenceABC[Any], out: Any = N
 
 
 @singledispatch
-def iterate(space: Space[Any], items: Any) -> Iterator[Any]:
-    """Iterate over the samples of a batch of the batched space ``space``.
+def iterate(space: Space[Any], batch: Any) -> Iterator[Any]:
+    """Iterate over the samples of ``batch``, a batch of the batched space ``space``.
 
     ``space`` is the batched space (as returned by :func:`batch_space`), so
     ``iterate(batch_space(s, n), concatenate(s, samples))`` yields ``samples``
@@ -194,14 +196,14 @@ def iterate(space: Space[Any], items: Any) -> Iterator[Any]:
 @iterate.register(Box)
 @iterate.register(MultiDiscrete)
 @iterate.register(MultiBinary)
-def _iterate_array(space: Space[Any], items: Any) -> Iterator[Any]:
-    if not isinstance(items, np.ndarray):
-        raise TypeError(f"iterate: expected a numpy array batch of {space!r}, got {items!r}")
-    return iter(items)
+def _iterate_array(space: Space[Any], batch: Any) -> Iterator[Any]:
+    if not isinstance(batch, np.ndarray):
+        raise TypeError(f"iterate: expected a numpy array batch of {space!r}, got {batch!r}")
+    return iter(batch)
 
 
 @iterate.register(Discrete)
-def _iterate_discrete(space: Discrete, items: Any) -> Iterator[Any]:
+def _iterate_discrete(space: Discrete, batch: Any) -> Iterator[Any]:
     raise TypeError(
         f"iterate: {space!r} cannot hold a batch (batch_space turns a Discrete into a "
         "MultiDiscrete); pass the batched space"
@@ -209,18 +211,18 @@ def _iterate_discrete(space: Discrete, items: Any) -> Iterator[Any]:
 
 
 @iterate.register(Dict)
-def _iterate_dict(space: Dict, items: Any) -> Iterator[Any]:
+def _iterate_dict(space: Dict, batch: Any) -> Iterator[Any]:
     keys = list(space.spaces)
-    columns = [iterate(child, items[key]) for key, child in space.spaces.items()]
+    columns = [iterate(child, batch[key]) for key, child in space.spaces.items()]
     return (dict(zip(keys, row, strict=True)) for row in zip(*columns, strict=True))
 
 
 @iterate.register(Tuple)
-def _iterate_tuple(space: Tuple, items: Any) -> Iterator[Any]:
-    columns = [iterate(child, items[i]) for i, child in enumerate(space.spaces)]
+def _iterate_tuple(space: Tuple, batch: Any) -> Iterator[Any]:
+    columns = [iterate(child, batch[i]) for i, child in enumerate(space.spaces)]
     return (tuple(row) for row in zip(*columns, strict=True))
 
 
 @iterate.register(Sequence)
-def _iterate_sequence(space: Sequence, items: Any) -> Iterator[Any]:
+def _iterate_sequence(space: Sequence, batch: Any) -> Iterator[Any]:
     raise not_fixed_shape("iterate", space)

@@ -11,13 +11,66 @@ from numpy.typing import DTypeLike, NDArray
 from sekai._validation import check_shape
 from sekai.spaces._arrays import as_bool_mask, check_dtype_numeric, readonly
 from sekai.spaces._jsonbounds import decode_array, encode_array
-from sekai.spaces.space import Space
+from sekai.spaces.space import Space, check_type_name
 from sekai.utils.seeding import SeedType
 
-__all__ = ["Box"]
+__all__ = ["BoundedFlag", "Box", "SeedType", "float_dtype"]
 
 BoundType = SupportsFloat | NDArray[Any] | Sequence[Any]
 """What ``low`` and ``high`` accept: a scalar, an array or nested sequences."""
+
+
+def float_dtype(dtype: DTypeLike) -> np.dtype[Any]:
+    """The floating dtype values of ``dtype`` become when they are transformed.
+
+    A floating dtype is kept; any other (integers, bools) gives ``float32``,
+    e.g. ``uint8`` pixels rescaled into ``[0, 1]``.
+    """
+    resolved = np.dtype(dtype)
+    return resolved if resolved.kind == "f" else np.dtype(np.float32)
+
+
+Manner = Literal["both", "below", "above"]
+
+
+class BoundedFlag(int):
+    """The value of :attr:`Box.is_bounded`: a truth value that can also be called.
+
+    As a value (sekai 0.2's property), it is true when every component of the
+    box is bounded on both sides: ``if box.is_bounded: ...``. Called, it
+    answers for one side: ``box.is_bounded("below")``, ``box.is_bounded("above")``
+    or ``box.is_bounded("both")`` (Gymnasium's method). It compares equal to
+    ``True`` / ``False`` and prints as them, but is not the ``True`` singleton
+    (``box.is_bounded is True`` is false: use ``bool(box.is_bounded)``).
+    """
+
+    _answers: tuple[bool, bool]
+
+    def __new__(cls, below: bool, above: bool) -> BoundedFlag:
+        """Build the flag from the answers for each side."""
+        flag = super().__new__(cls, below and above)
+        flag._answers = (below, above)
+        return flag
+
+    def __call__(self, manner: Manner = "both") -> bool:
+        """Whether every component is bounded ``"below"``, ``"above"`` or on ``"both"`` sides.
+
+        Raises:
+            ValueError: ``manner`` is not one of the three values.
+        """
+        below, above = self._answers
+        if manner == "both":
+            return below and above
+        if manner == "below":
+            return below
+        if manner == "above":
+            return above
+        raise ValueError(f"manner must be 'both', 'below' or 'above', got {manner!r}")
+
+    def __repr__(self) -> str:
+        return repr(bool(self))
+
+    __str__ = __repr__
 
 
 class Box(Space[NDArray[Any]]):
@@ -191,23 +244,15 @@ class Box(Space[NDArray[Any]]):
         assert self._dtype is not None
         return self._dtype
 
-    def is_bounded(self, manner: Literal["both", "below", "above"] = "both") -> bool:
-        """Return whether every component is bounded.
+    @property
+    def is_bounded(self) -> BoundedFlag:
+        """Whether every component is bounded on both sides (a :class:`BoundedFlag`).
 
-        Args:
-            manner: ``"below"`` checks ``low``, ``"above"`` checks ``high``,
-                ``"both"`` checks both.
-
-        Raises:
-            ValueError: ``manner`` is not one of the three values.
+        ``box.is_bounded`` is true when ``low`` and ``high`` are finite
+        everywhere; ``box.is_bounded("below")`` / ``box.is_bounded("above")``
+        check one side (integer boxes are always bounded).
         """
-        if manner == "both":
-            return bool(np.all(self._bounded_below) and np.all(self._bounded_above))
-        if manner == "below":
-            return bool(np.all(self._bounded_below))
-        if manner == "above":
-            return bool(np.all(self._bounded_above))
-        raise ValueError(f"manner must be 'both', 'below' or 'above', got {manner!r}")
+        return BoundedFlag(bool(np.all(self._bounded_below)), bool(np.all(self._bounded_above)))
 
     # -- sampling ---------------------------------------------------------------------------------
 
@@ -295,11 +340,11 @@ class Box(Space[NDArray[Any]]):
 
     # -- conversion -------------------------------------------------------------------------------
 
-    def to_jsonable(self, samples: Sequence[Any]) -> list[Any]:
+    def _samples_to_jsonable(self, samples: Sequence[Any]) -> list[Any]:
         """Convert samples to nested lists of numbers."""
         return [np.asarray(sample).tolist() for sample in samples]
 
-    def from_jsonable(self, data: Sequence[Any]) -> list[NDArray[Any]]:
+    def _samples_from_jsonable(self, data: Sequence[Any]) -> list[NDArray[Any]]:
         """Convert nested lists back to arrays of the box's dtype."""
         return [np.asarray(item, dtype=self.dtype).reshape(self.shape) for item in data]
 
@@ -316,6 +361,7 @@ class Box(Space[NDArray[Any]]):
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> Box:
         """Build a box from the output of :meth:`to_json_dict`."""
+        check_type_name(data, "Box")
         dtype = np.dtype(data["dtype"])
         work = np.float64 if dtype.kind == "f" else dtype
         return cls(
@@ -345,7 +391,10 @@ class Box(Space[NDArray[Any]]):
             and bool(np.array_equal(self.high, other.high))
         )
 
-    __hash__ = None
+    def __hash__(self) -> int:
+        # ``+ 0`` turns -0.0 into 0.0, which == treats as equal.
+        low, high = (self.low + 0).tobytes(), (self.high + 0).tobytes()
+        return hash((type(self), self.shape, self.dtype.str, low, high))
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, Sequence, ValuesView
 from typing import Any
 
-from sekai.spaces.space import Space, seed_with_children
-from sekai.utils.seeding import SeedType
+from sekai.spaces.space import Space, check_type_name, seed_with_children
+from sekai.utils.seeding import SeedType, root_seed
 
-__all__ = ["Dict"]
+__all__ = ["Dict", "SeedType"]
 
 
 class Dict(Space[dict[str, Any]]):
@@ -56,10 +56,7 @@ class Dict(Space[dict[str, Any]]):
         items.extend(spaces_kwargs.items())
         built: dict[str, Space[Any]] = {}
         for key, space in items:
-            if not isinstance(key, str):
-                raise TypeError(f"Dict: keys must be str, got {key!r}")
-            if not isinstance(space, Space):
-                raise TypeError(f"Dict: the value for key {key!r} must be a Space, got {space!r}")
+            _check_entry(key, space)
             if key in built:
                 raise ValueError(f"Dict: key {key!r} is given twice")
             built[key] = space
@@ -73,7 +70,7 @@ class Dict(Space[dict[str, Any]]):
         """True when every sub-space is flattenable."""
         return all(space.is_flattenable for space in self.spaces.values())
 
-    def seed(self, seed: SeedType | Mapping[str, SeedType] = None) -> list[int]:
+    def seed(self, seed: SeedType | Mapping[str, SeedType] = None) -> int:
         """Seed the space and its sub-spaces.
 
         Args:
@@ -84,8 +81,7 @@ class Dict(Space[dict[str, Any]]):
                 with its values (the keys must be keys of the space).
 
         Returns:
-            The int seeds applied: this space's, then each sub-space's (depth
-            first).
+            The seed of this space's own generator (see :meth:`Space.seed`).
         """
         if isinstance(seed, Mapping):
             unknown = [key for key in seed if key not in self.spaces]
@@ -93,10 +89,9 @@ class Dict(Space[dict[str, Any]]):
                 raise ValueError(
                     f"seed mapping has keys {unknown!r} that are not in {list(self.spaces)!r}"
                 )
-            used: list[int] = []
             for key, child_seed in seed.items():
-                used.extend(self.spaces[key].seed(child_seed))
-            return used
+                self.spaces[key].seed(child_seed)
+            return root_seed(self.rng)
         return seed_with_children(self, seed, self.spaces.values())
 
     def sample(self, mask: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -135,6 +130,15 @@ class Dict(Space[dict[str, Any]]):
     def __getitem__(self, key: str) -> Space[Any]:
         return self.spaces[key]
 
+    def __setitem__(self, key: str, space: Space[Any]) -> None:
+        """Add the sub-space ``space`` under ``key``, or replace the one there.
+
+        Raises:
+            TypeError: ``key`` is not a str or ``space`` is not a Space.
+        """
+        _check_entry(key, space)
+        self.spaces[key] = space
+
     def __iter__(self) -> Iterator[str]:
         return iter(self.spaces)
 
@@ -153,14 +157,14 @@ class Dict(Space[dict[str, Any]]):
         """``(key, sub-space)`` pairs, in order."""
         return self.spaces.items()
 
-    def to_jsonable(self, samples: Sequence[Any]) -> dict[str, Any]:  # type: ignore[override]
+    def _samples_to_jsonable(self, samples: Sequence[Any]) -> dict[str, Any]:
         """Convert samples to a dict mapping each key to its sub-space's JSON data."""
         return {
             key: space.to_jsonable([sample[key] for sample in samples])
             for key, space in self.spaces.items()
         }
 
-    def from_jsonable(self, data: Any) -> list[dict[str, Any]]:
+    def _samples_from_jsonable(self, data: Any) -> list[dict[str, Any]]:
         """Convert the output of :meth:`to_jsonable` back to a list of dicts."""
         columns = {key: space.from_jsonable(data[key]) for key, space in self.spaces.items()}
         count = len(next(iter(columns.values()))) if columns else 0
@@ -172,6 +176,14 @@ class Dict(Space[dict[str, Any]]):
             "type": "Dict",
             "spaces": {key: space.to_json_dict() for key, space in self.spaces.items()},
         }
+
+    @classmethod
+    def from_json_dict(cls, data: dict[str, Any]) -> Dict:
+        """Build the space from the output of :meth:`to_json_dict`."""
+        from sekai.spaces.jsonable import space_from_jsonable
+
+        check_type_name(data, "Dict")
+        return cls({key: space_from_jsonable(child) for key, child in data["spaces"].items()})
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{key!r}: {space!r}" for key, space in self.spaces.items())
@@ -185,4 +197,12 @@ class Dict(Space[dict[str, Any]]):
             and all(space == other.spaces[key] for key, space in self.spaces.items())
         )
 
-    __hash__ = None
+    def __hash__(self) -> int:
+        return hash((type(self), tuple(self.spaces.items())))
+
+
+def _check_entry(key: object, space: object) -> None:
+    if not isinstance(key, str):
+        raise TypeError(f"Dict: keys must be str, got {key!r}")
+    if not isinstance(space, Space):
+        raise TypeError(f"Dict: the value for key {key!r} must be a Space, got {space!r}")

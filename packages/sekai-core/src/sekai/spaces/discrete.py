@@ -10,10 +10,10 @@ from numpy.typing import NDArray
 
 from sekai._validation import check_int
 from sekai.spaces._arrays import as_choice_mask
-from sekai.spaces.space import Space
+from sekai.spaces.space import Space, check_type_name
 from sekai.utils.seeding import SeedType
 
-__all__ = ["Discrete"]
+__all__ = ["Discrete", "SeedType"]
 
 _INT64 = np.iinfo(np.int64)
 
@@ -23,10 +23,13 @@ class Discrete(Space[np.int64]):
 
     Samples are :class:`numpy.int64` scalars. The zero of the space is ``start``.
 
+    The positional order is sekai 0.2's, ``Discrete(n, seed, start)``:
+    ``Discrete(5, 42)`` is seeded with 42; give ``start`` by keyword.
+
     Args:
         n: Number of elements (>= 1).
-        start: The smallest element.
         seed: Optional seed (see :meth:`Space.seed`).
+        start: The smallest element.
 
     Raises:
         TypeError: ``n`` or ``start`` is not an int.
@@ -42,7 +45,7 @@ class Discrete(Space[np.int64]):
     """
 
     def __init__(
-        self, n: int | np.integer[Any], start: int | np.integer[Any] = 0, seed: SeedType = None
+        self, n: int | np.integer[Any], seed: SeedType = None, start: int | np.integer[Any] = 0
     ) -> None:
         self.n = check_int(n, "Discrete: n", minimum=1)
         self.start: int = check_int(start, "Discrete: start")
@@ -100,11 +103,11 @@ class Discrete(Space[np.int64]):
         value: np.int64 = np.int64(self.start)
         return value
 
-    def to_jsonable(self, samples: Sequence[Any]) -> list[Any]:
+    def _samples_to_jsonable(self, samples: Sequence[Any]) -> list[Any]:
         """Convert samples to Python ints."""
         return [int(sample) for sample in samples]
 
-    def from_jsonable(self, data: Sequence[Any]) -> list[np.int64]:
+    def _samples_from_jsonable(self, data: Sequence[Any]) -> list[np.int64]:
         """Convert Python ints back to ``numpy.int64``."""
         return [np.int64(item) for item in data]
 
@@ -115,6 +118,7 @@ class Discrete(Space[np.int64]):
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> Discrete:
         """Build the space from the output of :meth:`to_json_dict`."""
+        check_type_name(data, "Discrete")
         return cls(int(data["n"]), start=int(data.get("start", 0)))
 
     def __repr__(self) -> str:
@@ -130,4 +134,5 @@ class Discrete(Space[np.int64]):
             and self.start == other.start
         )
 
-    __hash__ = None
+    def __hash__(self) -> int:
+        return hash((type(self), self.n, self.start))

@@ -1,9 +1,11 @@
 """JSON descriptions of spaces: :func:`space_from_jsonable`.
 
-Every space describes itself with ``space.to_json_dict()``, a dict of JSON
-types whose ``"type"`` key names the space type; :func:`space_from_jsonable`
-rebuilds an equal space from it (e.g. from an ``EnvSpec`` or a log). New space
-types join through :func:`~sekai.spaces.register_space_type`.
+Every space describes itself with ``space.to_jsonable()`` (also available as
+``space.to_json_dict()``), a dict of JSON types whose ``"type"`` key names the
+space type; :func:`space_from_jsonable` rebuilds an equal space from it (e.g.
+from an ``EnvSpec`` or a log), as does the classmethod
+``Space.from_jsonable(data)``. New space types join through
+:func:`~sekai.spaces.register_space_type`.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ _DECODERS: dict[str, SpaceDecoder] = {}
 
 
 def space_from_jsonable(data: Mapping[str, Any]) -> Space[Any]:
-    """Rebuild a space from its JSON description (the output of ``space.to_json_dict()``).
+    """Rebuild a space from its JSON description (the output of ``space.to_jsonable()``).
+
+    ``space_from_jsonable(space.to_jsonable()) == space`` for every space.
 
     Raises:
         TypeError: ``data`` is not a mapping with a string ``"type"`` key.
@@ -53,38 +57,6 @@ def _register_decoder(name: str, decoder: SpaceDecoder, *, replace: bool = False
     _DECODERS[name] = decoder
 
 
-def _decode_dict(data: dict[str, Any]) -> Space[Any]:
-    return Dict({key: space_from_jsonable(child) for key, child in data["spaces"].items()})
-
-
-def _decode_tuple(data: dict[str, Any]) -> Space[Any]:
-    return Tuple(space_from_jsonable(child) for child in data["spaces"])
-
-
-def _decode_sequence(data: dict[str, Any]) -> Space[Any]:
-    return Sequence(
-        space_from_jsonable(data["feature_space"]),
-        max_length=data.get("max_length"),
-        stack=bool(data.get("stack", False)),
-    )
-
-
-def _decode_masked_box(data: dict[str, Any]) -> Space[Any]:
-    element = Box.from_json_dict(data["element"])
-    return MaskedBox(
-        element.low,
-        element.high,
-        element.shape,
-        max_size=int(data["max_size"]),
-        dtype=element.dtype,
-    )
-
-
-_register_decoder("Box", Box.from_json_dict)
-_register_decoder("Discrete", Discrete.from_json_dict)
-_register_decoder("MultiDiscrete", MultiDiscrete.from_json_dict)
-_register_decoder("MultiBinary", MultiBinary.from_json_dict)
-_register_decoder("Dict", _decode_dict)
-_register_decoder("Tuple", _decode_tuple)
-_register_decoder("Sequence", _decode_sequence)
-_register_decoder("MaskedBox", _decode_masked_box)
+for _cls in (Box, Discrete, MultiDiscrete, MultiBinary, Dict, Tuple, Sequence, MaskedBox):
+    _register_decoder(_cls.__name__, _cls.from_json_dict)
+del _cls

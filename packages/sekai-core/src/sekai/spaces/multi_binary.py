@@ -10,10 +10,10 @@ from numpy.typing import NDArray
 
 from sekai._validation import check_shape
 from sekai.spaces._arrays import as_bool_mask, readonly
-from sekai.spaces.space import Space
+from sekai.spaces.space import Space, check_type_name
 from sekai.utils.seeding import SeedType
 
-__all__ = ["MultiBinary"]
+__all__ = ["MultiBinary", "SeedType"]
 
 
 class MultiBinary(Space[NDArray[np.int8]]):
@@ -86,11 +86,11 @@ class MultiBinary(Space[NDArray[np.int8]]):
         zero: NDArray[np.int8] = self._zero.copy()
         return zero
 
-    def to_jsonable(self, samples: Sequence[Any]) -> list[Any]:
+    def _samples_to_jsonable(self, samples: Sequence[Any]) -> list[Any]:
         """Convert samples to nested lists of ints."""
         return [np.asarray(sample).tolist() for sample in samples]
 
-    def from_jsonable(self, data: Sequence[Any]) -> list[NDArray[np.int8]]:
+    def _samples_from_jsonable(self, data: Sequence[Any]) -> list[NDArray[np.int8]]:
         """Convert nested lists back to ``int8`` arrays."""
         return [np.asarray(item, dtype=np.int8).reshape(self.shape) for item in data]
 
@@ -101,6 +101,7 @@ class MultiBinary(Space[NDArray[np.int8]]):
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> MultiBinary:
         """Build the space from the output of :meth:`to_json_dict`."""
+        check_type_name(data, "MultiBinary")
         return cls(data["n"])
 
     def __repr__(self) -> str:
@@ -113,7 +114,8 @@ class MultiBinary(Space[NDArray[np.int8]]):
             and (self.shape == other.shape)
         )
 
-    __hash__ = None
+    def __hash__(self) -> int:
+        return hash((type(self), self.shape))
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)

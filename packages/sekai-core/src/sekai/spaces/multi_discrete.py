@@ -10,10 +10,10 @@ from numpy.typing import DTypeLike, NDArray
 
 from sekai.spaces._arrays import as_choice_mask, check_dtype_numeric, readonly
 from sekai.spaces._jsonbounds import decode_array, encode_array
-from sekai.spaces.space import Space
+from sekai.spaces.space import Space, check_type_name
 from sekai.utils.seeding import SeedType
 
-__all__ = ["MultiDiscrete"]
+__all__ = ["MultiDiscrete", "SeedType"]
 
 
 class MultiDiscrete(Space[NDArray[Any]]):
@@ -22,12 +22,15 @@ class MultiDiscrete(Space[NDArray[Any]]):
     ``nvec`` may have any shape (e.g. ``(2, 3)`` for a grid of choices); samples
     have that shape. The zero of the space is ``start``.
 
+    The positional order is sekai 0.2's, ``MultiDiscrete(nvec, dtype, seed,
+    start)``; give ``start`` by keyword.
+
     Args:
         nvec: Number of values of each entry (each >= 1).
-        start: Smallest value of each entry (same shape as ``nvec``, or a
-            scalar); zeros by default.
         dtype: An integer dtype for the samples (``int64`` by default).
         seed: Optional seed (see :meth:`Space.seed`).
+        start: Smallest value of each entry (same shape as ``nvec``, or a
+            scalar); zeros by default.
 
     Raises:
         TypeError: ``dtype`` is not an integer dtype, or ``nvec``/``start`` are
@@ -46,9 +49,9 @@ class MultiDiscrete(Space[NDArray[Any]]):
     def __init__(
         self,
         nvec: NDArray[np.integer[Any]] | Sequence[Any] | int,
-        start: NDArray[np.integer[Any]] | Sequence[Any] | int | None = None,
         dtype: DTypeLike = np.int64,
         seed: SeedType = None,
+        start: NDArray[np.integer[Any]] | Sequence[Any] | int | None = None,
     ) -> None:
         resolved = check_dtype_numeric(dtype, "MultiDiscrete", kinds="iu")
         nvec_arr = np.array(nvec, copy=True)
@@ -159,11 +162,11 @@ class MultiDiscrete(Space[NDArray[Any]]):
         zero: NDArray[Any] = self.start.copy()
         return zero
 
-    def to_jsonable(self, samples: Sequence[Any]) -> list[Any]:
+    def _samples_to_jsonable(self, samples: Sequence[Any]) -> list[Any]:
         """Convert samples to nested lists of ints."""
         return [np.asarray(sample).tolist() for sample in samples]
 
-    def from_jsonable(self, data: Sequence[Any]) -> list[NDArray[Any]]:
+    def _samples_from_jsonable(self, data: Sequence[Any]) -> list[NDArray[Any]]:
         """Convert nested lists back to arrays of the space's dtype."""
         return [np.asarray(item, dtype=self.dtype).reshape(self.shape) for item in data]
 
@@ -179,6 +182,7 @@ class MultiDiscrete(Space[NDArray[Any]]):
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> MultiDiscrete:
         """Build the space from the output of :meth:`to_json_dict`."""
+        check_type_name(data, "MultiDiscrete")
         dtype = np.dtype(data.get("dtype", "int64"))
         start = data.get("start")
         return cls(
@@ -205,7 +209,9 @@ class MultiDiscrete(Space[NDArray[Any]]):
             and bool(np.array_equal(self.start, other.start))
         )
 
-    __hash__ = None
+    def __hash__(self) -> int:
+        nvec, start = self.nvec.tobytes(), self.start.tobytes()
+        return hash((type(self), self.dtype.str, self.shape, nvec, start))
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)

@@ -16,9 +16,9 @@ __all__ = ["register_space_type"]
 
 
 def register_space_type(
-    cls: type[Space[Any]],
+    name: str | type[Space[Any]],
+    cls: type[Space[Any]] | None = None,
     *,
-    name: str | None = None,
     from_json: SpaceDecoder | None = None,
     flatdim: Callable[[Any], int] | None = None,
     flatten: Callable[[Any, Any], NDArray[Any]] | None = None,
@@ -29,21 +29,29 @@ def register_space_type(
     iterate: Callable[[Any, Any], Iterator[Any]] | None = None,
     replace: bool = False,
 ) -> type[Space[Any]]:
-    """Teach every space utility about a new space type defined outside sekai.
+    """Teach the space utilities about a new space type defined outside sekai.
 
-    Each given function becomes the implementation of the utility of the same
-    name for ``cls`` and its subclasses (through
+    ``register_space_type(name, cls)`` (sekai 0.2's form) makes
+    :func:`~sekai.spaces.space_from_jsonable` rebuild descriptions whose
+    ``"type"`` is ``name`` with ``cls.from_jsonable(data)`` (or with
+    ``from_json(data)`` when given); ``cls.to_jsonable()`` should write that
+    ``"type"``. The name may be left out (``register_space_type(cls, ...)``)
+    to register utilities only.
+
+    Each utility function given becomes the implementation of the utility of
+    the same name for ``cls`` and its subclasses (through
     :func:`functools.singledispatch`); utilities left out keep raising a
     ``TypeError`` that names the space. Implementations receive the space
     first, exactly like the public functions (``batch_space`` gets the batch
     size as an already validated int).
 
     Args:
+        name: The ``"type"`` of the JSON descriptions of ``cls``; or the class
+            itself when no name is registered.
         cls: The new :class:`~sekai.spaces.Space` subclass.
-        name: The ``"type"`` its ``to_json_dict()`` writes; required together
-            with ``from_json``.
-        from_json: Rebuilds a space from its JSON description, for
-            :func:`~sekai.spaces.space_from_jsonable`.
+        from_json: Rebuilds a space from its JSON description (default:
+            ``cls.from_jsonable``, which needs ``cls`` to define the
+            classmethod ``from_jsonable(data)`` or ``from_json_dict(data)``).
         flatdim: Implementation of :func:`~sekai.spaces.flatdim`.
         flatten: Implementation of :func:`~sekai.spaces.flatten`.
         unflatten: Implementation of :func:`~sekai.spaces.unflatten`.
@@ -62,12 +70,13 @@ def register_space_type(
         replace: Allow replacing a JSON decoder already registered under ``name``.
 
     Returns:
-        ``cls``, so the call can follow the class definition.
+        ``cls``.
 
     Raises:
-        TypeError: ``cls`` is not a Space subclass.
-        ValueError: Only one of ``name`` and ``from_json`` is given, or ``name``
-            is taken and ``replace`` is false.
+        TypeError: ``cls`` is not a Space subclass, or a name is given for a
+            class that cannot be rebuilt from JSON and no ``from_json``.
+        ValueError: ``from_json`` is given without a name, or ``name`` is
+            taken and ``replace`` is false.
 
     Example:
         >>> import numpy as np
@@ -77,16 +86,42 @@ def register_space_type(
         ...         return float(self.rng.uniform(-np.pi, np.pi))
         ...     def contains(self, x):
         ...         return isinstance(x, float) and -np.pi <= x <= np.pi
-        >>> _ = register_space_type(Angle, flatdim=lambda space: 1)
+        ...     def to_json_dict(self):
+        ...         return {"type": "example.Angle"}
+        ...     @classmethod
+        ...     def from_json_dict(cls, data):
+        ...         return cls()
+        >>> _ = register_space_type("example.Angle", Angle, flatdim=lambda space: 1)
         >>> flatdim(Angle())
         1
     """
+    type_name: str | None
+    if isinstance(name, str):
+        type_name = name
+    elif cls is None:
+        type_name, cls = None, name
+    else:
+        raise TypeError(
+            f"register_space_type: the name must be a str, got {name!r} (the form is "
+            "register_space_type(name, cls, ...) or register_space_type(cls, ...))"
+        )
     if not isinstance(cls, type) or not issubclass(cls, Space):
         raise TypeError(f"register_space_type: cls must be a Space subclass, got {cls!r}")
-    if (name is None) != (from_json is None):
-        raise ValueError("register_space_type: give both name and from_json, or neither")
-    if name is not None and from_json is not None:
-        _register_decoder(name, from_json, replace=replace)
+    if type_name is None and from_json is not None:
+        raise ValueError(
+            "register_space_type: from_json needs the name it decodes: "
+            "register_space_type(name, cls, from_json=...)"
+        )
+    if type_name is not None:
+        if from_json is None:
+            if not _has_decoder(cls):
+                raise TypeError(
+                    f"register_space_type: {cls.__name__} cannot be rebuilt from JSON; define "
+                    "the classmethod from_jsonable(data) (or from_json_dict(data)) or pass "
+                    "from_json=..."
+                )
+            from_json = cls.from_jsonable
+        _register_decoder(type_name, from_json, replace=replace)
     targets: list[tuple[Any, Callable[..., Any] | None]] = [
         (flattening.flatdim, flatdim),
         (flattening.flatten, flatten),
@@ -100,3 +135,13 @@ def register_space_type(
         if implementation is not None:
             dispatcher.register(cls, implementation)
     return cls
+
+
+def _has_decoder(cls: type[Space[Any]]) -> bool:
+    """Whether ``cls`` (or a base other than Space) defines a JSON decoder classmethod."""
+    for klass in cls.__mro__:
+        if klass is Space:
+            return False
+        if "from_jsonable" in klass.__dict__ or "from_json_dict" in klass.__dict__:
+            return True
+    return False

@@ -13,10 +13,10 @@ from sekai.spaces.box import Box
 from sekai.spaces.discrete import Discrete
 from sekai.spaces.multi_binary import MultiBinary
 from sekai.spaces.multi_discrete import MultiDiscrete
-from sekai.spaces.space import Space, seed_with_children
+from sekai.spaces.space import Space, check_type_name, seed_with_children
 from sekai.utils.seeding import SeedType
 
-__all__ = ["DEFAULT_MAX_LENGTH", "Sequence"]
+__all__ = ["DEFAULT_MAX_LENGTH", "SeedType", "Sequence"]
 
 DEFAULT_MAX_LENGTH = 16
 """``max_length`` of a :class:`Sequence` created with ``max_length=None``."""
@@ -93,7 +93,7 @@ class Sequence(Space[Any]):
         """Always False: sequences have no fixed size."""
         return False
 
-    def seed(self, seed: SeedType = None) -> list[int]:
+    def seed(self, seed: SeedType = None) -> int:
         """Seed the length generator and the feature space.
 
         An int seeds this space (which draws the lengths) and derives an
@@ -102,7 +102,7 @@ class Sequence(Space[Any]):
         ``None`` continues both streams.
 
         Returns:
-            The int seeds applied: this space's, then the feature space's.
+            The seed of this space's own generator (see :meth:`Space.seed`).
         """
         return seed_with_children(self, seed, [self.feature_space])
 
@@ -164,6 +164,38 @@ class Sequence(Space[Any]):
             np.stack(elements, axis=0, out=out)
         return out
 
+    def pack(self, items: list[Any] | tuple[Any, ...]) -> Any:
+        """Build a sample of this space from its elements, in order.
+
+        Returns:
+            A tuple of the elements, or with ``stack=True`` one array of shape
+            ``(len(items), *feature_space.shape)``.
+
+        Raises:
+            TypeError: ``items`` is not a list or tuple.
+            ValueError: There are more than ``max_length`` elements.
+        """
+        if not isinstance(items, (list, tuple)):
+            raise TypeError(f"Sequence.pack expects a list or tuple of elements, got {items!r}")
+        if len(items) > self.max_length:
+            raise ValueError(
+                f"Sequence.pack: {len(items)} elements exceed max_length={self.max_length} "
+                f"of {self!r}"
+            )
+        if self.stack:
+            feature = self.feature_space
+            return self._stack([np.asarray(item, dtype=feature.dtype) for item in items])
+        return tuple(items)
+
+    def elements(self, x: Any) -> list[Any]:
+        """The elements of the sample ``x``, in order, whichever form it has.
+
+        A tuple or list gives its items; a stacked array gives its rows.
+        """
+        if isinstance(x, np.ndarray):
+            return [x[i] for i in range(x.shape[0])] if x.ndim else [x]
+        return list(x)
+
     def contains(self, x: Any) -> bool:
         """Return whether ``x`` is a sequence of at most ``max_length`` valid elements.
 
@@ -187,11 +219,11 @@ class Sequence(Space[Any]):
         """Return the empty sequence (an empty tuple, or an empty array when stacked)."""
         return self._stack([]) if self.stack else ()
 
-    def to_jsonable(self, samples: SequenceABC[Any]) -> list[Any]:
+    def _samples_to_jsonable(self, samples: SequenceABC[Any]) -> list[Any]:
         """Convert each sequence to the feature space's JSON data for its elements."""
         return [self.feature_space.to_jsonable(list(sample)) for sample in samples]
 
-    def from_jsonable(self, data: SequenceABC[Any]) -> list[Any]:
+    def _samples_from_jsonable(self, data: SequenceABC[Any]) -> list[Any]:
         """Convert the output of :meth:`to_jsonable` back to sequences."""
         result: list[Any] = []
         for item in data:
@@ -208,6 +240,18 @@ class Sequence(Space[Any]):
             "stack": self.stack,
         }
 
+    @classmethod
+    def from_json_dict(cls, data: dict[str, Any]) -> Sequence:
+        """Build the space from the output of :meth:`to_json_dict`."""
+        from sekai.spaces.jsonable import space_from_jsonable
+
+        check_type_name(data, "Sequence")
+        return cls(
+            space_from_jsonable(data["feature_space"]),
+            max_length=data.get("max_length"),
+            stack=bool(data.get("stack", False)),
+        )
+
     def __repr__(self) -> str:
         stack = ", stack=True" if self.stack else ""
         return f"Sequence({self.feature_space!r}, max_length={self.max_length}{stack})"
@@ -221,4 +265,5 @@ class Sequence(Space[Any]):
             and self.stack == other.stack
         )
 
-    __hash__ = None
+    def __hash__(self) -> int:
+        return hash((type(self), self.feature_space, self.max_length, self.stack))

@@ -2,17 +2,86 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MethodType
+from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 
-from sekai.utils.seeding import SeededRNG, SeedType, make_seed_sequence
+from sekai.utils.seeding import SeededRNG, SeedType, child_seeds, root_seed
 
-__all__ = ["Space", "T_cov"]
+__all__ = ["SeedType", "Space", "T", "T_cov"]
 
 T_cov = TypeVar("T_cov", covariant=True)
 """The type of the samples of a space (covariant: a ``Box`` is a ``Space[NDArray]``)."""
+
+T = TypeVar("T")
+"""A type variable for sample types in annotations (sekai 0.2's name; ``Space`` itself uses
+:data:`T_cov`)."""
+
+_S = TypeVar("_S", bound="Space[Any]")
+
+
+def _is_description(data: object) -> bool:
+    """Whether ``data`` is the JSON description of a space (a mapping with a str ``"type"``)."""
+    return isinstance(data, Mapping) and isinstance(data.get("type"), str)
+
+
+def _from_jsonable_on_class(cls: type[_S], data: Mapping[str, Any]) -> _S:
+    if cls is Space:
+        from sekai.spaces.jsonable import space_from_jsonable
+
+        return space_from_jsonable(data)  # type: ignore[return-value]
+    if not isinstance(data, Mapping):
+        raise TypeError(
+            f"{cls.__name__}.from_jsonable expects a space description (a dict with a 'type' "
+            f"key, from to_jsonable()), got {data!r}"
+        )
+    return cls.from_json_dict(dict(data))  # type: ignore[return-value]
+
+
+def _from_jsonable_on_instance(self: Space[Any], data: Any) -> Any:
+    if _is_description(data):
+        return type(self).from_jsonable(data)
+    return self._samples_from_jsonable(data)
+
+
+class _FromJsonable:
+    """The ``from_jsonable`` attribute of spaces: a classmethod, and a sample converter.
+
+    ``Box.from_jsonable(description)`` (on the class, as in sekai 0.2) rebuilds
+    a space from its JSON description; ``space.from_jsonable(data)`` on an
+    instance does the same when ``data`` is a description, and otherwise
+    converts JSON data made by ``space.to_jsonable(samples)`` back into
+    samples (Gymnasium's meaning).
+    """
+
+    @overload
+    def __get__(self, instance: None, owner: type[_S]) -> Callable[[Mapping[str, Any]], _S]: ...
+    @overload
+    def __get__(
+        self, instance: Space[Any], owner: type[Any] | None = None
+    ) -> Callable[[Any], Any]: ...
+    def __get__(self, instance: Space[Any] | None, owner: type[Any] | None = None) -> Any:
+        if instance is None:
+            return MethodType(_from_jsonable_on_class, owner)
+        return MethodType(_from_jsonable_on_instance, instance)
+
+
+def _named(function: Callable[..., Any], doc: str) -> None:
+    function.__name__ = "from_jsonable"
+    function.__qualname__ = "Space.from_jsonable"
+    function.__doc__ = doc
+
+
+_named(
+    _from_jsonable_on_class,
+    "Rebuild a space of this class from its JSON description (see ``to_jsonable()``).",
+)
+_named(
+    _from_jsonable_on_instance,
+    "Rebuild a space from its JSON description, or convert JSON data back into samples.",
+)
 
 
 class Space(SeededRNG, Generic[T_cov]):
@@ -26,8 +95,16 @@ class Space(SeededRNG, Generic[T_cov]):
     keeps the current stream.
 
     Subclasses implement :meth:`sample`, :meth:`contains`, :meth:`zero`,
-    ``__eq__``, ``__repr__`` and :meth:`to_json_dict`; composite spaces also
-    override :meth:`seed` to seed their children.
+    ``__eq__``, ``__hash__``, ``__repr__``, :meth:`to_json_dict` and the
+    classmethod :meth:`from_json_dict`; composite spaces also override
+    :meth:`seed` to seed their children. The base class compares by identity.
+
+    JSON, as in sekai 0.2: ``space.to_jsonable()`` describes the space (a dict
+    whose ``"type"`` names it) and the classmethod ``Space.from_jsonable(data)``
+    (or ``Box.from_jsonable(data)``, ...) rebuilds it. Given a list of samples,
+    ``space.to_jsonable(samples)`` converts them to JSON data, and
+    ``space.from_jsonable(data)`` on an instance converts such data back (the
+    form Gymnasium uses).
 
     Args:
         shape: Shape of every sample, or ``None`` for spaces without one fixed
@@ -71,7 +148,7 @@ class Space(SeededRNG, Generic[T_cov]):
         """Whether :func:`~sekai.spaces.flatten` can turn samples into a 1-D array."""
         return True
 
-    def seed(self, seed: SeedType = None) -> list[int]:
+    def seed(self, seed: SeedType = None) -> int:
         """Seed the space's random generator (and its children's, for composite spaces).
 
         Args:
@@ -79,12 +156,14 @@ class Space(SeededRNG, Generic[T_cov]):
                 leaves the current stream untouched.
 
         Returns:
-            The int seeds that were applied, the space's own first, then those
-            derived for its children (depth first). Empty when ``seed`` is
-            ``None`` or a ``Generator`` given to a space without children.
+            The seed of the space's generator after the call: ``seed`` itself
+            for an int, the entropy a ``None`` seed drew on first use, the
+            root entropy of an adopted Generator's seed sequence (-1 if it has
+            none). ``space.seed(space.seed())`` therefore restarts the space's
+            own stream.
         """
         self._set_rng(seed)
-        return [int(seed)] if seed is not None and not isinstance(seed, np.random.Generator) else []
+        return root_seed(self.rng)
 
     def sample(self, mask: Any | None = None) -> T_cov:
         """Draw a random element of the space.
@@ -110,60 +189,100 @@ class Space(SeededRNG, Generic[T_cov]):
         """
         raise NotImplementedError(f"{type(self).__name__} does not implement zero()")
 
-    def to_jsonable(self, samples: Sequence[Any]) -> list[Any]:
-        """Convert a batch of samples into JSON-serialisable data (lists, numbers, dicts)."""
+    def to_jsonable(self, samples: Sequence[Any] | None = None) -> Any:
+        """Describe the space as JSON data, or convert samples to JSON data.
+
+        Args:
+            samples: Omitted (sekai 0.2's form): return the space's JSON
+                description, :meth:`to_json_dict`. A list of samples
+                (Gymnasium's form): return them as JSON-serialisable data
+                (lists, numbers, dicts), which ``space.from_jsonable(data)``
+                converts back.
+        """
+        if samples is None:
+            return self.to_json_dict()
+        return self._samples_to_jsonable(samples)
+
+    from_jsonable = _FromJsonable()
+
+    def _samples_to_jsonable(self, samples: Sequence[Any]) -> Any:
+        """Convert a batch of samples into JSON-serialisable data (override per space)."""
         return list(samples)
 
-    def from_jsonable(self, data: Sequence[Any]) -> list[T_cov]:
-        """Convert data produced by :meth:`to_jsonable` back into a list of samples."""
+    def _samples_from_jsonable(self, data: Any) -> list[T_cov]:
+        """Convert data produced by :meth:`_samples_to_jsonable` back into samples."""
         return list(data)
 
     def to_json_dict(self) -> dict[str, Any]:
         """Describe the space as JSON-serialisable data with a ``"type"`` key.
 
+        The base implementation uses the description a subclass's
+        ``to_jsonable()`` gives (sekai 0.2's way to write one), so such a
+        space also works inside a ``Dict`` or ``Tuple``.
+
         :func:`~sekai.spaces.space_from_jsonable` turns the result back into an
         equal space. Non-finite bounds are written as the strings ``"inf"`` and
         ``"-inf"``, so the result passes ``json.dumps(..., allow_nan=False)``.
         """
+        if type(self).to_jsonable is not Space.to_jsonable:
+            # A space written for sekai 0.2 describes itself in to_jsonable().
+            try:
+                description = self.to_jsonable()
+            except TypeError:  # a to_jsonable(samples) that only converts samples
+                description = None
+            if _is_description(description):
+                return dict(description)
         raise NotImplementedError(
-            f"{type(self).__name__} has no JSON description: implement to_json_dict() and "
-            "register the type with sekai.spaces.register_space_type"
+            f"{type(self).__name__} has no JSON description: implement to_json_dict() (or "
+            "to_jsonable() without arguments) and register the type with "
+            "sekai.spaces.register_space_type"
         )
 
-    def __eq__(self, other: object) -> bool:
-        return self is other
+    @classmethod
+    def from_json_dict(cls, data: dict[str, Any]) -> Space[Any]:
+        """Build a space of this class from the output of :meth:`to_json_dict`.
 
-    __hash__ = None  # type: ignore[assignment]
+        On :class:`Space` itself, any registered space type is rebuilt (see
+        :func:`~sekai.spaces.space_from_jsonable`).
+
+        Raises:
+            NotImplementedError: The class defines no JSON decoder.
+        """
+        if cls is Space:
+            from sekai.spaces.jsonable import space_from_jsonable
+
+            return space_from_jsonable(data)
+        raise NotImplementedError(
+            f"{cls.__name__} cannot be rebuilt from JSON: define the classmethod "
+            "from_json_dict(data) (or from_jsonable(data))"
+        )
 
 
 # -- helpers of the space modules (not public) ---------------------------------------------------
 
 
-def seed_with_children(
-    parent: Space[Any], seed: SeedType, children: Iterable[Space[Any]]
-) -> list[int]:
-    """Seed ``parent`` and derive one independent seed per child from ``seed``.
+def seed_with_children(parent: Space[Any], seed: SeedType, children: Iterable[Space[Any]]) -> int:
+    """Seed ``parent`` and give each child a seed derived from ``seed``.
 
-    An int seeds the parent and is expanded with
-    :func:`~sekai.utils.seeding.make_seed_sequence` into one seed per child; a
-    Generator is adopted by the parent and seeds each child with an int drawn
-    from it; ``None`` continues every stream.
+    The children's seeds come from :func:`~sekai.utils.seeding.child_seeds`:
+    independent ones from an int, ints drawn from a Generator (which the
+    parent adopts), ``None`` (every stream continues) from ``None``.
+
+    Returns:
+        The parent's seed, as :meth:`Space.seed` returns it.
     """
     kids = list(children)
     parent._set_rng(seed)
-    if seed is None:
-        for child in kids:
-            child.seed(None)
-        return []
-    if isinstance(seed, np.random.Generator):
-        child_seeds = [int(v) for v in seed.integers(0, 2**63 - 1, size=len(kids))]
-        used: list[int] = []
-    else:
-        used = [int(seed)]
-        child_seeds = make_seed_sequence(int(seed), len(kids))
-    for child, child_seed in zip(kids, child_seeds, strict=True):
-        used.extend(child.seed(child_seed))
-    return used
+    for child, child_seed in zip(kids, child_seeds(seed, len(kids)), strict=True):
+        child.seed(child_seed)
+    return root_seed(parent.rng)
+
+
+def check_type_name(data: Mapping[str, Any], name: str) -> None:
+    """Raise ValueError when a JSON description names another space type than ``name``."""
+    found = data.get("type", name)
+    if found != name:
+        raise ValueError(f"expected the description of a {name}, got one of a {found!r}: {data!r}")
 
 
 def unsupported(operation: str, space: Any) -> TypeError:

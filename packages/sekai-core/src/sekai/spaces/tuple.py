@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from sekai.spaces.space import Space, seed_with_children
-from sekai.utils.seeding import SeedType
+from sekai.spaces.space import Space, check_type_name, seed_with_children
+from sekai.utils.seeding import SeedType, root_seed
 
-__all__ = ["Tuple"]
+__all__ = ["SeedType", "Tuple"]
 
 
 class Tuple(Space[tuple[Any, ...]]):
@@ -48,7 +48,7 @@ class Tuple(Space[tuple[Any, ...]]):
         """True when every sub-space is flattenable."""
         return all(space.is_flattenable for space in self.spaces)
 
-    def seed(self, seed: SeedType | Sequence[SeedType] = None) -> list[int]:
+    def seed(self, seed: SeedType | Sequence[SeedType] = None) -> int:
         """Seed the space and its sub-spaces.
 
         Args:
@@ -58,18 +58,16 @@ class Tuple(Space[tuple[Any, ...]]):
                 sequence gives one seed per sub-space.
 
         Returns:
-            The int seeds applied: this space's, then each sub-space's (depth
-            first).
+            The seed of this space's own generator (see :meth:`Space.seed`).
         """
         if isinstance(seed, (list, tuple)):
             if len(seed) != len(self.spaces):
                 raise ValueError(
                     f"seed sequence must have {len(self.spaces)} entries, got {len(seed)}"
                 )
-            used: list[int] = []
             for space, child_seed in zip(self.spaces, seed, strict=True):
-                used.extend(space.seed(child_seed))
-            return used
+                space.seed(child_seed)
+            return root_seed(self.rng)
         return seed_with_children(self, seed, self.spaces)  # type: ignore[arg-type]
 
     def sample(self, mask: Sequence[Any] | None = None) -> tuple[Any, ...]:
@@ -114,14 +112,14 @@ class Tuple(Space[tuple[Any, ...]]):
     def __len__(self) -> int:
         return len(self.spaces)
 
-    def to_jsonable(self, samples: Sequence[Any]) -> list[Any]:
+    def _samples_to_jsonable(self, samples: Sequence[Any]) -> list[Any]:
         """Convert samples to one list per sub-space (column-wise)."""
         return [
             space.to_jsonable([sample[i] for sample in samples])
             for i, space in enumerate(self.spaces)
         ]
 
-    def from_jsonable(self, data: Sequence[Any]) -> list[tuple[Any, ...]]:
+    def _samples_from_jsonable(self, data: Sequence[Any]) -> list[tuple[Any, ...]]:
         """Convert the output of :meth:`to_jsonable` back to a list of tuples."""
         columns = [space.from_jsonable(data[i]) for i, space in enumerate(self.spaces)]
         return [tuple(row) for row in zip(*columns, strict=True)]
@@ -129,6 +127,14 @@ class Tuple(Space[tuple[Any, ...]]):
     def to_json_dict(self) -> dict[str, Any]:
         """Describe the space: ``{"type": "Tuple", "spaces": [description, ...]}``."""
         return {"type": "Tuple", "spaces": [space.to_json_dict() for space in self.spaces]}
+
+    @classmethod
+    def from_json_dict(cls, data: dict[str, Any]) -> Tuple:
+        """Build the space from the output of :meth:`to_json_dict`."""
+        from sekai.spaces.jsonable import space_from_jsonable
+
+        check_type_name(data, "Tuple")
+        return cls([space_from_jsonable(child) for child in data["spaces"]])
 
     def __repr__(self) -> str:
         return f"Tuple({', '.join(repr(space) for space in self.spaces)})"
@@ -138,4 +144,5 @@ class Tuple(Space[tuple[Any, ...]]):
             isinstance(other, Tuple) and type(other) is type(self) and self.spaces == other.spaces
         )
 
-    __hash__ = None
+    def __hash__(self) -> int:
+        return hash((type(self), self.spaces))

@@ -4,7 +4,9 @@ Submodules: :mod:`~sekai.utils.seeding`, :mod:`~sekai.utils.running_stats`,
 :mod:`~sekai.utils.masking`, :mod:`~sekai.utils.checker`. Their public names are
 re-exported here and loaded on first use: ``sekai.spaces`` depends on
 ``sekai.utils.seeding`` while the checker depends on ``sekai.spaces``, so an eager
-import here would be circular.
+import here would be circular. Two more submodules are imported by name only:
+:mod:`~sekai.utils.normalization` (``ObservationNormalizer``) and
+:mod:`~sekai.utils.pickle` (``CloudpickleWrapper``).
 """
 
 from __future__ import annotations

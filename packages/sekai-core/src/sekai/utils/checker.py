@@ -16,7 +16,7 @@ import inspect
 import math
 from collections.abc import Callable, Coroutine, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from functools import partial
+from functools import partial, singledispatch
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -91,17 +91,26 @@ def check_env(
     - ``reset`` returns a :class:`~sekai.core.ResetResult` and ``step`` a
       :class:`~sekai.core.StepResult`, with a dict ``info``;
     - observations are in the observation space (``check_obs_space``) and
-      hold no NaN;
+      hold no NaN; a warning when an array observation of a Box has another
+      dtype than the space (e.g. float64 for a float32 Box: sekai accepts it,
+      but Gymnasium's checker rejects the env through ``to_gymnasium``);
     - rewards are finite real numbers; ``terminated``/``truncated`` are
       bools (``bool`` or ``numpy.bool_``);
     - if the env implements ``action_mask()``, the mask fits the action space
       (actions are then sampled with it);
+    - a warning when ``step()`` accepts, without raising, an action outside a
+      Discrete, MultiDiscrete or MultiBinary action space (raise
+      :class:`~sekai.error.InvalidAction` instead; Box actions are not probed,
+      since clipping them is a common, legitimate choice)
+      (``check_action_space``);
     - ``reset(seed=s)`` twice gives the same observation (``check_reset_seed``);
     - the same seed and actions give the same trajectory
       (``check_determinism``, off by default: some simulators are not meant
       to be deterministic);
     - ``async_reset``/``async_step`` return the same results as their sync
-      forms for the same seed and actions (``check_async``).
+      forms for the same seed and actions (``check_async``; skipped when two
+      sync replays of the same seed already differ, which the reset-seed and
+      determinism checks report when they are on).
 
     Args:
         env: The environment to check.
@@ -150,6 +159,8 @@ def check_env(
 
     if not _rollout(env, obs_space, actions, n_steps, check_obs_space, report):
         return report.items
+    if check_action_space and n_steps > 0:
+        _check_invalid_action(env, act_space, report)
     if check_reset_seed:
         _check_reset_seed(env, report)
     if check_determinism:
@@ -353,6 +364,15 @@ def _check_observation(
             "obs-space",
             f"{where}: observation {observation!r} is not in observation_space {space!r}",
         )
+    elif check_obs and not report.has("obs-dtype"):
+        for found, box in _dtype_mismatches(space, observation):
+            report.warning(
+                "obs-dtype",
+                f"{where}: an observation of {box!r} has dtype {found}, not the space's "
+                f"{box.dtype}; return arrays of the space's dtype (Gymnasium's checker "
+                "rejects the env through sekai.compat.to_gymnasium otherwise)",
+            )
+            break
     for leaf in _leaves(observation):
         if (
             isinstance(leaf, (np.ndarray, np.generic, float))
@@ -363,6 +383,63 @@ def _check_observation(
                 report.error("obs-nan", f"{where}: observation contains NaN: {observation!r}")
             elif np.isinf(values).any():
                 report.warning("obs-inf", f"{where}: observation contains inf: {observation!r}")
+
+
+@singledispatch
+def _dtype_mismatches(space: Space[Any], observation: Any) -> Iterator[tuple[np.dtype[Any], Any]]:
+    """``(dtype, box)`` for each array observation of a Box part whose dtype is not the Box's."""
+    return iter(())
+
+
+def _register_dtype_walkers() -> None:
+    from sekai.spaces import Box, Dict, Tuple
+
+    @_dtype_mismatches.register(Box)
+    def _box(space: Box, observation: Any) -> Iterator[tuple[np.dtype[Any], Any]]:
+        if isinstance(observation, (np.ndarray, np.generic)) and observation.dtype != space.dtype:
+            yield observation.dtype, space
+
+    @_dtype_mismatches.register(Dict)
+    def _dict(space: Dict, observation: Any) -> Iterator[tuple[np.dtype[Any], Any]]:
+        for key, sub in space.spaces.items():
+            yield from _dtype_mismatches(sub, observation[key])
+
+    @_dtype_mismatches.register(Tuple)
+    def _tuple(space: Tuple, observation: Any) -> Iterator[tuple[np.dtype[Any], Any]]:
+        for sub, item in zip(space.spaces, observation, strict=True):
+            yield from _dtype_mismatches(sub, item)
+
+
+_register_dtype_walkers()
+
+
+def _invalid_action(space: Space[Any]) -> Any:
+    """An action just outside a Discrete, MultiDiscrete or MultiBinary space (else None)."""
+    from sekai.spaces import Discrete, MultiBinary, MultiDiscrete
+
+    if isinstance(space, Discrete):
+        return np.int64(space.start + space.n)
+    if isinstance(space, MultiDiscrete):
+        return np.asarray(space.start + space.nvec, dtype=space.dtype)
+    if isinstance(space, MultiBinary):
+        return np.full(space.shape, 2, dtype=np.int8)
+    return None
+
+
+def _check_invalid_action(env: Env[Any, Any], space: Space[Any], report: _Report) -> None:
+    action = _invalid_action(space)
+    if action is None or _safe_contains(space, action):
+        return
+    try:
+        env.reset(seed=0)
+        env.step(action)
+    except Exception:
+        return  # refused, as it should be
+    report.warning(
+        "invalid-action",
+        f"step() accepted the action {action!r}, which is not in action_space {space!r}; "
+        "raise sekai.error.InvalidAction for actions outside the space",
+    )
 
 
 def _check_reward(reward: Any, report: _Report, where: str) -> None:
@@ -502,9 +579,12 @@ def _check_async(env: Env[Any, Any], actions: _ActionSampler, n: int, report: _R
     planned = [actions.sample() for _ in range(n)]
     try:
         sync = _trajectory(env, _RESET_SEED, planned)
+        again = _trajectory(env, _RESET_SEED, planned)
     except Exception as error:
         report.error("raised-async", f"replaying a seeded episode raised {_describe(error)}")
         return
+    if not _same_trajectory(sync, again):
+        return  # not reproducible from a seed: comparing with the async path says nothing
     try:
         asynchronous = _run(lambda: _async_trajectory(env, _RESET_SEED, planned))
     except Exception as error:

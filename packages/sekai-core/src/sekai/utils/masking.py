@@ -103,8 +103,8 @@ def _mask_size_tuple(space: Tuple) -> int:
     return sum(_mask_size(sub) for sub in space.spaces)
 
 
-def action_mask_space(action_space: Space[Any]) -> MultiBinary:
-    """The :class:`~sekai.spaces.MultiBinary` that flat masks of ``action_space`` live in.
+def action_mask_space(space: Space[Any]) -> MultiBinary:
+    """The :class:`~sekai.spaces.MultiBinary` that flat masks of the action space ``space`` live in.
 
     Its size is one entry per choice of every Discrete / MultiDiscrete entry
     plus one per component of every MultiBinary / Box, over the whole nested
@@ -114,7 +114,7 @@ def action_mask_space(action_space: Space[Any]) -> MultiBinary:
         TypeError: The space (or a sub-space) has no fixed-size mask, e.g. a
             :class:`~sekai.spaces.Sequence`.
     """
-    return MultiBinary(_mask_size(action_space))
+    return MultiBinary(_mask_size(space))
 
 
 def flatten_action_mask(space: Space[Any], mask: Any) -> NDArray[np.int8]:

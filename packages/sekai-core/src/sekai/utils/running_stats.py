@@ -50,6 +50,25 @@ def _as_batch(batch: ArrayLike, shape: tuple[int, ...], owner: str) -> NDArray[n
     return array
 
 
+def _normalize(
+    mean: NDArray[np.float64], var: NDArray[np.float64], x: ArrayLike, epsilon: float
+) -> NDArray[np.float64]:
+    value = np.asarray(x, dtype=np.float64)
+    return np.asarray((value - mean) / np.sqrt(var + epsilon))
+
+
+def _positive_count(batch_count: float, owner: str) -> bool:
+    """Whether a batch of ``batch_count`` samples changes anything (raises for a bad count)."""
+    if 0 < batch_count < math.inf:
+        return True
+    if batch_count == 0:
+        return False
+    raise ValueError(
+        f"{owner}.update_from_moments: batch_count must be a finite number >= 0, "
+        f"got {batch_count!r}"
+    )
+
+
 def _load_entry(state: dict[str, Any], key: str) -> Any:
     if key not in state:
         raise KeyError(f"state dict has no {key!r} entry (keys: {sorted(state)!r})")
@@ -95,10 +114,12 @@ class RunningMeanStd:
         mean: Running mean, float64 array of ``shape``.
         var: Running population variance, float64 array of ``shape``.
         count: Number of samples seen, plus ``epsilon``.
+        epsilon: The initial pseudo-count.
     """
 
     def __init__(self, shape: int | tuple[int, ...] = (), epsilon: float = 1e-4) -> None:
         count = _as_float(epsilon, "epsilon", positive=False)
+        self.epsilon: float = count
         self.shape: tuple[int, ...] = _as_shape(shape)
         self.mean: NDArray[np.float64] = np.zeros(self.shape, dtype=np.float64)
         self.var: NDArray[np.float64] = np.ones(self.shape, dtype=np.float64)
@@ -108,6 +129,13 @@ class RunningMeanStd:
     def std(self) -> NDArray[np.float64]:
         """Running standard deviation, ``sqrt(var)``."""
         return np.sqrt(self.var)
+
+    def normalize(self, x: ArrayLike, epsilon: float = 1e-8) -> NDArray[np.float64]:
+        """Return ``(x - mean) / sqrt(var + epsilon)`` as float64 (the statistics are unchanged).
+
+        ``x`` is one sample or a batch (leading axes broadcast).
+        """
+        return _normalize(self.mean, self.var, x, epsilon)
 
     def update(self, batch: ArrayLike) -> None:
         """Merge a batch of samples (shape ``(n, *shape)``) into the statistics.
@@ -131,13 +159,8 @@ class RunningMeanStd:
         Raises:
             ValueError: ``batch_count`` is negative, infinite or NaN.
         """
-        if not 0 < batch_count < math.inf:
-            if batch_count == 0:
-                return
-            raise ValueError(
-                f"RunningMeanStd.update_from_moments: batch_count must be a finite number >= 0, "
-                f"got {batch_count!r}"
-            )
+        if not _positive_count(batch_count, "RunningMeanStd"):
+            return
         b_mean = np.asarray(batch_mean, dtype=np.float64)
         b_var = np.asarray(batch_var, dtype=np.float64)
         total = self.count + batch_count
@@ -200,21 +223,63 @@ class ExponentialMovingStats:
     def __init__(self, shape: int | tuple[int, ...] = (), halflife: float = 1000.0) -> None:
         self.halflife: float = _as_float(halflife, "halflife", positive=True)
         self.shape: tuple[int, ...] = _as_shape(shape)
-        self.decay: float = 0.5 ** (1.0 / self.halflife)
+        self._decay: float = 0.5 ** (1.0 / self.halflife)
         self.mean: NDArray[np.float64] = np.zeros(self.shape, dtype=np.float64)
         self.var: NDArray[np.float64] = np.ones(self.shape, dtype=np.float64)
         self.count: float = 0.0
         self.weight: float = 0.0  # sum of the (unnormalised) weights of past samples
 
     @property
+    def decay(self) -> float:
+        """Factor by which a sample's weight shrinks per newer sample, ``0.5 ** (1 / halflife)``."""
+        return self._decay
+
+    @property
     def alpha(self) -> float:
         """Weight of the newest sample relative to the rest, ``1 - decay``."""
-        return 1.0 - self.decay
+        return 1.0 - self._decay
 
     @property
     def std(self) -> NDArray[np.float64]:
         """Weighted standard deviation, ``sqrt(var)``."""
         return np.sqrt(self.var)
+
+    def normalize(self, x: ArrayLike, epsilon: float = 1e-8) -> NDArray[np.float64]:
+        """Return ``(x - mean) / sqrt(var + epsilon)`` as float64 (the statistics are unchanged).
+
+        ``x`` is one sample or a batch (leading axes broadcast).
+        """
+        return _normalize(self.mean, self.var, x, epsilon)
+
+    def update_from_moments(
+        self, batch_mean: ArrayLike, batch_var: ArrayLike, batch_count: float
+    ) -> None:
+        """Merge a batch of ``batch_count`` samples given by its mean and population variance.
+
+        The batch counts as ``batch_count`` consecutive samples, newest last, as
+        in :meth:`update`; since only its moments are known, its samples are
+        weighted as if its weighted mean and variance were ``batch_mean`` and
+        ``batch_var`` (exact when the samples are equal, or when
+        ``batch_count`` is 1). A ``batch_count`` of 0 changes nothing.
+
+        Raises:
+            ValueError: ``batch_count`` is negative, infinite or NaN.
+        """
+        if not _positive_count(batch_count, "ExponentialMovingStats"):
+            return
+        b_mean = np.asarray(batch_mean, dtype=np.float64)
+        b_var = np.asarray(batch_var, dtype=np.float64)
+        decay = self._decay
+        # Total weight of the batch's samples: decay**0 + ... + decay**(n - 1).
+        batch_weight = (1.0 - decay**batch_count) / (1.0 - decay)
+        old = self.weight * decay**batch_count
+        total = old + batch_weight
+        w_old, w_new = old / total, batch_weight / total
+        mean = w_old * self.mean + w_new * b_mean
+        var = w_old * (self.var + (self.mean - mean) ** 2) + w_new * (b_var + (b_mean - mean) ** 2)
+        self.mean, self.var = mean, var
+        self.weight = total
+        self.count += batch_count
 
     def update(self, batch: ArrayLike) -> None:
         """Merge a batch of samples (shape ``(n, *shape)``), oldest first.
@@ -227,8 +292,8 @@ class ExponentialMovingStats:
         if n == 0:
             return
         # Weight of sample i of the batch: decay ** (n - 1 - i); the past decays by decay ** n.
-        weights = self.decay ** np.arange(n - 1, -1, -1, dtype=np.float64)
-        old = self.weight * self.decay**n
+        weights = self._decay ** np.arange(n - 1, -1, -1, dtype=np.float64)
+        old = self.weight * self._decay**n
         total = old + float(weights.sum())
         w_old = old / total
         w_new = (weights / total).reshape((n,) + (1,) * len(self.shape))

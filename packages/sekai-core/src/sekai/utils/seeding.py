@@ -11,32 +11,48 @@ import numpy as np
 
 from sekai._validation import check_int, check_seed
 
-__all__ = ["SeedType", "SeededRNG", "make_seed_sequence", "np_random"]
+__all__ = ["SeedType", "SeededRNG", "child_seeds", "make_seed_sequence", "np_random"]
 
 SeedType = int | np.random.Generator | None
 """What ``reset(seed=...)`` and ``Space.seed(...)`` accept."""
 
 
-def np_random(seed: int | None = None) -> tuple[np.random.Generator, int]:
-    """Create a fresh random generator.
+def np_random(seed: SeedType = None) -> tuple[np.random.Generator, int]:
+    """Create a random generator from a seed, or take a given one.
 
     Args:
-        seed: A non-negative int, or ``None`` to draw the seed from OS entropy.
+        seed: A non-negative int; ``None`` to draw the seed from OS entropy;
+            or a :class:`numpy.random.Generator`, which is returned as it is.
 
     Returns:
         The generator and the seed it was built from (the drawn entropy when
-        ``seed`` is ``None``), so a run can be reproduced from a log.
+        ``seed`` is ``None``; for a given generator, the root entropy of its
+        seed sequence, or -1 when it has none), so a run can be reproduced
+        from a log.
 
     Raises:
-        TypeError: ``seed`` is neither an int nor ``None``.
+        TypeError: ``seed`` is neither an int, a Generator nor ``None``.
         ValueError: ``seed`` is negative.
     """
+    if isinstance(seed, np.random.Generator):
+        return seed, root_seed(seed)
     if seed is not None:
         seed = check_seed(seed)
     sequence = np.random.SeedSequence(seed)
     entropy = sequence.entropy
     assert isinstance(entropy, int)  # SeedSequence(None | int) always has int entropy
     return np.random.Generator(np.random.PCG64(sequence)), entropy
+
+
+def root_seed(generator: np.random.Generator) -> int:
+    """The int a generator was seeded from: its seed sequence's entropy (-1 if unknown).
+
+    ``np_random(s)`` and ``numpy.random.default_rng(s)`` both give a generator
+    whose root seed is ``s``.
+    """
+    sequence = getattr(generator.bit_generator, "seed_seq", None)
+    entropy = getattr(sequence, "entropy", None)
+    return entropy if isinstance(entropy, int) else -1
 
 
 def make_seed_sequence(base_seed: int, n: int) -> list[int]:
@@ -57,6 +73,33 @@ def make_seed_sequence(base_seed: int, n: int) -> list[int]:
     n = check_seed(n, "n")
     children = np.random.SeedSequence(base_seed).spawn(n)
     return [int(child.generate_state(1, np.uint64)[0]) for child in children]
+
+
+def child_seeds(seed: SeedType, n: int) -> list[SeedType]:
+    """Derive one seed per child (sub-space, sub-env) from a parent's seed.
+
+    The rule every composite object of sekai follows: an int gives ``n``
+    independent seeds from :func:`make_seed_sequence`; a Generator gives ``n``
+    ints drawn from it (it advances); ``None`` gives ``None`` to every child,
+    which then continues its own stream.
+
+    Args:
+        seed: The parent's seed.
+        n: How many children (>= 0).
+
+    Returns:
+        ``n`` seeds.
+
+    Raises:
+        TypeError: ``seed`` is not an int, a Generator or ``None``.
+        ValueError: ``seed`` or ``n`` is negative.
+    """
+    n = check_seed(n, "n")
+    if seed is None:
+        return [None] * n
+    if isinstance(seed, np.random.Generator):
+        return [int(value) for value in seed.integers(0, 2**63 - 1, size=n)]
+    return [*make_seed_sequence(check_seed(seed), n)]
 
 
 class SeededRNG:

@@ -7,10 +7,16 @@ accepts. Wrappers that keep per-episode state (``TimeLimit``,
 ``DelayAction``, ``StickyAction``) belong inside ``AutoReset`` and warn when
 built around one.
 
-``TimeLimit`` lives in :mod:`sekai.core` (``make()`` applies it) and is
-re-exported here.
+``TimeLimit`` and ``OrderEnforcing`` live in :mod:`sekai.core` (``make()``
+applies them) and are re-exported here.
+
+sekai 0.2's module paths (``sekai.wrappers.frame_stack``,
+``sekai.wrappers.normalize_obs``, ``sekai.wrappers.stats``, ...) are thin
+re-export modules of the modules named here; see
+:mod:`sekai.wrappers._old_paths`.
 """
 
+from sekai._aliases import install as _install_aliases
 from sekai.core import TimeLimit
 from sekai.wrappers.action_mask_observation import ActionMaskObservation
 from sekai.wrappers.action_repeat import ActionRepeat
@@ -64,3 +70,7 @@ __all__ = [  # noqa: RUF022 (grouped by topic)
     "NormalizeReward",
     "TransformReward",
 ]
+
+from sekai.wrappers._old_paths import WRAPPERS_ALIASES
+
+_install_aliases(__name__, WRAPPERS_ALIASES)

@@ -62,10 +62,10 @@ class ActionMaskObservation(ObservationWrapper[dict[str, Any], ActType, Any]):
         self._is_dict = isinstance(space, Dict)
         self.observation_space = new_space
 
-    def observation(self, observation: Any) -> dict[str, Any]:
+    def observation(self, obs: Any) -> dict[str, Any]:
         """Add the current flattened action mask to one observation."""
         env = self.env
         mask = flatten_action_mask(env.action_space, env.action_mask())  # type: ignore[attr-defined]
         if self._is_dict:
-            return {**observation, self.key: mask}
-        return {"observation": observation, self.key: mask}
+            return {**obs, self.key: mask}
+        return {"observation": obs, self.key: mask}

@@ -6,7 +6,7 @@ from collections import deque
 from typing import Any
 
 from sekai._validation import check_int
-from sekai.core import ActionWrapper, ActType, Env, ObsType, ResetResult
+from sekai.core import ActionWrapper, ActType, Env, ObsType, ResetResult, SeedType as SeedType
 from sekai.spaces import Box
 from sekai.wrappers._checks import warn_if_around_autoreset
 from sekai.wrappers._copy import copier_for
@@ -69,6 +69,14 @@ class DelayAction(ActionWrapper[ObsType, ActType, ActType]):
         self._queue.clear()
         self._queue.extend([self.noop] * self.delay)
         return result
+
+    @property
+    def pending_actions(self) -> list[Any]:
+        """The queued actions the env has not received yet, next one first (a copy of the queue).
+
+        Right after a reset these are ``delay`` copies of ``noop``.
+        """
+        return list(self._queue)
 
     def action(self, action: ActType) -> ActType:
         """Queue ``action`` and return the one chosen ``delay`` steps ago (or ``noop``)."""

@@ -60,12 +60,12 @@ class DelayObservation(ObservationWrapper[Any, ActType, Any]):
         self._queue.clear()  # before observation() queues the first observation
         return super()._after_reset(result)
 
-    def observation(self, observation: Any) -> Any:
+    def observation(self, obs: Any) -> Any:
         """Queue one observation and return the one from ``delay`` steps ago (or padding)."""
         if self.delay == 0:
-            return observation
+            return obs
         queue = self._queue
-        kept = self._copy(observation)
+        kept = self._copy(obs)
         if not queue:
             self._first = kept
         queue.append(kept)

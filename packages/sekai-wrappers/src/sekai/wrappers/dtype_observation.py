@@ -68,6 +68,6 @@ class DtypeObservation(ObservationWrapper[NDArray[Any], ActType, NDArray[Any]]):
         self.dtype = target
         self.observation_space = Box(low, high, space.shape, target)
 
-    def observation(self, observation: NDArray[Any]) -> NDArray[Any]:
+    def observation(self, obs: NDArray[Any]) -> NDArray[Any]:
         """Cast one observation (a new array)."""
-        return np.asarray(observation).astype(self.dtype)
+        return np.asarray(obs).astype(self.dtype)

@@ -58,6 +58,6 @@ class FilterObservation(ObservationWrapper[dict[str, Any], ActType, dict[str, An
         self.keys: tuple[str, ...] = tuple(wanted)
         self.observation_space = Dict({key: space.spaces[key] for key in wanted})
 
-    def observation(self, observation: dict[str, Any]) -> dict[str, Any]:
+    def observation(self, obs: dict[str, Any]) -> dict[str, Any]:
         """Return a new dict with the kept keys only."""
-        return {key: observation[key] for key in self.keys}
+        return {key: obs[key] for key in self.keys}

@@ -42,6 +42,6 @@ class FlattenObservation(ObservationWrapper[NDArray[np.float32], ActType, Any]):
         self.observation_space = flatten_space(space)
         self._flatten = partial(flatten.dispatch(type(space)), space)
 
-    def observation(self, observation: Any) -> NDArray[np.float32]:
+    def observation(self, obs: Any) -> NDArray[np.float32]:
         """Flatten one observation."""
-        return self._flatten(observation)
+        return self._flatten(obs)

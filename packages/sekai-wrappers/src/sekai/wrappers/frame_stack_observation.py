@@ -7,7 +7,7 @@ from functools import partial
 from typing import Any, Literal
 
 from sekai._validation import check_choice, check_int
-from sekai.core import ActType, Env, ResetResult, StepResult, Wrapper
+from sekai.core import ActType, Env, ResetResult, SeedType as SeedType, StepResult, Wrapper
 from sekai.spaces import batch_space, concatenate
 from sekai.wrappers._checks import warn_if_around_autoreset
 from sekai.wrappers._copy import copier_for

@@ -6,7 +6,7 @@ from typing import Any
 
 from sekai._validation import check_choice, check_real
 from sekai.core import ActType, Env, ObservationWrapper
-from sekai.utils._normalization import StatsKind, build_normalizer, load_state, state_of
+from sekai.utils.normalization import ObservationNormalizer, StatsKind
 
 __all__ = ["NormalizeObservation", "StatsKind"]
 
@@ -38,8 +38,9 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
 
     Set :attr:`update_running_mean` to ``False`` to freeze the statistics
     (e.g. for evaluation); :meth:`state_dict` and :meth:`load_state_dict`
-    save and restore them. The work for each part of the space is decided
-    once, at construction.
+    save and restore them. The statistics and the transform live in
+    :attr:`normalizer`, a :class:`~sekai.utils.normalization.ObservationNormalizer`
+    built once, at construction.
 
     Args:
         env: The environment to wrap.
@@ -49,7 +50,8 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
         clip: If given (> 0), normalised values are clipped to ``[-clip, clip]``.
 
     Attributes:
-        update_running_mean: Whether observations update the statistics.
+        normalizer: The :class:`~sekai.utils.normalization.ObservationNormalizer`
+            doing the work.
 
     Raises:
         ValueError: ``stats`` is not ``"running"`` or ``"ewm"``, or ``epsilon``,
@@ -66,6 +68,7 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
         clip: float | None = None,
     ) -> None:
         owner = "NormalizeObservation"
+        # Checked here too, so that errors name the wrapper.
         kind = check_choice(stats, f"{owner}: stats", ("running", "ewm"))
         eps = check_real(epsilon, f"{owner}: epsilon", minimum=0)
         life = check_real(halflife, f"{owner}: halflife", minimum=0, min_open=True)
@@ -75,15 +78,27 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
                 clip, f"{owner}: clip", finite=False, minimum=0, min_open=True, expected=_CLIP
             )
         super().__init__(env)
+        self.normalizer = ObservationNormalizer(
+            env.observation_space,
+            stats="running" if kind == "running" else "ewm",
+            halflife=life,
+            epsilon=eps,
+            clip=bound,
+        )
         self.epsilon = eps
-        self.stats: StatsKind = "running" if kind == "running" else "ewm"
+        self.stats: StatsKind = self.normalizer.stats
         self.halflife = life
         self.clip = bound
-        self.update_running_mean = True
-        self._transform, space, self._obs_rms = build_normalizer(
-            env.observation_space, kind=self.stats, halflife=life, epsilon=eps, clip=bound
-        )
-        self.observation_space = space
+        self.observation_space = self.normalizer.observation_space
+
+    @property
+    def update_running_mean(self) -> bool:
+        """Whether observations update the statistics (assign ``False`` to freeze them)."""
+        return self.normalizer.update_running_mean
+
+    @update_running_mean.setter
+    def update_running_mean(self, value: bool) -> None:
+        self.normalizer.update_running_mean = bool(value)
 
     @property
     def obs_rms(self) -> Any:
@@ -95,15 +110,15 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
         a Tuple a tuple of the parts' statistics, ``None`` for parts that pass
         through.
         """
-        return self._obs_rms
+        return self.normalizer.obs_rms
 
-    def observation(self, observation: Any) -> Any:
+    def observation(self, obs: Any) -> Any:
         """Update the statistics (unless frozen) and normalise one observation."""
-        return self._transform(observation, self.update_running_mean)
+        return self.normalizer(obs)
 
     def state_dict(self) -> Any:
         """The statistics as plain data (arrays and numbers), nested like :attr:`obs_rms`."""
-        return state_of(self._obs_rms)
+        return self.normalizer.state_dict()
 
     def load_state_dict(self, state: Any) -> None:
         """Restore statistics saved by :meth:`state_dict`.
@@ -112,4 +127,4 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
             ValueError: ``state`` does not match the observation space's nesting
                 or shapes.
         """
-        load_state(self._obs_rms, state)
+        self.normalizer.load_state_dict(state)

@@ -8,7 +8,15 @@ from typing import Any
 import numpy as np
 
 from sekai._validation import check_real
-from sekai.core import ActType, Env, ObsType, ResetResult, StepResult, Wrapper
+from sekai.core import (
+    ActType,
+    Env,
+    ObsType,
+    ResetResult,
+    SeedType as SeedType,
+    StepResult,
+    Wrapper,
+)
 from sekai.utils.running_stats import RunningMeanStd
 
 __all__ = ["NormalizeReward"]

@@ -74,9 +74,9 @@ class PadSequenceObservation(ObservationWrapper[Any, ActType, Any]):
         self._transform = fn
         self.observation_space = space
 
-    def observation(self, observation: Any) -> Any:
+    def observation(self, obs: Any) -> Any:
         """Pad every sequence of one observation."""
-        return self._transform(observation)
+        return self._transform(obs)
 
     def _build(self, space: Space[Any], where: str) -> tuple[_Fn, Space[Any]]:
         if isinstance(space, Sequence):

@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 from sekai.core import ActType, Env, ObservationWrapper
 from sekai.error import InvalidObservation
 from sekai.spaces import Box
+from sekai.spaces.box import float_dtype
 from sekai.wrappers._box import as_bound, require_box
 
 __all__ = ["RescaleObservation"]
@@ -53,7 +54,7 @@ class RescaleObservation(ObservationWrapper[NDArray[Any], ActType, NDArray[Any]]
                 f"max_obs={max_obs!r}"
             )
         super().__init__(env)
-        dtype = space.dtype if space.dtype.kind == "f" else np.dtype(np.float32)
+        dtype = float_dtype(space.dtype)
         self.min_obs: NDArray[np.float64] = low
         self.max_obs: NDArray[np.float64] = high
         env_low = space.low.astype(np.float64)
@@ -67,18 +68,18 @@ class RescaleObservation(ObservationWrapper[NDArray[Any], ActType, NDArray[Any]]
         self._low, self._high = box.low, box.high
         self.observation_space = box
 
-    def observation(self, observation: NDArray[Any]) -> NDArray[Any]:
+    def observation(self, obs: NDArray[Any]) -> NDArray[Any]:
         """Rescale one observation.
 
         Raises:
             InvalidObservation: The observation does not have the env's
                 observation shape.
         """
-        value = np.asarray(observation, dtype=np.float64)
+        value = np.asarray(obs, dtype=np.float64)
         if value.shape != self._shape:
             raise InvalidObservation(
                 f"RescaleObservation: expected an observation of shape {self._shape}, got one "
-                f"of shape {value.shape}: {observation!r}"
+                f"of shape {value.shape}: {obs!r}"
             )
         # asarray: for a Box of shape () the arithmetic gives a numpy scalar.
         out: NDArray[Any] = np.asarray((value * self._scale + self._offset).astype(self._dtype))

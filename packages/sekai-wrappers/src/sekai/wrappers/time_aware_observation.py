@@ -116,15 +116,15 @@ class TimeAwareObservation(ObservationWrapper[Any, ActType, Any]):
         self._elapsed_steps = -1  # observation() counts the first observation as step 0
         return super()._after_reset(result)
 
-    def observation(self, observation: Any) -> Any:
+    def observation(self, obs: Any) -> Any:
         """Count the step and add the time feature to one observation."""
         self._elapsed_steps += 1
         t = self._elapsed_steps * self._scale
         if self.normalize_time and t > 1.0:
             t = 1.0
         if self._as_dict:
-            return {**observation, self.dict_key: np.array([t], dtype=np.float32)}
-        return np.append(np.asarray(observation, dtype=self._dtype), self._dtype.type(t))
+            return {**obs, self.dict_key: np.array([t], dtype=np.float32)}
+        return np.append(np.asarray(obs, dtype=self._dtype), self._dtype.type(t))
 
 
 def _find_limit(env: Env[Any, Any]) -> int | None:

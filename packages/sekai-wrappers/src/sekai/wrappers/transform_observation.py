@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from sekai.core import ActType, Env, ObservationWrapper
 from sekai.spaces import Space
 from sekai.wrappers._checks import resolve_func
 
 __all__ = ["TransformObservation"]
+
+F = TypeVar("F", bound=Callable[[Any], Any])
+"""The type of an observation transformation (sekai 0.2's name, for annotations)."""
 
 
 class TransformObservation(ObservationWrapper[Any, ActType, Any]):
@@ -53,6 +56,6 @@ class TransformObservation(ObservationWrapper[Any, ActType, Any]):
         if new_observation_space is not None:
             self.observation_space = new_observation_space
 
-    def observation(self, observation: Any) -> Any:
+    def observation(self, obs: Any) -> Any:
         """Return ``func(observation)``."""
-        return self.func(observation)
+        return self.func(obs)

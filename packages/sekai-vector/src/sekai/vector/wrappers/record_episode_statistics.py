@@ -10,7 +10,7 @@ import numpy as np
 
 from sekai.core import ActType, ObsType
 from sekai.stats import EpisodeStats, StatsTracker
-from sekai.stats._arguments import tracker_and_size
+from sekai.stats._arguments import check_tracker, tracker_and_size
 from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.vector.vec_env import VecEnv
 from sekai.vector.wrappers.base import VecWrapper
@@ -31,6 +31,14 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
     last ``deque_size`` returns, lengths and durations are kept in
     :attr:`return_queue`, :attr:`length_queue` and :attr:`time_queue`.
 
+    The tracker hears of each sub-env's episodes through the
+    :class:`~sekai.stats.StatsTracker` hooks: ``on_reset`` with the sub-env's
+    index as its ``env_id`` (``"0"``, ``"1"``, ...) when an episode starts,
+    ``on_episode_end`` with its stats (a tracker with only ``record(stats)``
+    has that called instead). ``on_step`` is not called: its arguments do
+    not say which sub-env a step belongs to, and the steps of the sub-envs
+    interleave.
+
     With autoreset, the step that ends an episode starts the next one. Without
     autoreset, a finished sub-env is frozen and keeps reporting done: it is
     ignored from then on until :meth:`reset`, so each episode is recorded
@@ -45,8 +53,8 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
         deque_size: How many recent episodes the queues keep (>= 1).
 
     Raises:
-        TypeError: ``tracker`` has no ``record`` method, or ``deque_size`` is
-            not an int.
+        TypeError: ``tracker`` is not a tracker, or ``deque_size`` is not an
+            int.
         ValueError: ``deque_size`` is below 1.
     """
 
@@ -60,6 +68,9 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
         super().__init__(venv)
         n = self.num_envs
         self.tracker: StatsTracker = chosen
+        self._on_reset, _, self._on_episode_end = check_tracker(
+            "VecRecordEpisodeStatistics", chosen
+        )
         self.return_queue: deque[float] = deque(maxlen=maxlen)
         self.length_queue: deque[int] = deque(maxlen=maxlen)
         self.time_queue: deque[float] = deque(maxlen=maxlen)
@@ -80,6 +91,9 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
             self._any_ignored = True
 
     def _start(self) -> None:
+        if self._on_reset is not None:
+            for i in range(self.num_envs):
+                self._on_reset(str(i), None)
         self._returns[:] = 0.0
         self._lengths[:] = 0
         self._start_times[:] = time.time()
@@ -131,7 +145,9 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
             self.length_queue.append(stats.episode_length)
             self.time_queue.append(stats.elapsed_time)
             self.episode_count += 1
-            self.tracker.record(stats)
+            self._on_episode_end(stats)
+            if self._on_reset is not None and not self.venv.frozen[i]:
+                self._on_reset(str(i), None)  # autoreset started its next episode
             info = dict(infos[k])
             info["episode"] = stats
             infos[k] = info
