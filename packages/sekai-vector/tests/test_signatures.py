@@ -14,7 +14,8 @@ _SEED_OPTIONS = "*, seed=None, options=None"
 
 # (owner, member or None for the constructor, "name=default" list as written in the
 # reference; "*" starts the keyword-only arguments). ``self`` is left out. The
-# backends' trailing ``batch_size=None`` (partial batches) extends the reference.
+# backends' trailing ``batch_size=None`` (partial batches) extends the reference,
+# and so does ProcVecEnv's ``step_timeout=None``.
 SIGNATURES: list[tuple[Any, str | None, str]] = [
     (vector.SyncVecEnv, None, "env_fns, *, autoreset=True, copy=True, batch_size=None"),
     (vector.AsyncVecEnv, None, "env_fns, *, autoreset=True, batch_size=None"),
@@ -22,7 +23,7 @@ SIGNATURES: list[tuple[Any, str | None, str]] = [
         vector.ProcVecEnv,
         None,
         "env_fns, *, autoreset=True, context=None, close_timeout=5.0, num_workers=None, "
-        "shared_memory=None, batch_size=None",
+        "shared_memory=None, batch_size=None, step_timeout=None",
     ),
     (
         vector.NativeVecEnv,

@@ -28,6 +28,7 @@ from sekai.error import AsyncCallPending, SpaceMismatch, VecEnvClosed, VecEnvWor
 from sekai.spaces import Box, Discrete
 from sekai.vector import ProcVecEnv
 
+FORK = "fork" in multiprocessing.get_all_start_methods()
 OBS = Box(-1e6, 1e6, (3,), np.float32)
 
 
@@ -378,9 +379,18 @@ def test_sub_envs_with_different_spaces(proc: Any, leaks: Any) -> None:
 
 def test_env_fns_that_cannot_be_pickled_start_nothing(proc: Any, leaks: Any) -> None:
     lock = threading.Lock()
-    with pytest.raises(TypeError):
-        proc([lambda: (lock, Faulty())[1]])
+    fns = [Faulty, Faulty, lambda: (lock, Faulty())[1]]
+    # The message names the entry and what could not be pickled.
+    with pytest.raises(TypeError, match=r"env_fns\[2\] \(<function .*<lambda>.*\).*_thread\.lock"):
+        proc(fns, context=None, num_workers=2)
     leaks.assert_released()
+
+
+@pytest.mark.skipif(not FORK, reason="needs the fork start method")
+def test_with_fork_env_fns_are_inherited_not_pickled(proc: Any) -> None:
+    lock = threading.Lock()
+    vec = proc([Faulty, lambda: (lock, Faulty())[1]], context="fork")
+    assert vec.reset().observations.shape == (2, 3)
 
 
 def _exit_at_once() -> Any:
@@ -435,7 +445,7 @@ def test_a_worker_hanging_in_close_is_terminated_after_close_timeout(
     ]
     vec = proc(fns, close_timeout=0.2)
     pids = leaks.worker_pids(vec)
-    with pytest.warns(RuntimeWarning, match=r"worker 1 \(sub-envs 1\) did not finish closing"):
+    with pytest.warns(RuntimeWarning, match=r"worker 1 \(sub-env 1\) did not finish closing"):
         vec.close()
     assert all(m.exists() for m in markers)
     leaks.assert_released(pids)

@@ -10,11 +10,20 @@ already carries ``"final_observation"`` reset itself (it is wrapped in
 Without autoreset, a finished sub-env is frozen until the next ``reset()``:
 it is not stepped, and each later step reports its final observation, reward
 0, its final flags and an empty info. :class:`FrozenEnvs` keeps that state.
+
+One rule for the flags, on every backend: ``terminated`` and ``truncated``
+must be bools (Python or numpy) or the numbers 0 and 1; anything else (0.5,
+``"no"``, 2, ``None``) raises :class:`~sekai.error.InvalidObservation` naming
+the sub-env, before that sub-env is reset or frozen. A reward must be a real
+number. The checks cost nothing in a step where every flag is ``False``
+(:func:`flags_all_false`); the others run only when an episode ends or a
+value is wrong.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import numbers
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -22,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import FINAL_INFO, FINAL_OBSERVATION, RESET_INFO, Env, InfoDict, StepResult
+from sekai.error import InvalidObservation
 
 Copier = Callable[[Any], Any]
 """Copies one observation (:func:`sekai.spaces._layout.copier_for` of the observation space)."""
@@ -34,11 +44,94 @@ __all__ = [
     "FrozenEnvs",
     "async_end_episode",
     "autoreset_info",
+    "check_flags",
     "end_episode",
+    "flags_all_false",
+    "rewards_array",
 ]
 
 # FINAL_INFO, FINAL_OBSERVATION and RESET_INFO are defined once, in sekai.core,
 # and re-exported here for the vector modules.
+
+
+def flags_all_false(terminated: Sequence[Any], truncated: Sequence[Any]) -> bool:
+    """Whether every flag is ``False`` (or 0): the common step, where no episode ended.
+
+    Two scans in C, as cheap as looking for a ``True``; anything else (an
+    ended episode, a flag of the wrong type) takes the slow path, which
+    checks each flag (:func:`check_flags`).
+    """
+    n = len(terminated)
+    return terminated.count(False) == n and truncated.count(False) == n
+
+
+def flag_ok(value: object) -> bool:
+    """Whether ``value`` is a valid ``terminated`` / ``truncated``: a bool, or the number 0 or 1."""
+    if value is True or value is False or isinstance(value, np.bool_):
+        return True
+    return isinstance(value, numbers.Real) and (value == 0 or value == 1)
+
+
+def flag_error(index: int, name: str, value: object) -> InvalidObservation:
+    """The error for sub-env ``index`` returning ``name=value`` (a flag that is not a bool)."""
+    return InvalidObservation(
+        f"sub-env {index} returned {name}={value!r} ({type(value).__name__}); a vector env "
+        "needs True or False there (a Python or numpy bool, or the number 0 or 1)"
+    )
+
+
+def check_flags(terminated: Sequence[Any], truncated: Sequence[Any], ids: Sequence[int]) -> None:
+    """Raise :class:`~sekai.error.InvalidObservation` for the first flag that is not a bool.
+
+    ``ids`` are the sub-envs of the rows, in order. Scans in C find that
+    every flag equals ``True`` or ``False`` (the ones that do are bools or
+    numbers 0 / 1 in practice); only otherwise is each one looked at.
+    """
+    n = len(terminated)
+    if (
+        terminated.count(True) + terminated.count(False) == n
+        and truncated.count(True) + truncated.count(False) == n
+    ):
+        return
+    for k, index in enumerate(ids):
+        if not flag_ok(terminated[k]):
+            raise flag_error(index, "terminated", terminated[k])
+        if not flag_ok(truncated[k]):
+            raise flag_error(index, "truncated", truncated[k])
+
+
+def rewards_array(rewards: Sequence[Any], ids: Sequence[int] | None = None) -> NDArray[np.float64]:
+    """The float64 array of a batch's rewards.
+
+    ``ids`` are the sub-envs of the rows (default: ``0, 1, ...``).
+
+    Raises:
+        InvalidObservation: A reward numpy cannot turn into one float (text,
+            an array, a dict, ...); the message names the first such sub-env.
+            Like numpy, this reads ``None`` as NaN.
+    """
+    try:
+        array: NDArray[np.float64] = np.array(rewards, dtype=np.float64)
+    except (TypeError, ValueError):
+        pass
+    else:
+        if array.shape == (len(rewards),):
+            return array
+    k = _first_bad_reward(rewards)
+    reward = rewards[k]
+    raise InvalidObservation(
+        f"sub-env {k if ids is None else ids[k]} returned reward {reward!r} "
+        f"({type(reward).__name__}); a reward must be a real number"
+    )
+
+
+def _first_bad_reward(rewards: Sequence[Any]) -> int:
+    for k, reward in enumerate(rewards):
+        if not isinstance(reward, numbers.Real) and (
+            np.ndim(reward) != 0 or np.asarray(reward).dtype.kind not in "fiub"
+        ):
+            return k
+    return 0  # pragma: no cover - numpy refused a batch of real numbers
 
 
 def autoreset_info(step_info: InfoDict, final_observation: Any, reset_info: InfoDict) -> InfoDict:
@@ -119,10 +212,29 @@ class Ending(NamedTuple):
 _ending = partial(tuple.__new__, Ending)
 
 
+def _check_ended_flags(result: StepResult[Any], index: int) -> None:
+    """Raise unless both flags of an ended step are bools (before any reset or freeze)."""
+    terminated: Any = result.terminated
+    truncated: Any = result.truncated
+    if terminated.__class__ is bool and truncated.__class__ is bool:
+        return
+    if not flag_ok(terminated):
+        raise flag_error(index, "terminated", terminated)
+    if not flag_ok(truncated):
+        raise flag_error(index, "truncated", truncated)
+
+
+def _note_autoreset(error: BaseException, index: int) -> None:
+    """Say on ``error`` (Python 3.11+) that the autoreset of sub-env ``index`` raised it."""
+    add_note = getattr(error, "add_note", None)
+    if add_note is not None:
+        add_note(f"(raised by the autoreset of sub-env {index}: its reset() after the episode)")
+
+
 def end_episode(
-    env: Env[Any, Any], result: StepResult[Any], autoreset: bool, copy: Copier
+    env: Env[Any, Any], result: StepResult[Any], autoreset: bool, copy: Copier, index: int
 ) -> Ending | None:
-    """The per-sub-env rule, applied after ``env`` returned ``result`` from a step.
+    """The per-sub-env rule, after ``env`` (sub-env ``index``) returned ``result`` from a step.
 
     ``None`` when the sub-env keeps running: its episode goes on, or it reset
     itself (its info carries ``"final_observation"``). Otherwise, with
@@ -131,30 +243,48 @@ def end_episode(
     buffers), the env is reset without a seed (it continues its stream) and
     the ending holds the new first observation; without autoreset the
     ending says to freeze it.
+
+    Raises:
+        InvalidObservation: A flag is neither a bool nor 0 / 1 (see
+            :func:`flag_ok`); nothing was reset.
     """
     info = result.info
-    if not (result.terminated or result.truncated) or FINAL_OBSERVATION in info:
+    if not (result.terminated or result.truncated):
+        return None
+    _check_ended_flags(result, index)
+    if FINAL_OBSERVATION in info:
         return None
     if not autoreset:
         return _ending((result.observation, info, True))
     final_observation, final_info = copy(result.observation), dict(info)
-    reset = env.reset()
+    try:
+        reset = env.reset()
+    except BaseException as error:
+        _note_autoreset(error, index)
+        raise
     return _ending(
         (reset.observation, autoreset_info(final_info, final_observation, reset.info), False)
     )
 
 
 async def async_end_episode(
-    env: Env[Any, Any], result: StepResult[Any], autoreset: bool, copy: Copier
+    env: Env[Any, Any], result: StepResult[Any], autoreset: bool, copy: Copier, index: int
 ) -> Ending | None:
     """:func:`end_episode` for async code: the reset is ``await env.async_reset()``."""
     info = result.info
-    if not (result.terminated or result.truncated) or FINAL_OBSERVATION in info:
+    if not (result.terminated or result.truncated):
+        return None
+    _check_ended_flags(result, index)
+    if FINAL_OBSERVATION in info:
         return None
     if not autoreset:
         return _ending((result.observation, info, True))
     final_observation, final_info = copy(result.observation), dict(info)
-    reset = await env.async_reset()
+    try:
+        reset = await env.async_reset()
+    except BaseException as error:
+        _note_autoreset(error, index)
+        raise
     return _ending(
         (reset.observation, autoreset_info(final_info, final_observation, reset.info), False)
     )

@@ -11,13 +11,20 @@ from numpy.typing import NDArray
 
 from sekai._validation import check_int
 from sekai.core import ActType, Env, InfoDict, ObsType, ResetResult, StepResult, Wrapper
-from sekai.error import SpaceMismatch
+from sekai.error import InvalidObservation, SpaceMismatch
 from sekai.spaces import Space
 from sekai.spaces._layout import copier_for
 from sekai.vector._actions import make_action_splitter
 from sekai.vector._arguments import per_env_values
-from sekai.vector._autoreset import Ending, FrozenEnvs, end_episode
-from sekai.vector._obs_batch import make_obs_stacker
+from sekai.vector._autoreset import (
+    Ending,
+    FrozenEnvs,
+    check_flags,
+    end_episode,
+    flags_all_false,
+    rewards_array,
+)
+from sekai.vector._obs_batch import ObsStacker, make_obs_stacker
 from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.vector.vec_env import VecEnv
 
@@ -186,7 +193,7 @@ class EnvListVecEnv(VecEnv[ObsType, ActType]):
         self._stack = make_obs_stacker(self.observation_space, self.num_envs)
         self._copy = copier_for(self.observation_space)
         self._frozen = FrozenEnvs(self.num_envs, self._copy)
-        self._stackers: dict[int, Callable[[list[Any]], Any]] = {self.num_envs: self._stack}
+        self._stackers: dict[int, ObsStacker] = {self.num_envs: self._stack}
         self._closed = False
 
     @property
@@ -215,10 +222,15 @@ class EnvListVecEnv(VecEnv[ObsType, ActType]):
         ``endings`` holds, per result, what :func:`end_episode` made of it; a
         backend that runs its sub-envs one after another leaves it out, and
         the rule is applied here, only in the (rare) steps where an episode
-        ends. Frozen sub-envs report their final observation, reward 0,
-        their final flags and an empty info; sub-envs whose ending says so
-        are frozen now.
+        ends or a flag is not a bool. Frozen sub-envs report their final
+        observation, reward 0, their final flags and an empty info; sub-envs
+        whose ending says so are frozen now.
+
+        Raises:
+            InvalidObservation: An observation, reward or flag does not fit
+                (after every valid ending was applied).
         """
+        n = self.num_envs
         rows: Sequence[int]
         if active is None:
             observations = [result.observation for result in results]
@@ -226,10 +238,9 @@ class EnvListVecEnv(VecEnv[ObsType, ActType]):
             terminated = [result.terminated for result in results]
             truncated = [result.truncated for result in results]
             infos = [result.info for result in results]
-            rows = range(self.num_envs)
+            rows = range(n)
         else:
             frozen = self._frozen
-            n = self.num_envs
             observations = list(frozen.observations)
             rewards = [0.0] * n
             terminated = list(frozen.terminated)
@@ -242,41 +253,84 @@ class EnvListVecEnv(VecEnv[ObsType, ActType]):
                 truncated[i] = result.truncated
                 infos[i] = result.info
             rows = active
-        if not (True in terminated or True in truncated):
-            n = self.num_envs  # the common step: no episode ended, nothing to look up
+        if flags_all_false(terminated, truncated):  # the common step: no episode ended
             return VecStepResult(
                 self._stack(observations),
-                np.array(rewards, dtype=np.float64),
+                rewards_array(rewards),
                 np.zeros(n, dtype=np.bool_),
                 np.zeros(n, dtype=np.bool_),
                 infos,
             )
-        ended: Iterable[tuple[int, Ending | None]]
-        if endings is None:
-            # The rule runs for the rows whose episode ended only: a call per
-            # sub-env would cost more than the step itself on light envs.
-            envs, autoreset, copy = self.envs, self.autoreset, self._copy
-            ended = (
-                (rows[k], end_episode(envs[rows[k]], result, autoreset, copy))
-                for k, result in enumerate(results)
-                if result.terminated or result.truncated
-            )
-        else:
-            ended = zip(rows, endings, strict=True)
-        for i, ending in ended:
-            if ending is None:
-                continue
-            if ending.frozen:
-                self._frozen.freeze(i, ending.observation, terminated[i], truncated[i])
-            observations[i] = ending.observation
-            infos[i] = ending.info
+        error = self._end_episodes(rows, results, endings, observations, infos)
+        if error is None:
+            try:
+                check_flags(terminated, truncated, range(n))
+            except InvalidObservation as invalid:
+                error = invalid
+        if error is not None:
+            raise error
         return VecStepResult(
             self._stack(observations),
-            np.array(rewards, dtype=np.float64),
+            rewards_array(rewards),
             np.array(terminated, dtype=np.bool_),
             np.array(truncated, dtype=np.bool_),
             infos,
         )
+
+    def _end_episodes(
+        self,
+        rows: Sequence[int],
+        results: list[StepResult[Any]],
+        endings: list[Ending | None] | None,
+        observations: list[Any],
+        infos: list[InfoDict],
+    ) -> Exception | None:
+        """Apply the endings of the rows whose episode ended; the first error, if one raised.
+
+        The rule runs for the rows whose episode ended only (a call per
+        sub-env would cost more than the step itself on light envs). A row
+        whose ending raises (a flag that is not a bool, a failing autoreset)
+        is skipped; the others are still reset or frozen.
+        """
+        envs, autoreset, copy, frozen = self.envs, self.autoreset, self._copy, self._frozen
+        first: Exception | None = None
+        ended: list[tuple[int, StepResult[Any], Ending | None]]
+        if endings is None:
+            ended = []
+            for k, result in [
+                (k, result)
+                for k, result in enumerate(results)
+                if result.terminated or result.truncated
+            ]:
+                i = rows[k]
+                try:
+                    ended.append((i, result, end_episode(envs[i], result, autoreset, copy, i)))
+                except Exception as error:
+                    first = first or error
+        else:
+            ended = [
+                (rows[k], results[k], ending)
+                for k, ending in enumerate(endings)
+                if ending is not None
+            ]
+        for i, result, ending in ended:
+            if ending is None:
+                continue
+            if ending.frozen:
+                frozen.freeze(i, ending.observation, result.terminated, result.truncated)
+            observations[i] = ending.observation
+            infos[i] = ending.info
+        return first
+
+    def _freeze_ended(self, ended: Iterable[tuple[int, StepResult[Any], Ending | None]]) -> None:
+        """After a step that raised: freeze the sub-envs whose episode ended in it.
+
+        Their rows are dropped with the step's results, but their state must
+        stay what the rule makes of it.
+        """
+        for i, result, ending in ended:
+            if ending is not None and ending.frozen:
+                self._frozen.freeze(i, ending.observation, result.terminated, result.truncated)
 
     # -- partial batches ------------------------------------------------------------------
 
@@ -299,9 +353,11 @@ class EnvListVecEnv(VecEnv[ObsType, ActType]):
         if stack is None:
             stack = self._stackers[count] = make_obs_stacker(self.observation_space, count)
         observations, rewards, terminated, truncated, infos = zip(*rows, strict=True)
+        if not flags_all_false(terminated, truncated):
+            check_flags(terminated, truncated, env_ids)
         return VecStepResult(
-            stack(list(observations)),
-            np.array(rewards, dtype=np.float64),
+            stack(list(observations), env_ids),
+            rewards_array(rewards, env_ids),
             np.array(terminated, dtype=np.bool_),
             np.array(truncated, dtype=np.bool_),
             list(infos),
@@ -337,13 +393,23 @@ class EnvListVecEnv(VecEnv[ObsType, ActType]):
             write_attr(env, name, value)
 
     def close(self) -> None:
-        """Close every sub-env; the first error is re-raised after all are closed."""
+        """Close every sub-env; the first error is re-raised after all are closed.
+
+        Raises:
+            AsyncCallPending: Another thread is running a call of this
+                vector env (nothing is closed).
+        """
         if self._closed:
             return
-        self._closed = True
-        try:
-            if self._flying:
-                self._drop_in_flight()
-        finally:
-            self._clear_in_flight()
-            close_all(self.envs)
+        with self._closing():
+            self._closed = True
+            try:
+                self._release()
+            finally:
+                self._clear_in_flight()
+                close_all(self.envs)
+
+    def _release(self) -> None:
+        """Drop what is in flight before the sub-envs close (AsyncVecEnv adds its loop's work)."""
+        if self._flying:
+            self._drop_in_flight()

@@ -7,6 +7,8 @@ every wait watches the worker's pipe *and* its process sentinel, so a worker
 that dies is noticed at once. Replies are matched to commands by a sequence
 number; replies to a command the parent stopped waiting for (Ctrl-C, a
 cancelled ``await``) are read and dropped before the next command is sent.
+With a ``timeout`` (``ProcVecEnv(step_timeout=...)``), a worker that has not
+answered a command within it is killed and reported as dead, with the reason.
 
 The pool holds no reference to the vector env, so a finaliser can release it
 when the vector env is garbage collected or the interpreter exits.
@@ -16,10 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import multiprocessing
 import os
 import pickle
 import signal
+import threading
 import time
 import warnings
 from collections.abc import Sequence
@@ -83,14 +87,21 @@ class WorkerHandle:
         uncertain: A send to it was interrupted: it may or may not have the command.
         alive: False once it is known to have exited.
         reported: Its death was already raised to the user.
+        deadline: When its answer to the last command is late (``None``:
+            never), under a timeout.
+        command: The last command sent to it.
+        fate: Why the parent ended it (a timeout), else ``None``.
     """
 
     __slots__ = (
         "alive",
         "channel",
+        "command",
         "conn",
         "count",
+        "deadline",
         "expect",
+        "fate",
         "first",
         "index",
         "poller",
@@ -115,20 +126,25 @@ class WorkerHandle:
         self.reported = False
         self.started = False
         self.poller: Any = None
+        self.deadline: float | None = None
+        self.command = Command.PING
+        self.fate: str | None = None
 
     @property
-    def sub_envs(self) -> str:
-        """The sub-env indices of this worker, as text."""
-        return ", ".join(str(i) for i in range(self.first, self.first + self.count))
+    def name(self) -> str:
+        """``"worker 1 (sub-env 2)"`` / ``"worker 0 (sub-envs 0, 1)"``."""
+        indices = ", ".join(str(i) for i in range(self.first, self.first + self.count))
+        return f"worker {self.index} (sub-env{'s' if self.count > 1 else ''} {indices})"
 
     def death_error(self, earlier: bool = False) -> VecEnvWorkerError:
-        """The error reporting this worker's death."""
-        code = _exit_text(self.process.exitcode)
-        when = "died earlier" if earlier else "died unexpectedly"
-        plural = "s" if self.count > 1 else ""
+        """The error reporting this worker's death (or that it was ended for a timeout)."""
+        if self.fate is not None:
+            what = f"was terminated earlier: it {self.fate}" if earlier else f"{self.fate}"
+        else:
+            when = "died earlier" if earlier else "died unexpectedly"
+            what = f"{when} ({_exit_text(self.process.exitcode)})"
         return VecEnvWorkerError(
-            f"ProcVecEnv: worker {self.index} (sub-env{plural} {self.sub_envs}) {when} "
-            f"({code}); close this vector env and create a new one",
+            f"ProcVecEnv: {self.name} {what}; close this vector env and create a new one",
             self.first,
             None,
         )
@@ -137,9 +153,15 @@ class WorkerHandle:
 class WorkerPool:
     """Worker processes, their pipes and the optional shared-memory block."""
 
-    def __init__(self, context: multiprocessing.context.BaseContext, cloudpickle: Any) -> None:
+    def __init__(
+        self,
+        context: multiprocessing.context.BaseContext,
+        cloudpickle: Any,
+        timeout: float | None = None,
+    ) -> None:
         self.context = context
         self.cloudpickle = cloudpickle
+        self.timeout = timeout
         self.broken = False
         self.workers: list[WorkerHandle] = []
         self.shm: SharedMemory | None = None
@@ -165,12 +187,14 @@ class WorkerPool:
             VecEnvWorkerError: A worker died during start-up.
         """
         fork = self.context.get_start_method() == "fork"
+        # Workers die with this process (see _proc_worker._die_with_parent).
+        parent = (os.getpid(), threading.current_thread() is threading.main_thread())
         for i, (blob, first, count) in enumerate(zip(blobs, firsts, counts, strict=True)):
             parent_conn, child_conn = self.context.Pipe(duplex=True)
             inherited = [w.conn for w in self.workers] + [parent_conn] if fork else []
             process = self.context.Process(  # type: ignore[attr-defined]
                 target=worker_main,
-                args=(child_conn, blob, first, autoreset, inherited),
+                args=(child_conn, blob, first, autoreset, inherited, parent),
                 name=f"ProcVecEnv-worker-{i}",
                 daemon=True,
             )
@@ -254,7 +278,7 @@ class WorkerPool:
         """
         self.prepare()
         seq = self.seq + 1
-        self._send_all(seq, self._messages(command, seq, payloads))
+        self._send_all(seq, self._messages(command, seq, payloads), command)
 
     def _messages(self, command: Command, seq: int, payloads: Sequence[Any]) -> list[bytes]:
         """The messages of a command: header, then each payload pickled (cloudpickle if needed)."""
@@ -280,10 +304,14 @@ class WorkerPool:
             self.check_alive()
         seq = self.seq + 1
         workers = [self.workers[i] for i in payloads]
-        self._send_all(seq, self._messages(command, seq, list(payloads.values())), workers)
+        self._send_all(seq, self._messages(command, seq, list(payloads.values())), command, workers)
 
     def ready_among(self, indices: Sequence[int]) -> list[int]:
-        """Wait until one of these workers has answered (or died); the indices of all that have."""
+        """Wait until one of these workers has answered (or died); the indices of all that have.
+
+        Under a timeout, the workers whose answer is late when no other
+        answered are killed and returned (their reply reports them dead).
+        """
         workers = [self.workers[i] for i in indices]
         ready = [i for i, w in zip(indices, workers, strict=True) if self._answered(w)]
         if ready:
@@ -293,13 +321,23 @@ class WorkerPool:
         owners: dict[Any, int] = {}
         for i, w in zip(indices, workers, strict=True):
             owners[w.conn] = owners[w.process.sentinel] = i
-        return sorted({owners[handle] for handle in wait(list(owners))})
+        deadline = _earliest(workers)
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        answered = wait(list(owners), timeout)
+        if answered:
+            return sorted({owners[handle] for handle in answered})
+        return self._time_out_late(indices)
 
     async def ready_among_async(self, indices: Sequence[int]) -> list[int]:
         """:meth:`ready_among` without blocking the event loop."""
         ready = [i for i in indices if self._answered(self.workers[i])]
         if ready:
             return ready
+        await self._readable([self.workers[i] for i in indices])
+        return self.ready_among(indices)
+
+    async def _readable(self, workers: Sequence[WorkerHandle]) -> None:
+        """Wait, without blocking the loop, until one of ``workers`` answers, dies or is late."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
 
@@ -307,24 +345,49 @@ class WorkerPool:
             if not future.done():
                 future.set_result(None)
 
-        fds = [
-            fd
-            for i in indices
-            for fd in (self.workers[i].conn.fileno(), self.workers[i].process.sentinel)
-        ]
+        fds = [fd for w in workers for fd in (w.conn.fileno(), w.process.sentinel)]
+        deadline = _earliest(workers)
         try:
             for fd in fds:
                 loop.add_reader(fd, wake)
         except NotImplementedError:  # pragma: no cover - e.g. the Windows proactor loop
             for fd in fds:
                 loop.remove_reader(fd)
-            return await loop.run_in_executor(None, self.ready_among, indices)
+            from multiprocessing.connection import wait
+
+            handles = [h for w in workers for h in (w.conn, w.process.sentinel)]
+            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            await loop.run_in_executor(None, wait, handles, timeout)
+            return
+        timer = None if deadline is None else loop.call_at(_loop_time(loop, deadline), wake)
         try:
             await future
         finally:
+            if timer is not None:
+                timer.cancel()
             for fd in fds:
                 loop.remove_reader(fd)
-        return self.ready_among(indices)
+
+    def _time_out_late(self, indices: Sequence[int]) -> list[int]:
+        """Kill the workers of ``indices`` whose answer is late; their indices."""
+        now = time.monotonic()
+        late = []
+        for i in indices:
+            w = self.workers[i]
+            if w.alive and w.deadline is not None and w.deadline <= now:
+                self._time_out(w)
+                late.append(i)
+        return late
+
+    def _time_out(self, w: WorkerHandle) -> None:
+        """End ``w``, which did not answer in time: it is dead from now on."""
+        w.fate = (
+            f"did not answer {_CALLED[w.command]} within step_timeout={self.timeout:g} s and "
+            "was terminated"
+        )
+        with contextlib.suppress(Exception):
+            w.process.kill()
+        self._mark_dead(w)
 
     def _answered(self, w: WorkerHandle) -> bool:
         return not w.alive or w.received or w.channel.has_message() or bool(w.conn.poll())
@@ -336,7 +399,7 @@ class WorkerPool:
             VecEnvWorkerError: The worker died.
         """
         w = self.workers[index]
-        reply = self._recv(w)
+        reply = self._recv(w, w.deadline)
         if reply is _DEAD:
             w.reported = True
             raise w.death_error()
@@ -345,17 +408,25 @@ class WorkerPool:
     def send_step_signal(self) -> None:
         """Send a step whose actions are in the shared block (call :meth:`prepare` first)."""
         seq = self.seq + 1
-        self._send_all(seq, [HEADER.pack(Command.STEP_IN_BLOCK, seq)] * len(self.workers))
+        message = HEADER.pack(Command.STEP_IN_BLOCK, seq)
+        self._send_all(seq, [message] * len(self.workers), Command.STEP_IN_BLOCK)
 
     def _send_all(
-        self, seq: int, messages: list[bytes], workers: list[WorkerHandle] | None = None
+        self,
+        seq: int,
+        messages: list[bytes],
+        command: Command,
+        workers: list[WorkerHandle] | None = None,
     ) -> None:
         """Send ``messages[i]`` to ``workers[i]`` (default: every worker) as command ``seq``."""
         self.seq = seq
         self.dirty = True
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
         for w, message in zip(self.workers if workers is None else workers, messages, strict=True):
             w.expect = seq
             w.received = False
+            w.deadline = deadline
+            w.command = command
             try:
                 w.channel.send(message)
             except OSError:  # broken pipe: the worker is gone; its reply reports it
@@ -381,7 +452,10 @@ class WorkerPool:
         replies: list[Reply] = []
         dead: WorkerHandle | None = None
         for w in self.workers:
-            reply = self._recv(w)
+            reply = self._recv(w, w.deadline)
+            if reply is None:  # late: ended, and reported as dead
+                self._time_out(w)
+                reply = _DEAD
             if reply is _DEAD:
                 if dead is None:
                     dead = w
@@ -394,7 +468,7 @@ class WorkerPool:
             raise dead.death_error()
         return replies
 
-    def _recv(self, w: WorkerHandle, deadline: float | None = None) -> Any:
+    def _recv(self, w: WorkerHandle, deadline: float | None) -> Any:
         """The reply of ``w`` to its last command, ``_DEAD``, or ``None`` after ``deadline``."""
         if not w.alive:
             return _DEAD
@@ -459,6 +533,7 @@ class WorkerPool:
             # So whether a reply is still to come is unknown; a PING with a new
             # number gives one that is certain to come, and the replies read on
             # the way to it are dropped.
+            # Under a timeout, a worker keeps the deadline of the command it runs.
             seq = self.seq = self.seq + 1
             for w in stale:
                 w.uncertain = False
@@ -467,35 +542,18 @@ class WorkerPool:
                 with contextlib.suppress(OSError):
                     w.channel.send(HEADER.pack(Command.PING, seq))
             for w in stale:
-                self._recv(w)
+                if self._recv(w, w.deadline) is None:
+                    self._time_out(w)
         self.dirty = False
 
     async def wait_ready(self) -> None:
-        """Wait, without blocking the event loop, until every worker has answered or died."""
-        loop = asyncio.get_running_loop()
+        """Wait, without blocking the loop, until every worker has answered, died or is late."""
         for w in self.workers:
-            if not w.alive or w.received or w.channel.has_message() or w.conn.poll():
+            if self._answered(w):
                 continue
-            future: asyncio.Future[None] = loop.create_future()
-
-            def wake(future: asyncio.Future[None] = future) -> None:
-                if not future.done():
-                    future.set_result(None)
-
-            fds = (w.conn.fileno(), w.process.sentinel)
-            try:
-                for fd in fds:
-                    loop.add_reader(fd, wake)
-            except NotImplementedError:  # pragma: no cover - e.g. the Windows proactor loop
-                from multiprocessing.connection import wait
-
-                await loop.run_in_executor(None, wait, [w.conn, w.process.sentinel])
-                continue
-            try:
-                await future
-            finally:
-                for fd in fds:
-                    loop.remove_reader(fd)
+            if w.deadline is not None and w.deadline <= time.monotonic():
+                continue  # late already: gather() ends it
+            await self._readable([w])  # an answer, its death, or its deadline
 
     # -- shutdown ----------------------------------------------------------------------
 
@@ -514,7 +572,7 @@ class WorkerPool:
         self.closed = True
         failure: BaseException | None = None
         late: list[WorkerHandle] = []
-        deadline = time.monotonic() + timeout
+        deadline = None if math.isinf(timeout) else time.monotonic() + timeout
         try:
             seq = self.seq = self.seq + 1
             message = HEADER.pack(Command.CLOSE, seq)
@@ -540,12 +598,12 @@ class WorkerPool:
             self._stop(deadline, late)
         return failure
 
-    def _stop(self, deadline: float, late: list[WorkerHandle]) -> None:
+    def _stop(self, deadline: float | None, late: list[WorkerHandle]) -> None:
         """Join, then terminate, then kill; close pipes; free the shared block."""
         started = [w for w in self.workers if w.started]
         try:
             for w in started:
-                w.process.join(max(0.0, deadline - time.monotonic()))
+                w.process.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
             for w in started:
                 if w.process.is_alive():
                     if w not in late:
@@ -557,7 +615,7 @@ class WorkerPool:
                     w.process.kill()
                     w.process.join()
             if late:
-                names = ", ".join(f"worker {w.index} (sub-envs {w.sub_envs})" for w in late)
+                names = ", ".join(w.name for w in late)
                 warnings.warn(
                     f"ProcVecEnv.close(): {names} did not finish closing in time and "
                     "was terminated",
@@ -582,6 +640,31 @@ class WorkerPool:
             with contextlib.suppress(BufferError):
                 shm.close()
             shm.unlink()
+
+
+_CALLED = {
+    Command.STEP: "step()",
+    Command.STEP_IN_BLOCK: "step()",
+    Command.STEP_SOME: "a step sent by send()",
+    Command.RESET: "reset()",
+    Command.CALL: "call()",
+    Command.GET_ATTR: "get_attr()",
+    Command.SET_ATTR: "set_attr()",
+    Command.ATTACH: "the shared-memory set-up",
+    Command.PING: "a ping",
+    Command.CLOSE: "close()",
+}
+
+
+def _earliest(workers: Sequence[WorkerHandle]) -> float | None:
+    """The earliest deadline among ``workers`` (``None``: no timeout)."""
+    deadlines = [w.deadline for w in workers if w.deadline is not None]
+    return min(deadlines) if deadlines else None
+
+
+def _loop_time(loop: asyncio.AbstractEventLoop, deadline: float) -> float:
+    """``deadline`` (on :func:`time.monotonic`) on ``loop``'s clock."""
+    return loop.time() + (deadline - time.monotonic())
 
 
 def close_quietly(pool: WorkerPool, timeout: float) -> None:

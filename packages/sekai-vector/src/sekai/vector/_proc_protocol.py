@@ -7,7 +7,10 @@ any. The worker answers every command with one pickled
 parent recognise and drop answers to commands it stopped waiting for (e.g.
 after Ctrl-C), and ``status`` says what the payload is: the command's result
 (:attr:`Status.OK`), a :class:`Failure` (:attr:`Status.ERROR`) or the message
-of a name a sub-env lacks (:attr:`Status.ATTRIBUTE_ERROR`).
+of a name a sub-env lacks (:attr:`Status.ATTRIBUTE_ERROR`); a Failure whose
+exception is an :class:`~sekai.error.InvalidObservation` (an observation,
+reward or flag that does not fit) has :attr:`Status.INVALID_OBSERVATION`, and
+the parent raises it as such.
 
 Right after start-up, before any command, a worker sends an unsolicited reply
 with sequence number 0: :class:`Started` (or the Failure of a factory).
@@ -31,7 +34,7 @@ from enum import IntEnum
 from typing import Any, NamedTuple
 
 from sekai.core import InfoDict
-from sekai.error import VecEnvWorkerError
+from sekai.error import InvalidObservation, VecEnvWorkerError
 from sekai.spaces import Space
 
 __all__ = [
@@ -44,6 +47,7 @@ __all__ = [
     "Status",
     "as_batch",
     "describe_failure",
+    "invalid_observation",
     "make_reply",
     "worker_error",
 ]
@@ -73,6 +77,7 @@ class Status(IntEnum):
     OK = 0
     ERROR = 1
     ATTRIBUTE_ERROR = 2
+    INVALID_OBSERVATION = 3
 
 
 class Reply(NamedTuple):
@@ -92,12 +97,18 @@ class Failure(NamedTuple):
         traceback: The formatted traceback.
         exception: The cloudpickled exception, or ``None`` when it cannot be
             rebuilt on the other side.
+        during: What the sub-env was doing, when it is not the command
+            itself (e.g. the autoreset of a step), else ``None``.
+        frozen: The sub-envs a failed step froze all the same (the others
+            of the worker took their step).
     """
 
     env_index: int | None
     message: str
     traceback: str
     exception: bytes | None
+    during: str | None = None
+    frozen: tuple[int, ...] = ()
 
 
 class Started(NamedTuple):
@@ -149,6 +160,14 @@ def make_reply(status: int, payload: Any) -> Reply:
     return _new_tuple(Reply, (status, payload))
 
 
+def invalid_observation(failure: Failure) -> InvalidObservation:
+    """The :class:`~sekai.error.InvalidObservation` the parent raises for such a Failure."""
+    text = failure.message.removeprefix(f"{InvalidObservation.__name__}: ")
+    if not text.startswith("sub-env "):  # raised by the sub-env itself
+        text = f"sub-env {failure.env_index} raised InvalidObservation: {text}"
+    return InvalidObservation(f"ProcVecEnv: {text}")
+
+
 def describe_failure(index: int | None, error: BaseException, cloudpickle: Any) -> Failure:
     """The :class:`Failure` that reports ``error`` (raised by sub-env ``index``)."""
     text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
@@ -168,7 +187,9 @@ def worker_error(failure: Failure, what: str) -> VecEnvWorkerError:
     index = failure.env_index
     where = f"sub-env {index}" if index is not None else "a worker"
     error = VecEnvWorkerError(
-        f"ProcVecEnv: {where} raised {failure.message} in {what}", index, failure.traceback
+        f"ProcVecEnv: {where} raised {failure.message} in {failure.during or what}",
+        index,
+        failure.traceback,
     )
     if failure.exception is not None:
         # The cause is a courtesy: the traceback text is there anyway.

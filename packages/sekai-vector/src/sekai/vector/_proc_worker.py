@@ -6,22 +6,38 @@ A worker owns a contiguous group of sub-envs: it builds them, reports
 Steps follow the per-sub-env rule of every vector env
 (:func:`~sekai.vector._autoreset.end_episode`); with shared memory,
 observations, rewards and flags are written straight into the block and only
-the infos travel back.
+the infos travel back. A sub-env that raises does not stop the others of the
+worker: they take their step too, and the first failure is reported with the
+index of the sub-env that raised it.
+
+A worker dies with the process that created the vector env: a watchdog
+thread sees the parent's end of the pipe close (the parent exited, however),
+and on Linux, when that process is the worker's parent, the kernel kills it
+too (``PR_SET_PDEATHSIG``), even if a sub-env holds the GIL in C code.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import pickle
 import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sekai.core import Env
+from sekai.error import InvalidObservation
 from sekai.spaces._layout import copier_for
 from sekai.vector._actions import make_action_splitter
-from sekai.vector._autoreset import FrozenEnvs, end_episode
+from sekai.vector._autoreset import (
+    FrozenEnvs,
+    check_flags,
+    end_episode,
+    flags_all_false,
+    rewards_array,
+)
 from sekai.vector._in_process import build_env, close_all, read_attr, write_attr
 from sekai.vector._obs_batch import make_obs_batcher
 from sekai.vector._proc_channel import Channel
@@ -41,17 +57,27 @@ _HIGHEST = pickle.HIGHEST_PROTOCOL
 _OK = Status.OK.value
 _ERROR = Status.ERROR.value
 _ATTRIBUTE_ERROR = Status.ATTRIBUTE_ERROR.value
+_INVALID = Status.INVALID_OBSERVATION.value
+_AUTORESET = "the autoreset of step() (reset() after its episode ended)"
 _dumps = pickle.dumps
 _loads = pickle.loads
 
 
 class _SubEnvFailure(Exception):
-    """Raised inside the worker to report which sub-env failed."""
+    """Raised inside the worker to report which sub-env failed (and what the step froze)."""
 
-    def __init__(self, index: int | None, error: BaseException) -> None:
+    def __init__(
+        self,
+        index: int | None,
+        error: BaseException,
+        during: str | None = None,
+        frozen: tuple[int, ...] = (),
+    ) -> None:
         super().__init__(index)
         self.index = index
         self.error = error
+        self.during = during
+        self.frozen = frozen
 
 
 class _LookupFailure(Exception):
@@ -77,6 +103,8 @@ class _Worker:
         self.write_obs: Callable[[Any, int, Any], None] | None = None
         self.block_actions: Any = None  # this worker's rows of the actions in the block
         self.current = 0  # local index of the sub-env being run, for error reports
+        self.all_rows = range(self.count)
+        self.rows: Sequence[int] = self.all_rows  # local indices of the last command's rows
         self.handlers: dict[int, Callable[[Any], Any]] = {
             Command.STEP: self.step,
             Command.STEP_IN_BLOCK: lambda _: self.step(self.block_actions),
@@ -123,12 +151,15 @@ class _Worker:
             return (infos, observations, rewards, terminated, truncated, frozen_now)
         first = self.first
         if self.count == 1:  # scalar writes are cheaper than converting lists
-            views.rewards[first] = rewards[0]
+            reward = rewards[0]
+            if reward.__class__ is not float:  # checked as every backend checks rewards
+                reward = rewards_array(rewards, (first,))[0]
+            views.rewards[first] = reward
             views.terminated[first] = terminated[0]
             views.truncated[first] = truncated[0]
         else:
             end = first + self.count
-            views.rewards[first:end] = rewards
+            views.rewards[first:end] = rewards_array(rewards, range(first, end))
             views.terminated[first:end] = terminated
             views.truncated[first:end] = truncated
         return (infos, None, None, None, None, frozen_now)
@@ -142,20 +173,26 @@ class _Worker:
         indices, actions = payload
         return self._step_rows(indices, actions)
 
-    def _step_rows(self, indices: Any, per_env: list[Any]) -> tuple[Any, ...]:
-        """Step the sub-envs ``indices`` with their actions: the Batch fields, as a tuple."""
+    def _step_rows(self, indices: Sequence[int], per_env: list[Any]) -> tuple[Any, ...]:
+        """Step the sub-envs ``indices`` with their actions: the Batch fields, as a tuple.
+
+        A sub-env that raises does not stop the others; the first failure is
+        raised once every sub-env has stepped (a :class:`_SubEnvFailure`).
+        """
         envs = self.envs
         frozen = self.frozen
         autoreset = self.autoreset
         first = self.first
         write = self.write_obs
         block = self.views.observations if self.views is not None else None
+        self.rows = indices
         observations: list[Any] = []
         rewards: list[float] = []
         terminated: list[bool] = []
         truncated: list[bool] = []
         infos: list[dict[str, Any]] = []
         newly_frozen: list[int] = []
+        failure: _SubEnvFailure | None = None
         for j, action in zip(indices, per_env, strict=True):
             if frozen.any and frozen.mask[j]:
                 # With shared memory, the block's row still holds the final observation.
@@ -166,24 +203,37 @@ class _Worker:
                 infos.append({})
             else:
                 self.current = j
-                env = envs[j]
-                result = env.step(action)
-                observation, info = result.observation, result.info
-                if result.terminated or result.truncated:
-                    ending = end_episode(env, result, autoreset, self.copy)
-                    if ending is not None:
-                        if ending.frozen:
-                            frozen.freeze(j, observation, result.terminated, result.truncated)
-                            newly_frozen.append(first + j)
-                        observation, info = ending.observation, ending.info
+                during = None
+                try:
+                    env = envs[j]
+                    result = env.step(action)
+                    observation, info = result.observation, result.info
+                    if result.terminated or result.truncated:
+                        during = _AUTORESET
+                        ending = end_episode(env, result, autoreset, self.copy, first + j)
+                        during = None
+                        if ending is not None:
+                            if ending.frozen:
+                                frozen.freeze(j, observation, result.terminated, result.truncated)
+                                newly_frozen.append(first + j)
+                            observation, info = ending.observation, ending.info
+                    if write is not None:
+                        write(block, first + j, observation)
+                except Exception as error:
+                    if failure is None:
+                        failure = _SubEnvFailure(first + j, error, during)
+                    continue
                 rewards.append(result.reward)
                 terminated.append(result.terminated)
                 truncated.append(result.truncated)
                 infos.append(info)
-                if write is not None:
-                    write(block, first + j, observation)
             if write is None:
                 observations.append(observation)
+        if failure is not None:
+            failure.frozen = tuple(newly_frozen)
+            raise failure
+        if not flags_all_false(terminated, truncated):
+            check_flags(terminated, truncated, [first + j for j in indices])
         return (
             infos,
             None if write is not None else observations,
@@ -192,6 +242,22 @@ class _Worker:
             truncated,
             tuple(newly_frozen),
         )
+
+    def blame_unpicklable(self, result: Any) -> int:
+        """The sub-env whose part of ``result`` cannot be pickled (else the first one)."""
+        if isinstance(result, tuple):  # a Batch: infos, then observations (or None)
+            observations = result[1] if result[1] is not None else [None] * len(result[0])
+            parts: list[Any] = list(zip(result[0], observations, strict=False))
+        elif isinstance(result, list):  # call / get_attr: one value per sub-env
+            parts = result
+        else:  # pragma: no cover - every reply is one of those
+            return self.first
+        for k, part in enumerate(parts):
+            try:
+                self.cloudpickle.dumps(part, _HIGHEST)
+            except Exception:
+                return self.first + self.rows[k]
+        return self.first  # pragma: no cover - the whole failed, no part alone
 
     def reset(self, payload: tuple[list[Any], list[Any]]) -> tuple[Any, ...]:
         """Reset the sub-envs; the :class:`Batch` goes back as a plain tuple."""
@@ -308,6 +374,7 @@ def worker_main(
     first: int,
     autoreset: bool,
     inherited: list[Any],
+    parent: tuple[int, bool] = (0, False),
 ) -> None:
     """Run one worker: build the sub-envs, then serve commands until CLOSE or EOF.
 
@@ -319,6 +386,9 @@ def worker_main(
         autoreset: The vector env's autoreset flag.
         inherited: Parent-side connections this process inherited through
             ``fork``; closed at once so only the parent holds them.
+        parent: The pid of the process that created the vector env, and
+            whether its main thread started this worker (see
+            :func:`_die_with_parent`).
     """
     # Ctrl-C is the parent's to handle: it decides what happens to the workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -326,27 +396,77 @@ def worker_main(
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     for other in inherited:
         other.close()
+    _die_with_parent(conn, *parent)
     import cloudpickle
 
     channel = Channel(conn)
     try:
-        env_fns = env_fns_blob if isinstance(env_fns_blob, list) else _loads(env_fns_blob)
-        envs = _build(env_fns, first)
-    except BaseException as error:
-        index, cause = (
-            (error.index, error.error) if isinstance(error, _SubEnvFailure) else (first, error)
-        )
-        failure = describe_failure(index, cause, cloudpickle)
-        channel.send(_dumps((0, _ERROR, failure), _HIGHEST))
+        try:
+            env_fns = env_fns_blob if isinstance(env_fns_blob, list) else _loads(env_fns_blob)
+            envs = _build(env_fns, first)
+            started = cloudpickle.dumps((0, _OK, _started(envs, first)), _HIGHEST)
+        except BaseException as error:
+            index, cause = (
+                (error.index, error.error) if isinstance(error, _SubEnvFailure) else (first, error)
+            )
+            channel.send(_dumps((0, _ERROR, describe_failure(index, cause, cloudpickle)), _HIGHEST))
+            return
+        channel.send(started)
+    except OSError:  # the parent is gone already (e.g. Ctrl-C while it was starting workers)
         conn.close()
         return
-    channel.send(cloudpickle.dumps((0, _OK, _started(envs, first)), _HIGHEST))
     worker = _Worker(envs, first, autoreset, cloudpickle)
     try:
         _serve(worker, channel)
     finally:
         worker.detach()
         conn.close()
+
+
+def _die_with_parent(conn: Any, parent_pid: int, from_main_thread: bool) -> None:
+    """End this worker as soon as the process that created the vector env is gone.
+
+    A daemon thread waits for the parent's end of the pipe to close (only the
+    parent holds it, so it closes when the parent exits, however it exits)
+    and ends the process at once, even while a sub-env hangs. On Linux, when
+    that process is this worker's parent (``fork``, ``spawn``) and its main
+    thread started it, the kernel also kills the worker with it
+    (``PR_SET_PDEATHSIG``: it fires when the parent *thread* ends, hence the
+    main-thread condition); with ``forkserver`` the worker's parent is the
+    fork server, which outlives no worker, so the watchdog does it.
+    """
+    if from_main_thread and sys.platform.startswith("linux") and os.getppid() == parent_pid:
+        with contextlib.suppress(Exception):  # no libc prctl: the watchdog still runs
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+        if os.getppid() != parent_pid:  # it died before the line above
+            os._exit(1)
+    threading.Thread(
+        target=_watch_parent, args=(conn,), name="sekai-parent-watchdog", daemon=True
+    ).start()
+
+
+def _watch_parent(conn: Any) -> None:
+    """Wait until the parent's end of ``conn`` closes, then end this process."""
+    import select
+
+    poll = getattr(select, "poll", None)
+    if poll is not None:
+        poller = poll()
+        poller.register(conn.fileno(), 0)  # hang-up and errors only: data is the worker's
+        gone = select.POLLHUP | select.POLLERR | select.POLLNVAL
+        while not any(event & gone for _, event in poller.poll()):
+            pass
+    else:  # pragma: no cover - Windows: wait on the parent process itself
+        import multiprocessing
+
+        parent = multiprocessing.parent_process()
+        if parent is None:
+            return
+        parent.join()
+    os._exit(1)
 
 
 def _serve(worker: _Worker, channel: Channel) -> None:
@@ -362,16 +482,16 @@ def _serve(worker: _Worker, channel: Channel) -> None:
             return
         command, seq = HEADER.unpack_from(message)
         worker.current = 0
+        worker.rows = worker.all_rows
         try:
             payload = _loads(message[header_size:]) if len(message) > header_size else None
             result = handlers[command](payload)
         except _LookupFailure as failure:
             reply = _dumps((seq, _ATTRIBUTE_ERROR, str(failure)), _HIGHEST)
+        except _SubEnvFailure as failure:
+            reply = _failure(seq, failure.index, failure.error, worker, failure)
         except BaseException as error:
-            if isinstance(error, _SubEnvFailure):
-                reply = _failure(seq, error.index, error.error, worker)
-            else:
-                reply = _failure(seq, worker.first + worker.current, error, worker)
+            reply = _failure(seq, worker.first + worker.current, error, worker)
         else:
             reply = _pack(seq, result, worker)
         try:
@@ -384,9 +504,18 @@ def _serve(worker: _Worker, channel: Channel) -> None:
             return
 
 
-def _failure(seq: int, index: int | None, error: BaseException, worker: _Worker) -> bytes:
+def _failure(
+    seq: int,
+    index: int | None,
+    error: BaseException,
+    worker: _Worker,
+    context: _SubEnvFailure | None = None,
+) -> bytes:
     failure = describe_failure(index, error, worker.cloudpickle)
-    return _dumps((seq, _ERROR, failure), _HIGHEST)
+    if context is not None:
+        failure = failure._replace(during=context.during, frozen=context.frozen)
+    status = _INVALID if isinstance(error, InvalidObservation) else _ERROR
+    return _dumps((seq, status, failure), _HIGHEST)
 
 
 def _pack(seq: int, result: Any, worker: _Worker) -> bytes:
@@ -396,5 +525,5 @@ def _pack(seq: int, result: Any, worker: _Worker) -> bytes:
     try:
         blob: bytes = worker.cloudpickle.dumps((seq, _OK, result), _HIGHEST)
     except Exception as error:
-        return _failure(seq, worker.first, error, worker)
+        return _failure(seq, worker.blame_unpicklable(result), error, worker)
     return blob

@@ -10,11 +10,12 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.core import ActType, Env, ObsType, StepResult
-from sekai.error import SyncCallInEventLoop
+from sekai.core import ActType, Env, ObsType, ResetResult, StepResult
+from sekai.error import AsyncCallPending, ResetRequired, SyncCallInEventLoop
 from sekai.utils.seeding import SeedType
 from sekai.vector._autoreset import Ending, async_end_episode
 from sekai.vector._in_process import EnvListVecEnv, Row
+from sekai.vector._lifecycle import abandon
 from sekai.vector.results import VecResetResult, VecStepResult
 
 __all__ = ["AsyncVecEnv"]
@@ -22,17 +23,29 @@ __all__ = ["AsyncVecEnv"]
 _T = TypeVar("_T")
 
 
-async def _gather_all(coroutines: list[Coroutine[Any, Any, _T]]) -> list[_T]:
-    """Await every coroutine concurrently; if some raise, re-raise the first once all are done.
+def _first_failure(outcomes: list[Any], indices: Sequence[int]) -> Exception | None:
+    """The first sub-env error among the outcomes of a gather, or ``None``.
 
-    Unlike a plain :func:`asyncio.gather`, no sub-env call is left running in
-    the background after a failure.
+    A sub-env whose task ended with a ``KeyboardInterrupt`` (or was
+    cancelled) was stopped in the middle of its own code: that interrupt
+    already reached the caller when it happened, so it is not raised again;
+    the vector env needs a reset instead (:class:`~sekai.error.ResetRequired`).
     """
-    results = await asyncio.gather(*coroutines, return_exceptions=True)
-    for result in results:
-        if isinstance(result, BaseException):
-            raise result
-    return results  # type: ignore[return-value]
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            break
+    else:
+        return None  # the common step: one isinstance per sub-env
+    interrupted: Exception | None = None
+    for i, outcome in zip(indices, outcomes, strict=True):
+        if isinstance(outcome, Exception):
+            return outcome
+        if isinstance(outcome, BaseException) and interrupted is None:
+            interrupted = ResetRequired(
+                f"sub-env {i} was interrupted ({type(outcome).__name__}) in the middle of its "
+                "own code; call reset()"
+            )
+    return interrupted
 
 
 class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
@@ -44,7 +57,8 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
     parallel; sub-envs reset by autoreset are reset concurrently as well.
     Sub-envs whose ``step`` blocks the CPU gain nothing: use ``ProcVecEnv``
     for those. If a sub-env raises, the others' calls still run to completion
-    before the first error propagates, and that step's results are discarded.
+    (with autoreset or freezing) before the first error propagates, and that
+    step's results are discarded; the vector env stays usable.
 
     In async code, ``await vec.async_step(actions)`` and
     ``await vec.async_reset(...)`` run on the caller's loop. The sync
@@ -52,6 +66,17 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
     loop owned by this vector env (closed by :meth:`close`), so they cannot be
     called from inside a running event loop: there they raise
     :class:`~sekai.error.SyncCallInEventLoop` (a RuntimeError).
+
+    Interrupted calls complete for every sub-env: after Ctrl-C in
+    :meth:`step` / :meth:`reset`, or when ``asyncio.wait_for`` (or any
+    cancellation) stops an ``async_step`` / ``async_reset``, the sub-envs'
+    calls go on, and the next call of the vector env waits for them to
+    finish (dropping their results) before it runs. The only exception is a
+    ``KeyboardInterrupt`` that lands inside a sub-env's own code: that
+    sub-env stops where it was, and the next call raises
+    :class:`~sekai.error.ResetRequired`. An interrupted :meth:`recv` hands
+    nothing back: the sub-envs in flight keep running and a later
+    :meth:`recv` hands them back.
 
     Args:
         env_fns: One callable per sub-env, each returning a new
@@ -91,6 +116,11 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         # those finished but not handed back yet (in the order they finished).
         self._tasks: dict[asyncio.Task[Row], int] = {}
         self._finished: deque[tuple[int, Row]] = deque()
+        # The task of the last step or reset that an interrupt left (it runs
+        # on), and which call it is.
+        self._interrupted: asyncio.Task[Any] | None = None
+        self._leftover: asyncio.Task[Any] | None = None
+        self._leftover_call = ""
 
     # -- the sync API, on the private loop ---------------------------------------------
 
@@ -107,7 +137,15 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
                 f"a wrapper that overrides {method}() reaches it from its async_{method}() "
                 f"unless it overrides async_{method}() too"
             )
-        return self._private_loop().run_until_complete(coroutine)
+        loop = self._private_loop()
+        task = loop.create_task(coroutine)
+        try:
+            return loop.run_until_complete(task)
+        except Exception:
+            raise
+        except BaseException:
+            self._interrupted = task  # see _on_interrupt
+            raise
 
     def _private_loop(self) -> asyncio.AbstractEventLoop:
         loop = self._loop
@@ -116,7 +154,7 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         return loop
 
     def _step_batch(self, batch: list[Any]) -> VecStepResult[Any]:
-        return self._run(self._async_step_batch(batch), "step")
+        return self._run(self._step_all(batch), "step")
 
     def _recv_batch(self, count: int) -> VecStepResult[Any]:
         return self._run(self._async_recv_batch(count), "recv")
@@ -124,35 +162,139 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
     def _reset_batch(
         self, seeds: list[SeedType], options: list[dict[str, Any] | None]
     ) -> VecResetResult[Any]:
-        return self._run(self._async_reset_batch(seeds, options), "reset")
+        return self._run(self._reset_all(seeds, options), "reset")
 
     # -- the async API -----------------------------------------------------------------
 
     async def _async_reset_batch(
         self, seeds: list[SeedType], options: list[dict[str, Any] | None]
     ) -> VecResetResult[Any]:
-        return self._reset_result(
-            await _gather_all(
-                [
-                    env.async_reset(seed=seeds[i], options=options[i])
-                    for i, env in enumerate(self.envs)
-                ]
-            )
-        )
+        return await self._shielded(self._reset_all(seeds, options))
 
     async def _async_step_batch(self, batch: list[Any]) -> VecStepResult[Any]:
+        return await self._shielded(self._step_all(batch))
+
+    async def _shielded(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
+        """Run ``coroutine`` as a task that a cancellation of the caller does not stop."""
+        task = asyncio.ensure_future(coroutine)
+        try:
+            return await asyncio.shield(task)
+        except Exception:
+            raise
+        except BaseException:  # cancelled: the task runs on
+            self._interrupted = task  # see _on_interrupt
+            raise
+
+    async def _reset_all(
+        self, seeds: list[SeedType], options: list[dict[str, Any] | None]
+    ) -> VecResetResult[Any]:
+        outcomes: list[Any] = await asyncio.gather(
+            *[
+                env.async_reset(seed=seeds[i], options=options[i])
+                for i, env in enumerate(self.envs)
+            ],
+            return_exceptions=True,
+        )
+        failure = _first_failure(outcomes, range(self.num_envs))
+        if failure is not None:
+            raise failure
+        results: list[ResetResult[Any]] = outcomes
+        return self._reset_result(results)
+
+    async def _step_all(self, batch: list[Any]) -> VecStepResult[Any]:
         envs = self.envs
         active = self._active()
         indices = range(self.num_envs) if active is None else active
-        pairs = await _gather_all([self._step_one(envs[i], batch[i]) for i in indices])
-        return self._batch(active, [result for result, _ in pairs], [ending for _, ending in pairs])
+        outcomes: list[Any] = await asyncio.gather(
+            *[self._step_one(i, envs[i], batch[i]) for i in indices], return_exceptions=True
+        )
+        failure = _first_failure(outcomes, indices)
+        if failure is not None:
+            # The sub-envs that stepped were reset already; the ones that finished
+            # without autoreset are frozen, though their rows are dropped.
+            self._freeze_ended(
+                (i, pair[0], pair[1])
+                for i, pair in zip(indices, outcomes, strict=True)
+                if not isinstance(pair, BaseException)
+            )
+            raise failure
+        return self._batch(active, [result for result, _ in outcomes], [e for _, e in outcomes])
 
     async def _step_one(
-        self, env: Env[Any, Any], action: Any
+        self, i: int, env: Env[Any, Any], action: Any
     ) -> tuple[StepResult[Any], Ending | None]:
         """Step one sub-env, then (if its episode ended) reset it: concurrently with the others."""
         result = await env.async_step(action)
-        return result, await async_end_episode(env, result, self.autoreset, self._copy)
+        return result, await async_end_episode(env, result, self.autoreset, self._copy, i)
+
+    # -- interrupted calls -------------------------------------------------------------
+
+    def _on_interrupt(self, call: str) -> None:
+        task, self._interrupted = self._interrupted, None
+        if call in ("step", "reset") and task is not None:
+            if not task.done():  # its sub-envs run on: the next call lets them finish
+                self._leftover, self._leftover_call = task, call
+                self._unfinished = True
+                return
+            if not task.cancelled() and isinstance(task.exception(), Exception | None):
+                return  # it completed for every sub-env (or failed as a step does)
+        elif call == "recv" and (task is None or not task.done()):
+            # Interrupted while waiting for the first to finish: only the wait
+            # stops; the sub-envs in flight run on for the next recv().
+            if task is not None:
+                task.cancel()
+                self._unwind([task])
+            return
+        super()._on_interrupt(call)  # the state is unknown: a reset is needed
+
+    def _finish_interrupted(self) -> None:
+        task = self._leftover
+        if task is not None and not task.done():
+            loop = task.get_loop()
+            if loop.is_running():
+                raise AsyncCallPending(
+                    f"{self!r}: an interrupted {self._leftover_call}() is still running on its "
+                    "event loop; make the next call there, with await"
+                )
+            if not loop.is_closed():
+                loop.run_until_complete(asyncio.wait([task]))
+        self._settle_leftover()
+
+    async def _async_finish_interrupted(self) -> None:
+        task = self._leftover
+        if task is not None and not task.done():
+            loop = task.get_loop()
+            if loop is asyncio.get_running_loop():
+                await asyncio.wait([task])
+            elif not loop.is_running() and not loop.is_closed():
+                self._finish_interrupted()  # pragma: no cover - needs a third loop
+                return
+        self._settle_leftover()
+
+    def _settle_leftover(self) -> None:
+        """The interrupted call is over (or cannot finish): what state it left."""
+        task, call = self._leftover, self._leftover_call
+        self._leftover = None
+        self._unfinished = False
+        if task is None:
+            return
+        if not task.done() or task.cancelled():
+            abandon(self, f"an interrupted {call}() could not finish: its event loop stopped")
+            return
+        error = task.exception()
+        if error is None:
+            if call == "reset":
+                self._needs_reset = False  # it completed for every sub-env
+                self._reset_reason = ""
+        elif call == "reset" or isinstance(error, ResetRequired):
+            abandon(self, f"the interrupted {call}() failed: {error}")
+
+    def _unwind(self, tasks: list[asyncio.Task[Any]]) -> None:
+        """Let cancelled tasks of the private loop finish, so none is destroyed while pending."""
+        loop = self._loop
+        private = [task for task in tasks if task.get_loop() is loop]
+        if private and loop is not None and not loop.is_running() and not loop.is_closed():
+            loop.run_until_complete(asyncio.gather(*private, return_exceptions=True))
 
     # -- partial batches -------------------------------------------------------------
 
@@ -169,7 +311,7 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         if self._frozen.mask[i]:
             return self._row(i, None, None)
         env = self.envs[i]
-        result, ending = await self._step_one(env, action)
+        result, ending = await self._step_one(i, env, action)
         return self._row(i, result, ending)
 
     async def _async_recv_batch(self, count: int) -> VecStepResult[Any]:
@@ -177,7 +319,18 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         while len(finished) < count:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             for task in sorted(done, key=tasks.__getitem__):  # ties by sub-env id
-                finished.append((tasks.pop(task), task.result()))
+                i = tasks[task]
+                try:
+                    row = task.result()
+                except Exception:
+                    raise
+                except BaseException as error:  # it already reached the caller once
+                    raise ResetRequired(
+                        f"sub-env {i} was interrupted ({type(error).__name__}) in the middle "
+                        "of its own code; call reset()"
+                    ) from None
+                finished.append((i, row))
+                del tasks[task]
         taken = [finished.popleft() for _ in range(count)]
         return self._rows_result([i for i, _ in taken], [row for _, row in taken])
 
@@ -187,23 +340,33 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         self._finished.clear()
         for task in tasks:
             task.cancel()
-        loop = self._loop
-        private = [task for task in tasks if task.get_loop() is loop]
-        if private and loop is not None and not loop.is_running():
-            # Let the cancelled tasks unwind, so none is destroyed while pending.
-            loop.run_until_complete(asyncio.gather(*private, return_exceptions=True))
+        self._unwind(tasks)
+
+    def _release(self) -> None:
+        leftover, self._leftover = self._leftover, None
+        self._unfinished = False
+        if leftover is not None and not leftover.done() and not leftover.get_loop().is_closed():
+            leftover.cancel()
+            self._unwind([leftover])
+        super()._release()
 
     def close(self) -> None:
         """Close every sub-env and the private event loop.
 
-        The first error raised by a sub-env's ``close()`` is re-raised after
-        everything is closed.
+        A call left running by an interrupt is cancelled. The first error
+        raised by a sub-env's ``close()`` is re-raised after everything is
+        closed.
+
+        Raises:
+            AsyncCallPending: Another thread is running a call of this
+                vector env (nothing is closed).
         """
         if self._closed:
             return
         try:
             super().close()
         finally:
-            loop, self._loop = self._loop, None
-            if loop is not None and not loop.is_closed():
-                loop.close()
+            if self.closed:  # not when another thread's call refused the close
+                loop, self._loop = self._loop, None
+                if loop is not None and not loop.is_closed():
+                    loop.close()

@@ -12,12 +12,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import ActType, InfoDict, ObsType
+from sekai.error import InvalidObservation
 from sekai.spaces import Box, Discrete, MultiBinary, MultiDiscrete, Space
 from sekai.utils.seeding import SeededRNG, np_random
 from sekai.vector._actions import make_action_checker
 from sekai.vector._arguments import check_num_envs
 from sekai.vector._autoreset import FINAL_INFO, FINAL_OBSERVATION, RESET_INFO
 from sekai.vector._info_arrays import info_dicts, snapshot_info_arrays
+from sekai.vector._obs_batch import make_batch_check
 from sekai.vector._rows import copy_batch, get_row, put_rows, stack_values, take_rows
 from sekai.vector.results import VecResetResult, VecStepResult, deferred_step_result
 from sekai.vector.vec_env import VecEnv
@@ -229,6 +231,7 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
         # Shapes only: a native env validates the values of its actions itself.
         self._check_actions = make_action_checker(action_space, self.num_envs, integer_dtypes=False)
         self._numeric_actions = isinstance(action_space, _NUMERIC_ACTION_SPACES)
+        self._check_batch = make_batch_check(observation_space, self.num_envs)
         self._elapsed: NDArray[np.int64] = np.zeros(self.num_envs, dtype=np.int64)
         self._frozen: NDArray[np.bool_] = np.zeros(self.num_envs, dtype=bool)
         self._frozen_view: NDArray[np.bool_] = self._frozen.view()
@@ -406,7 +409,7 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
         self._any_frozen = False
         self._final_obs = None
         self._last_actions = None
-        observations = self._observe()
+        observations = self._observed()
         return VecResetResult(observations, info_dicts(self._reset_infos(indices), self.num_envs))
 
     def _step_batch(self, actions: Any) -> VecStepResult[Any]:
@@ -424,8 +427,12 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
 
         raw_rewards, raw_terminated, raw_truncated, info_arrays = self._step(actions)
         rewards = np.array(raw_rewards, dtype=np.float64)
-        terminated = np.array(raw_terminated, dtype=np.bool_)
-        truncated = np.array(raw_truncated, dtype=np.bool_)
+        terminated = np.array(raw_terminated)
+        truncated = np.array(raw_truncated)
+        if terminated.dtype.kind != "b":
+            terminated = self._flags(terminated, "terminated")
+        if truncated.dtype.kind != "b":
+            truncated = self._flags(truncated, "truncated")
         if rewards.shape != (n,) or terminated.shape != (n,) or truncated.shape != (n,):
             raise ValueError(
                 f"{type(self).__name__}._step must return rewards, terminated and truncated of "
@@ -441,7 +448,7 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
             at_limit = elapsed >= limit
             if np.count_nonzero(at_limit):
                 truncated |= at_limit & ~terminated
-        observations = self._observe()
+        observations = self._observed()
         # The info dicts are built only if the caller reads them (see
         # deferred_step_result); everything they need is captured now.
         arrays = snapshot_info_arrays(info_arrays, n)
@@ -480,14 +487,43 @@ class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
                 finals = [get_row(observations, i) for i in indices.tolist()]
             self._reset_envs(indices, self._no_options[:count])
             elapsed[indices] = 0
-            observations = self._observe()
+            observations = self._observed()
             resets = (indices, finals, snapshot_info_arrays(self._reset_infos(indices), count))
         build = partial(_build_infos, n, arrays, elapsed_now, None, resets)
         return deferred_step_result(observations, rewards, terminated, truncated, build)
 
+    def _observed(self) -> Any:
+        """:meth:`_observe`, checked: one shape comparison per array of the batch."""
+        observations = self._observe()
+        self._check_batch(observations, f"{type(self).__name__}._observe()")
+        return observations
+
+    def _flags(self, values: NDArray[Any], name: str) -> NDArray[np.bool_]:
+        """Flags that are not bools: 0 and 1 only (the rule of every backend), as bools."""
+        if values.dtype.kind in "iuf" and values.shape == (self.num_envs,):
+            valid = (values == 0) | (values == 1)
+            if valid.all():
+                flags: NDArray[np.bool_] = values.astype(np.bool_)
+                return flags
+            i = int(np.flatnonzero(~valid)[0])
+            given = f"{name}[{i}] = {values[i].item()!r}"
+        else:
+            i, given = -1, f"{name} = {values!r} (dtype {values.dtype})"
+        where = f" (sub-env {i})" if i >= 0 else ""
+        raise InvalidObservation(
+            f"{type(self).__name__}._step returned {given}{where}; a vector env needs True or "
+            "False there (bools, or the numbers 0 and 1)"
+        )
+
     def close(self) -> None:
-        """Mark the env closed; subclasses that hold resources extend it."""
-        self._closed = True
+        """Mark the env closed; subclasses that hold resources extend it.
+
+        Raises:
+            AsyncCallPending: Another thread is running a call of this
+                vector env.
+        """
+        with self._closing():
+            self._closed = True
 
     # -- attributes ---------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from multiprocessing import util as _mp_util
@@ -17,17 +18,20 @@ from sekai.spaces._layout import DictNode, Layout, TupleNode, layout_of
 from sekai.utils.seeding import SeedType
 from sekai.vector._actions import make_action_checker
 from sekai.vector._arguments import per_env_values
+from sekai.vector._autoreset import rewards_array
 from sekai.vector._in_process import check_batch_size, check_env_fns, check_same_spaces
-from sekai.vector._obs_batch import make_obs_batcher, make_obs_stacker
+from sekai.vector._obs_batch import ObsStacker, make_obs_stacker
 from sekai.vector._proc_context import get_context
 from sekai.vector._proc_pool import WorkerPool, close_quietly
 from sekai.vector._proc_protocol import (
     Batch,
     Command,
+    Failure,
     Reply,
     Started,
     Status,
     as_batch,
+    invalid_observation,
     worker_error,
 )
 from sekai.vector._proc_shm import BlockViews, block_layout
@@ -54,7 +58,8 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
     The processes start with ``"forkserver"`` by default (``"spawn"`` on
     Windows), so the script that builds a ProcVecEnv must guard its entry
     point with ``if __name__ == "__main__":``. ``env_fns`` travel with
-    cloudpickle, so lambdas, closures and locally defined classes work.
+    cloudpickle, so lambdas, closures and locally defined classes work
+    (with ``"fork"`` they are inherited and need not pickle at all).
 
     Autoreset, frozen sub-envs, seeding and options follow
     :class:`~sekai.vector.VecEnv` exactly: the same seed gives the same
@@ -63,12 +68,19 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
     Failures: an exception in a sub-env is raised here as
     :class:`~sekai.error.VecEnvWorkerError` (with the sub-env's ``index``, the
     worker's ``worker_traceback`` and, when it can be pickled, the original
-    exception as ``__cause__``) once every other worker has answered, so the
-    vector env stays usable; the results of that call are dropped. A worker
-    that dies raises VecEnvWorkerError naming it and its sub-envs (``index``
-    is its first sub-env), and so does every later call. Workers ignore
-    Ctrl-C; a call interrupted in this process leaves answers behind that are
-    read and dropped before the next command. ``get_attr`` / ``call`` /
+    exception as ``__cause__``) once every other sub-env has taken its step
+    (those in the same worker included), so the vector env stays usable; the
+    results of that call are dropped. An observation, reward or flag that
+    does not fit raises :class:`~sekai.error.InvalidObservation` naming the
+    sub-env, as on every backend. A worker that dies raises
+    VecEnvWorkerError naming it and its sub-envs (``index`` is its first
+    sub-env), and so does every later call; with ``step_timeout``, so does a
+    worker that does not answer in time, which is killed. Workers ignore
+    Ctrl-C; a call interrupted in this process completes in the workers and
+    its answers are read and dropped before the next command. If this
+    process dies (killed, crashed), its workers end at once, whatever their
+    sub-envs are doing, and the shared memory is unlinked by
+    :mod:`multiprocessing`'s resource tracker. ``get_attr`` / ``call`` /
     ``set_attr`` raise :class:`AttributeError` for a name a sub-env lacks.
 
     Args:
@@ -83,7 +95,7 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
             ``"forkserver"`` (``"spawn"`` on Windows). sekai and numpy are
             preloaded into the forkserver.
         close_timeout: Seconds :meth:`close` waits in total for the workers
-            before terminating them.
+            before terminating them; ``float("inf")`` waits without limit.
         num_workers: Worker processes (1 to ``num_envs``); sub-envs are split
             evenly, in order. ``None`` runs one process per sub-env.
         shared_memory: ``None`` uses shared memory when the observation space
@@ -94,11 +106,20 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
             partial batches pay off with one sub-env per worker (the
             default) or a few; actions sent to a worker that is still busy
             wait in this process until it answers.
+        step_timeout: Seconds a worker may take to answer a command (a
+            step, including its autoreset, a reset, a :meth:`recv`,
+            ``call`` / ``get_attr`` / ``set_attr``); ``None`` (the default)
+            waits without limit. A worker that takes longer is killed and
+            the call raises VecEnvWorkerError naming it and its sub-envs,
+            once the other workers have answered; every later call reports
+            it dead (close the vector env and build a new one).
 
     Raises:
         ImportError: cloudpickle is not installed (``pip install
             'sekai-vector[proc]'``).
-        TypeError, ValueError: A bad argument.
+        TypeError, ValueError: A bad argument; an entry of ``env_fns`` that
+            cannot be pickled to reach its worker (``TypeError`` naming it;
+            not with ``"fork"``, where nothing is pickled).
         SpaceMismatch: The sub-envs do not all have the same spaces.
         VecEnvWorkerError: A factory raised or returned something that is not
             an Env, or a worker died while starting.
@@ -125,6 +146,7 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
         num_workers: int | None = None,
         shared_memory: bool | None = None,
         batch_size: int | None = None,
+        step_timeout: float | None = None,
     ) -> None:
         self._closed = True  # until construction succeeds
         try:
@@ -146,7 +168,19 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
             "ProcVecEnv: close_timeout",
             finite=False,
             minimum=0,
-            expected="a number of seconds >= 0",
+            expected="a number of seconds >= 0 (inf: no limit)",
+        )
+        self.step_timeout = (
+            None
+            if step_timeout is None
+            else check_real(
+                step_timeout,
+                "ProcVecEnv: step_timeout",
+                finite=False,
+                minimum=0,
+                min_open=True,
+                expected="None or a number of seconds > 0",
+            )
         )
         n = len(fns)
         self.num_envs = n
@@ -166,14 +200,9 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
         mp_context = get_context(context)
         bounds = _split_evenly(n, self.num_workers)
         self._bounds = bounds
-        blobs: list[bytes | list[Any]] = [cloudpickle.dumps(list(fns[lo:hi])) for lo, hi in bounds]
-        if mp_context.get_start_method() == "fork":
-            # A forked worker inherits the factories with the parent's memory, so
-            # it need not rebuild them. (They are still pickled above: that
-            # registers their classes with cloudpickle before the fork, so an
-            # exception of such a class comes back as the class itself.)
-            blobs = [list(fns[lo:hi]) for lo, hi in bounds]
-        pool = WorkerPool(mp_context, cloudpickle)
+        blobs = _factories(fns, bounds, cloudpickle, fork=mp_context.get_start_method() == "fork")
+        timeout = self.step_timeout
+        pool = WorkerPool(mp_context, cloudpickle, None if timeout == float("inf") else timeout)
         self._pool = pool
         try:
             replies = pool.start(
@@ -200,8 +229,8 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
         except BaseException:
             close_quietly(pool, self.close_timeout)
             raise
-        self._batcher = make_obs_batcher(self.observation_space, n)
-        self._stackers: dict[int, Callable[[list[Any]], Any]] = {}
+        self._stack = make_obs_stacker(self.observation_space, n)
+        self._stackers: dict[int, ObsStacker] = {n: self._stack}
         self._check_actions = make_action_checker(self.action_space, n)
         self._slice_actions = _make_slicer(self.action_space, bounds)
         views = self._views
@@ -245,8 +274,21 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
         for status, payload in replies:
             if status == Status.ATTRIBUTE_ERROR:
                 raise AttributeError(payload)
+            if status == Status.INVALID_OBSERVATION:
+                raise invalid_observation(payload)
             if status != Status.OK:
                 raise worker_error(payload, what)
+
+    def _keep_frozen(self, replies: list[Reply]) -> None:
+        """Mark what the workers froze in a step, whether or not it failed elsewhere."""
+        frozen = self._frozen
+        for status, payload in replies:
+            if status == _OK:
+                batch = as_batch(payload)
+                if batch.frozen:
+                    frozen[list(batch.frozen)] = True
+            elif isinstance(payload, Failure) and payload.frozen:
+                frozen[list(payload.frozen)] = True
 
     def _send_step(self, batch: Any) -> None:
         pool = self._pool
@@ -317,6 +359,7 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
             reply = pool.reply_of(worker)
             ids = self._sent.pop(worker)
             if reply.status != _OK:
+                self._keep_frozen([reply])
                 self._raise_failures([reply], "step()")
             batch = as_batch(reply.payload)
             if batch.frozen:
@@ -357,17 +400,17 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
         if views is not None:  # the workers wrote the rows: copy them out of the block
             batch = select_rows(views.observations, env_ids)
         else:
-            batch = self._stacker_for(count)(list(observations))
+            batch = self._stacker_for(count)(list(observations), ids)
         return VecStepResult(
             batch,
-            np.array(rewards, dtype=np.float64),
+            rewards_array(rewards, ids),
             np.array(terminated, dtype=np.bool_),
             np.array(truncated, dtype=np.bool_),
             list(infos),
             env_ids,
         )
 
-    def _stacker_for(self, count: int) -> Callable[[list[Any]], Any]:
+    def _stacker_for(self, count: int) -> ObsStacker:
         stack = self._stackers.get(count)
         if stack is None:
             stack = self._stackers[count] = make_obs_stacker(self.observation_space, count)
@@ -384,6 +427,8 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
     def _batches(self, replies: list[Reply], what: str) -> list[Batch]:
         if len(replies) == 1 and replies[0].status == _OK:
             return [as_batch(replies[0].payload)]
+        if what == "step()" and any(reply.status != _OK for reply in replies):
+            self._keep_frozen(replies)
         self._raise_failures(replies, what)
         return [as_batch(reply.payload) for reply in replies]
 
@@ -391,16 +436,11 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
         views = self._views
         if views is not None:
             return views.copy_observations()
-        batcher = self._batcher
-        observations = batcher.new()
-        write = batcher.write
-        i = 0
-        for batch in batches:
-            assert batch.observations is not None
-            for observation in batch.observations:
-                write(observations, i, observation)
-                i += 1
-        return batcher.finish(observations)
+        if len(batches) == 1:
+            observations = batches[0].observations
+            assert observations is not None
+            return self._stack(observations)
+        return self._stack(_concat(batch.observations for batch in batches))
 
     def _reset_result(self, replies: list[Reply]) -> VecResetResult[Any]:
         batches = self._batches(replies, "reset()")
@@ -425,7 +465,7 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
             )
         return VecStepResult(
             self._observations(batches),
-            np.array(_concat(b.rewards for b in batches), dtype=np.float64),
+            rewards_array(_concat(b.rewards for b in batches)),
             np.array(_concat(b.terminated for b in batches), dtype=np.bool_),
             np.array(_concat(b.truncated for b in batches), dtype=np.bool_),
             infos,
@@ -494,22 +534,69 @@ class ProcVecEnv(VecEnv[ObsType, ActType]):
             VecEnvWorkerError: The first failure: a sub-env's ``close()``
                 raised, or a worker had died without it being reported yet.
                 Raised once everything is released.
+            AsyncCallPending: Another thread is running a call of this
+                vector env (nothing is closed).
         """
         if self._closed:
             return
-        self._closed = True
-        self._finalizer.cancel()
-        # No view of the block may outlive its mapping.
-        self._views = None
-        self._block_actions = None
-        failure = self._pool.close(self.close_timeout)
+        with self._closing():
+            self._closed = True
+            self._finalizer.cancel()
+            # No view of the block may outlive its mapping.
+            self._views = None
+            self._block_actions = None
+            failure = self._pool.close(self.close_timeout)
         if failure is not None:
             raise failure
+
+    def _on_interrupt(self, call: str) -> None:
+        """An interrupted step or reset completes in the workers: the pool drops its answers."""
+        if call not in ("step", "reset"):
+            super()._on_interrupt(call)
 
 
 def _concat(parts: Iterable[list[Any] | None]) -> list[Any]:
     """One list of the per-worker lists, in worker order."""
     return [value for part in parts if part is not None for value in part]
+
+
+def _factories(
+    fns: Sequence[Callable[[], Any]], bounds: list[tuple[int, int]], cloudpickle: Any, fork: bool
+) -> list[bytes | list[Any]]:
+    """What each worker gets to build its sub-envs: its factories, pickled unless it forks.
+
+    Raises:
+        TypeError: An entry cannot be pickled (not with ``fork``); the
+            message names it.
+    """
+    groups = [list(fns[lo:hi]) for lo, hi in bounds]
+    if fork:
+        # A forked worker inherits its factories: nothing is sent, and one that
+        # cannot be pickled is fine. They are pickled all the same when they can
+        # be: that registers their classes with cloudpickle before the fork, so
+        # an exception of a class defined in __main__ comes back as that class.
+        for group in groups:
+            with contextlib.suppress(Exception):
+                cloudpickle.dumps(group)
+        return list(groups)
+    blobs: list[bytes | list[Any]] = []
+    for (lo, _), group in zip(bounds, groups, strict=True):
+        try:
+            blobs.append(cloudpickle.dumps(group))
+        except Exception:
+            for i, fn in enumerate(group, start=lo):
+                try:
+                    cloudpickle.dumps(fn)
+                except Exception as error:
+                    raise TypeError(
+                        f"ProcVecEnv: env_fns[{i}] ({fn!r}) cannot be sent to its worker "
+                        f"process: {type(error).__name__}: {error}. It, or an object it "
+                        "refers to (a lock, an open file, a connection, ...), cannot be "
+                        "pickled: create such objects inside the factory, or use "
+                        "context='fork' where it exists"
+                    ) from error
+            raise
+    return blobs
 
 
 def _split_evenly(num_envs: int, num_workers: int) -> list[tuple[int, int]]:

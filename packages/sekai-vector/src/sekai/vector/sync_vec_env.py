@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -9,9 +10,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.core import ActType, Env, ObsType
+from sekai.core import ActType, Env, ObsType, StepResult
 from sekai.utils.seeding import SeedType
-from sekai.vector._autoreset import end_episode
+from sekai.vector._autoreset import Ending, end_episode
 from sekai.vector._in_process import EnvListVecEnv
 from sekai.vector.results import VecResetResult, VecStepResult
 
@@ -29,6 +30,14 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
     Observations of array spaces are written straight into the rows of one
     newly allocated batch per step (Dict / Tuple observations leaf by leaf),
     and the shape of the action batch is checked before any sub-env moves.
+
+    A sub-env that raises in :meth:`step` does not stop the others: the
+    sub-envs after it still take their step (with autoreset or freezing),
+    then the first exception propagates as it is and the step's results
+    are dropped; the failing sub-env stays where its exception left it, and
+    the vector env stays usable. A ``KeyboardInterrupt`` stops the sub-env
+    it lands in wherever it is, so after an interrupted step the next call
+    raises :class:`~sekai.error.ResetRequired` until :meth:`reset`.
 
     Args:
         env_fns: One callable per sub-env, each returning a new
@@ -82,11 +91,38 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
     def _step_batch(self, batch: list[Any]) -> VecStepResult[Any]:
         envs = self.envs
         active = self._active()
-        if active is None:
-            results = [env.step(action) for env, action in zip(envs, batch, strict=True)]
-        else:
-            results = [envs[i].step(batch[i]) for i in active]
+        results: list[StepResult[Any]] = []
+        append = results.append  # the list so far says which sub-env raised
+        try:
+            if active is None:
+                for env, action in zip(envs, batch, strict=True):
+                    append(env.step(action))
+            else:
+                for i in active:
+                    append(envs[i].step(batch[i]))
+        except Exception:
+            self._step_the_rest(range(self.num_envs) if active is None else active, batch, results)
+            raise
         return self._batch(active, results)
+
+    def _step_the_rest(
+        self, rows: Sequence[int], batch: list[Any], results: list[StepResult[Any]]
+    ) -> None:
+        """After sub-env ``rows[len(results)]`` raised: step the ones after it, end their episodes.
+
+        Errors of these are dropped: the first one is the one raised.
+        """
+        envs, autoreset, copy = self.envs, self.autoreset, self._copy
+        ended: list[tuple[int, StepResult[Any], Ending | None]] = []
+        stepped = list(zip(rows, results, strict=False))
+        for i in rows[len(results) + 1 :]:
+            with contextlib.suppress(Exception):
+                stepped.append((i, envs[i].step(batch[i])))
+        for i, result in stepped:
+            if result.terminated or result.truncated:
+                with contextlib.suppress(Exception):
+                    ended.append((i, result, end_episode(envs[i], result, autoreset, copy, i)))
+        self._freeze_ended(ended)
 
     def _send_batch(self, env_ids: NDArray[np.int64], actions: list[Any]) -> None:
         self._queue.extend(zip(env_ids.tolist(), actions, strict=True))
@@ -103,7 +139,7 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
                 continue
             result = envs[i].step(action)
             ending = (
-                end_episode(envs[i], result, self.autoreset, self._copy)
+                end_episode(envs[i], result, self.autoreset, self._copy, i)
                 if result.terminated or result.truncated
                 else None
             )

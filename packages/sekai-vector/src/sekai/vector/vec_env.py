@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-import types
+import contextlib
+import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Generic
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import ActType, ObsType
 from sekai.core._async_routing import route_async_methods
-from sekai.error import AsyncCallPending, NothingInFlight, ResetRequired, VecEnvClosed
+from sekai.error import NothingInFlight, VecEnvClosed
 from sekai.spaces import Space, batch_space
 from sekai.utils.seeding import SeedType
 from sekai.vector._actions import ActionSplitter, make_action_splitter
-from sekai.vector._arguments import per_env_options, per_env_seeds
+from sekai.vector._arguments import per_env_seeds
+from sekai.vector._lifecycle import abandon, busy_error, install_lifecycle
 from sekai.vector.results import with_env_ids
 
 if TYPE_CHECKING:
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
     from sekai.vector.results import VecResetResult, VecStepResult
 
 __all__ = ["VecEnv"]
+
+_V = TypeVar("_V", bound="VecEnv[Any, Any]")
 
 
 class VecEnv(ABC, Generic[ObsType, ActType]):
@@ -72,6 +76,19 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
     A vector env is a context manager that closes itself on exit; using it
     after :meth:`close` raises :class:`~sekai.error.VecEnvClosed`.
 
+    Threads: a vector env belongs to one thread at a time. A call made while
+    another call of it runs (from a second thread, from inside a sub-env, or
+    while an ``async_step()`` is still awaited) raises
+    :class:`~sekai.error.AsyncCallPending` at once instead of mixing the two;
+    hand a vector env to another thread only between calls.
+
+    Failures: a call that raises drops its results. A step where a sub-env
+    raised leaves the vector env usable (see each backend for where its
+    sub-envs stand); a :meth:`reset` or :meth:`recv` that raised, and a call
+    interrupted (Ctrl-C, cancellation) on a backend that cannot complete
+    it, make the next call raise :class:`~sekai.error.ResetRequired` until
+    :meth:`reset`.
+
     Writing a backend: a direct subclass may implement :meth:`step`,
     :meth:`reset` and :meth:`close` itself. A backend that implements the
     batch hooks instead gets this class's lifecycle as its ``step``,
@@ -96,9 +113,11 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
       ``recv`` runs ``_step_batch``.
 
     The lifecycle owns the rest, once for every backend: closed, never reset
-    and call-still-running checks, the action-batch check, the per-env seeds
-    and options, the bookkeeping of calls in progress and of the sub-envs
-    in flight between ``send`` and ``recv``.
+    and call-still-running checks (the call gate, which also keeps a second
+    thread out), the action-batch check, the per-env seeds and options, the
+    bookkeeping of calls in progress and of the sub-envs in flight between
+    ``send`` and ``recv``, and what happens after a failed or interrupted
+    call (the ``_on_interrupt`` / ``_finish_interrupted`` hooks).
 
     Attributes:
         num_envs: Number of sub-environments.
@@ -119,10 +138,13 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
     _batch_obs_cache: tuple[Space[Any], int, Space[Any]] | None = None
     _batch_act_cache: tuple[Space[Any], int, Space[Any]] | None = None
 
-    # Lifecycle state of a backend that uses the batch hooks.
+    # Lifecycle state of a backend that uses the batch hooks (see _lifecycle.py).
     _closed: bool = False
     _needs_reset: bool = True
-    _pending: bool = False
+    _reset_reason: str = ""  # why a reset is needed, when it is not the first one
+    _unfinished: bool = False  # an interrupted call left work the next call finishes first
+    _owner: int = 0  # the thread that started the last call
+    _gate: threading.Lock  # held while a call runs; made for every instance by __new__
     _check_actions: Callable[[Any], Any]
     # Partial batches: the batch_size chosen at construction (None: num_envs),
     # which sub-envs were sent actions and not received yet, and how many.
@@ -132,10 +154,16 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
     _splitters: dict[int, ActionSplitter] | None = None
     _parked: Any = None  # send() of a vector env without partial-batch hooks
 
+    def __new__(cls: type[_V], *args: Any, **kwargs: Any) -> _V:
+        """Create the instance with its call gate (whatever the subclass's ``__init__`` does)."""
+        vec = super().__new__(cls)
+        vec._gate = threading.Lock()
+        return vec
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if cls._step_batch is not VecEnv._step_batch:
-            _install_lifecycle(cls)
+            install_lifecycle(cls, VecEnv)
         route_async_methods(cls)
 
     # -- spaces -----------------------------------------------------------------
@@ -194,7 +222,14 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
                 float batch for a Discrete, MultiDiscrete or MultiBinary
                 action space raises :class:`~sekai.error.InvalidAction` (a
                 ValueError) on the backends that run sub-env objects.
-            ResetRequired: :meth:`reset` was never called.
+            InvalidObservation: A sub-env returned an observation that does
+                not fit :attr:`observation_space`, a ``terminated`` /
+                ``truncated`` that is not a bool (or 0 / 1), or a reward that
+                is not a number; the message names the sub-env.
+            ResetRequired: :meth:`reset` was never called, or the last
+                reset, recv or interrupted call left the sub-envs out of step.
+            AsyncCallPending: Another call of this vector env is running
+                (another thread, an unfinished ``async_step()``).
             VecEnvClosed: The vector env is closed.
         """
 
@@ -405,28 +440,79 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         """Whether :meth:`close` was called."""
         return self._closed
 
+    @property
+    def _pending(self) -> bool:
+        """Whether a call of this vector env is running (its call gate is held).
+
+        Assigning ``True`` takes the gate for a call a backend runs itself
+        (``call``, ``get_attr``, ...) and raises
+        :class:`~sekai.error.AsyncCallPending` if another call holds it;
+        assigning ``False`` releases it.
+        """
+        return self._gate.locked()
+
+    @_pending.setter
+    def _pending(self, value: bool) -> None:
+        if value:
+            if not self._gate.acquire(False):
+                raise busy_error(self, None)
+            self._owner = threading.get_ident()
+        elif self._gate.locked():
+            self._gate.release()
+
     def _check_open(self) -> None:
-        """Raise if the vector env is closed or a call of it is still running."""
+        """Raise if closed or if a call is running; finish an interrupted call."""
         if self.closed:
             raise VecEnvClosed(f"{self!r} is closed")
-        if self._pending:
-            raise AsyncCallPending(
-                f"{self!r}: called while an earlier call (e.g. an async_step() or "
-                "async_reset() not awaited to the end) is still running"
-            )
+        if self._gate.locked():
+            raise busy_error(self, None)
+        if self._unfinished:
+            self._finish_interrupted()
 
-    def _not_ready(self) -> Exception:
-        """The error for a step that cannot run: closed, call running, or never reset."""
+    @contextlib.contextmanager
+    def _closing(self) -> Iterator[None]:
+        """Hold the call gate while ``close()`` runs.
+
+        From the thread that runs the current call (an ``async_step()`` left
+        suspended, or a sub-env closing its own vector env) ``close()`` goes
+        ahead; from another thread while a call runs it raises
+        :class:`~sekai.error.AsyncCallPending`: a vector env belongs to one
+        thread at a time.
+        """
+        gate = self._gate
+        held = gate.acquire(False)
+        if not held and self._owner != threading.get_ident():
+            raise busy_error(self, "close")
         try:
-            self._check_open()
-        except (VecEnvClosed, AsyncCallPending) as error:
-            return error
-        if self._flying and not self._needs_reset:
-            return AsyncCallPending(
-                f"{self!r}: {self._flying} sub-envs were sent actions with send() and not "
-                "received; call recv() (or reset()) before step()"
-            )
-        return ResetRequired(f"{self!r}: call reset() before step()")
+            yield
+        finally:
+            if held:
+                gate.release()
+
+    # -- interrupted calls -------------------------------------------------------------
+
+    def _on_interrupt(self, call: str) -> None:
+        """Hook: ``call`` (``"step"``, ``"reset"``, ``"send"`` or ``"recv"``) was interrupted.
+
+        Called by the lifecycle when a ``KeyboardInterrupt``, a cancellation
+        (``asyncio.CancelledError``) or another exception that is not an
+        :class:`Exception` stops a hook half-way. The default cannot tell how
+        far the sub-envs got: it drops what is in flight and the next call
+        raises :class:`~sekai.error.ResetRequired` until :meth:`reset`. A
+        backend whose interrupted work goes on by itself (worker processes,
+        tasks on an event loop) overrides it, sets ``_unfinished`` and
+        implements :meth:`_finish_interrupted`, so that the interrupted call
+        completes for every sub-env before the next call runs.
+        """
+        abandon(self, f"the last {call}() was interrupted")
+
+    def _finish_interrupted(self) -> None:
+        """Hook: complete (or drop) what an interrupted call left; clear ``_unfinished``."""
+        self._unfinished = False
+
+    async def _async_finish_interrupted(self) -> None:
+        """Hook: the async form of :meth:`_finish_interrupted`; the default runs it."""
+        self._finish_interrupted()
 
     def _step_batch(self, batch: Any) -> VecStepResult[Any]:
         """Hook: step every sub-env with a checked batch of actions (see the class docstring)."""
@@ -529,166 +615,3 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         spec = self.spec
         name = f"<{spec.id}>" if spec is not None else ""
         return f"{type(self).__name__}{name}(num_envs={getattr(self, 'num_envs', '?')})"
-
-
-# -- the lifecycle methods installed on backends ----------------------------------------------
-
-
-def _lifecycle_step(self: VecEnv[Any, Any], actions: Any) -> VecStepResult[Any]:
-    if self._needs_reset or self._pending or self._flying or self.closed:
-        raise self._not_ready()
-    batch = self._check_actions(actions)
-    self._pending = True
-    try:
-        return self._step_batch(batch)
-    finally:
-        self._pending = False
-
-
-async def _lifecycle_async_step(self: VecEnv[Any, Any], actions: Any) -> VecStepResult[Any]:
-    if self._needs_reset or self._pending or self._flying or self.closed:
-        raise self._not_ready()
-    batch = self._check_actions(actions)
-    self._pending = True
-    try:
-        return await self._async_step_batch(batch)
-    finally:
-        self._pending = False
-
-
-def _lifecycle_reset(
-    self: VecEnv[Any, Any],
-    *,
-    seed: list[SeedType] | SeedType = None,
-    options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
-) -> VecResetResult[Any]:
-    seeds, per_env = _start_reset(self, seed, options)
-    with _Running(self):
-        result = self._reset_batch(seeds, per_env)
-    self._needs_reset = False
-    return result
-
-
-async def _lifecycle_async_reset(
-    self: VecEnv[Any, Any],
-    *,
-    seed: list[SeedType] | SeedType = None,
-    options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
-) -> VecResetResult[Any]:
-    seeds, per_env = _start_reset(self, seed, options)
-    with _Running(self):
-        result = await self._async_reset_batch(seeds, per_env)
-    self._needs_reset = False
-    return result
-
-
-def _start_reset(
-    self: VecEnv[Any, Any], seed: object, options: object
-) -> tuple[list[SeedType], list[dict[str, Any] | None]]:
-    """Check the vector env and the arguments of a reset; drop what is in flight."""
-    self._check_open()
-    seeds = self._per_env_seeds(seed)
-    per_env = per_env_options(options, self.num_envs)
-    if self._flying:
-        self._drop_in_flight()
-        self._clear_in_flight()
-    return seeds, per_env
-
-
-def _lifecycle_send(self: VecEnv[Any, Any], actions: Any, env_ids: Any = None) -> None:
-    if self._needs_reset or self._pending or self.closed:
-        raise self._not_ready()
-    ids = self._ids_to_send(env_ids)
-    if type(self)._send_batch is VecEnv._send_batch:  # no partial batches: a step in two halves
-        self._check_full_batch(ids)
-        self._parked = self._check_actions(actions)
-    else:
-        self._send_batch(ids, self._splitter_for(len(ids))(actions))
-    self._mark_in_flight(ids)
-
-
-def _lifecycle_recv(self: VecEnv[Any, Any]) -> VecStepResult[Any]:
-    _start_recv(self)
-    with _Running(self, abandon_on_error=True):
-        result = self._recv_batch(self.batch_size)
-    self._clear_in_flight(result.env_ids)
-    return result
-
-
-async def _lifecycle_async_recv(self: VecEnv[Any, Any]) -> VecStepResult[Any]:
-    _start_recv(self)
-    with _Running(self, abandon_on_error=True):
-        result = await self._async_recv_batch(self.batch_size)
-    self._clear_in_flight(result.env_ids)
-    return result
-
-
-def _start_recv(self: VecEnv[Any, Any]) -> None:
-    if self._needs_reset or self._pending or self.closed:
-        raise self._not_ready()
-    self._check_receivable()
-
-
-class _Running:
-    """Marks a call of the vector env as running (``_pending``) for the ``with`` block.
-
-    With ``abandon_on_error``, an error inside drops the sub-envs in flight and
-    makes the vector env need a reset (a recv that failed half-way).
-    """
-
-    __slots__ = ("abandon_on_error", "vec")
-
-    def __init__(self, vec: VecEnv[Any, Any], *, abandon_on_error: bool = False) -> None:
-        self.vec = vec
-        self.abandon_on_error = abandon_on_error
-
-    def __enter__(self) -> None:
-        self.vec._pending = True
-
-    def __exit__(self, exc_type: type[BaseException] | None, *_: object) -> None:
-        self.vec._pending = False
-        if exc_type is not None and self.abandon_on_error:
-            _abandon(self.vec)
-
-
-def _abandon(self: VecEnv[Any, Any]) -> None:
-    """After a failed recv: drop what is in flight; the vector env needs a reset."""
-    try:
-        self._drop_in_flight()
-    finally:
-        self._clear_in_flight()
-        self._needs_reset = True
-
-
-_LIFECYCLE: tuple[tuple[str, Callable[..., Any]], ...] = (
-    ("step", _lifecycle_step),
-    ("send", _lifecycle_send),
-    ("recv", _lifecycle_recv),
-    ("async_recv", _lifecycle_async_recv),
-    ("async_step", _lifecycle_async_step),
-    ("reset", _lifecycle_reset),
-    ("async_reset", _lifecycle_async_reset),
-)
-
-
-def _install_lifecycle(cls: type[VecEnv[Any, Any]]) -> None:
-    """Give a backend that implements the batch hooks the lifecycle methods it does not define."""
-    for name, function in _LIFECYCLE:
-        owner = next(klass for klass in cls.__mro__ if name in klass.__dict__)
-        if owner is not VecEnv:
-            continue  # the backend (or a base between it and VecEnv) defines its own
-        method = _named_copy(function, name, cls)
-        setattr(cls, name, method)
-
-
-def _named_copy(function: Callable[..., Any], name: str, cls: type) -> Callable[..., Any]:
-    """``function`` under the name, docstring and owner of ``VecEnv.<name>`` on ``cls``."""
-    copy = types.FunctionType(
-        function.__code__, function.__globals__, name, function.__defaults__, function.__closure__
-    )
-    copy.__kwdefaults__ = function.__kwdefaults__
-    copy.__qualname__ = f"{cls.__qualname__}.{name}"
-    copy.__module__ = cls.__module__
-    copy.__doc__ = getattr(VecEnv, name).__doc__
-    copy.__annotations__ = dict(function.__annotations__)
-    return copy
