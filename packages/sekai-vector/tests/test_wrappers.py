@@ -458,7 +458,6 @@ def test_normalize_observation_batches_terminal_observations_exactly(
     assert finished >= 4
 
 
-
 def test_episode_statistics_reach_a_tracker_through_its_hooks(make_vec: Any) -> None:
     class Hooks:  # sekai 0.2's tracker protocol, without record()
         def __init__(self) -> None:

@@ -1,4 +1,4 @@
-"""MarketMicrostructure-v0: two agents with different spaces, fills, accounting, check_env per agent."""
+"""MarketMicrostructure-v0: two agents, their spaces, fills, accounting, check_env per agent."""
 
 from __future__ import annotations
 
