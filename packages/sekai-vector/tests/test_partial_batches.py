@@ -469,3 +469,40 @@ def test_make_vec_rejects_partial_batches_of_a_native_env() -> None:
     with pytest.raises(ValueError, match="every sub-env at once"):
         native.send(np.zeros(2, dtype=np.int64), [0, 1])
     native.close()
+
+
+class Echo(Walk):
+    """Observes the last action it received (and its step count)."""
+
+    def step(self, action: int) -> StepResult[Any]:
+        super().step(action)
+        return StepResult(np.array([float(action), self.t]), 0.0, False, False, {})
+
+    async def async_step(self, action: int) -> StepResult[Any]:
+        for _ in range(self.delays[self.t % len(self.delays)]):
+            await asyncio.sleep(0)
+        return self.step(action)
+
+
+@pytest.mark.parametrize("cls", BACKEND_CLASSES)
+def test_send_without_ids_follows_the_rows_of_the_last_recv(cls: Any) -> None:
+    # On Async, sub-env 0 is the slowest: rows come back out of id order. The
+    # action of row k must reach the sub-env of row k.
+    fns = [lambda d=d: Echo("box", (d,), spin=True) for d in (6, 3, 0)]
+    vec = cls(fns, batch_size=2)
+    vec.reset(seed=4)
+    vec.send(np.zeros(3, dtype=np.int64))
+    checked = 0
+    expected: dict[int, int] = {}
+    for _ in range(10):
+        result = vec.recv()
+        for k, i in enumerate(result.env_ids.tolist()):
+            if i in expected:
+                assert result.observations[k][0] == expected.pop(i), f"sub-env {i}"
+                checked += 1
+        ids = result.env_ids.tolist()
+        actions = np.array([i % 3 for i in ids])  # each sub-env's own action
+        expected.update(zip(ids, actions.tolist(), strict=True))
+        vec.send(actions)
+    vec.close()
+    assert checked >= 10

@@ -26,7 +26,7 @@ from sekai.vector._autoreset import (
 )
 from sekai.vector._obs_batch import ObsStacker, make_obs_stacker
 from sekai.vector.results import VecResetResult, VecStepResult
-from sekai.vector.vec_env import VecEnv
+from sekai.vector.vec_env import HookedVecEnv
 
 __all__ = [
     "EnvListVecEnv",
@@ -152,7 +152,7 @@ def write_attr(env: Env[Any, Any], name: str, value: Any) -> None:
     setattr(env, name, value)
 
 
-class EnvListVecEnv(VecEnv[ObsType, ActType]):
+class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
     """A vector env over a list of sub-env objects living in this process.
 
     Holds the sub-envs, the per-space helpers (action splitter, observation

@@ -22,7 +22,7 @@ from sekai.vector._info_arrays import info_dicts, snapshot_info_arrays
 from sekai.vector._obs_batch import make_batch_check
 from sekai.vector._rows import copy_batch, get_row, put_rows, stack_values, take_rows
 from sekai.vector.results import VecResetResult, VecStepResult, deferred_step_result
-from sekai.vector.vec_env import VecEnv
+from sekai.vector.vec_env import HookedVecEnv
 
 if TYPE_CHECKING:
     from sekai.utils.seeding import SeedType
@@ -117,7 +117,7 @@ def _build_infos(
     return infos
 
 
-class NativeVecEnv(VecEnv[ObsType, ActType], SeededRNG):
+class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
     """Base class of vector envs that keep every sub-env's state in arrays.
 
     Where :class:`~sekai.vector.SyncVecEnv` steps ``num_envs`` Python objects

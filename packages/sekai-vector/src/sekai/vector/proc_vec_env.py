@@ -37,14 +37,14 @@ from sekai.vector._proc_protocol import (
 from sekai.vector._proc_shm import BlockViews, block_layout
 from sekai.vector._rows import select_rows
 from sekai.vector.results import VecResetResult, VecStepResult
-from sekai.vector.vec_env import VecEnv
+from sekai.vector.vec_env import HookedVecEnv
 
 __all__ = ["ProcVecEnv"]
 
 _OK = Status.OK.value
 
 
-class ProcVecEnv(VecEnv[ObsType, ActType]):
+class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
     """Runs sub-environments in worker processes, for CPU-bound simulators.
 
     Each worker process runs a contiguous group of sub-envs and talks to this

@@ -151,6 +151,7 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
     _batch_size: int | None = None
     _in_flight: NDArray[np.bool_] | None = None
     _flying: int = 0
+    _handed_back: NDArray[np.int64] | None = None  # ids of the last recv, in row order
     _splitters: dict[int, ActionSplitter] | None = None
     _parked: Any = None  # send() of a vector env without partial-batch hooks
 
@@ -293,9 +294,11 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
                 ``env_ids``.
             env_ids: The sub-envs to step: distinct ints in
                 ``[0, num_envs)``, none of them sent and not received yet.
-                ``None`` takes every sub-env that is not in flight: all of
-                them after :meth:`reset`, the ones :meth:`recv` just handed
-                back afterwards.
+                ``None`` takes the sub-envs :meth:`recv` last handed back,
+                in the order of its rows (so ``send(policy(result.observations))``
+                gives each row's action to its sub-env); before any
+                :meth:`recv`, every sub-env not in flight (all of them
+                after :meth:`reset`).
 
         Raises:
             ValueError: ``env_ids`` names a sub-env twice, out of range or
@@ -348,6 +351,9 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         n = self.num_envs
         flying = self._in_flight
         if env_ids is None:
+            back = self._handed_back
+            if back is not None and flying is not None and not flying[back].any():
+                return back
             if flying is None or not self._flying:
                 return np.arange(n, dtype=np.int64)
             ids = np.flatnonzero(~flying)
@@ -391,6 +397,7 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
             flying = self._in_flight = np.zeros(self.num_envs, dtype=bool)
         flying[ids] = True
         self._flying += len(ids)
+        self._handed_back = None
 
     def _clear_in_flight(self, ids: NDArray[np.int64] | None = None) -> None:
         """Mark ``ids`` (``None``: every sub-env) as no longer in flight."""
@@ -400,9 +407,11 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         if ids is None:
             flying[:] = False
             self._flying = 0
+            self._handed_back = None
         else:
             flying[ids] = False
             self._flying -= len(ids)
+            self._handed_back = ids  # send(env_ids=None) goes to them, in this order
 
     def _check_receivable(self) -> None:
         if self._flying < self.batch_size:
@@ -615,3 +624,24 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         spec = self.spec
         name = f"<{spec.id}>" if spec is not None else ""
         return f"{type(self).__name__}{name}(num_envs={getattr(self, 'num_envs', '?')})"
+
+
+class HookedVecEnv(VecEnv[ObsType, ActType]):
+    """The base of the backends that implement the batch hooks (see :class:`VecEnv`).
+
+    At run time it adds nothing: :class:`VecEnv` installs the lifecycle on
+    every class that defines ``_step_batch``. It tells type checkers that
+    those methods exist, so ``SyncVecEnv(...)`` and the other backends are
+    not taken for abstract classes.
+    """
+
+    if TYPE_CHECKING:
+
+        def step(self, actions: Any) -> VecStepResult[Any]: ...
+
+        def reset(
+            self,
+            *,
+            seed: list[SeedType] | SeedType = None,
+            options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
+        ) -> VecResetResult[Any]: ...
