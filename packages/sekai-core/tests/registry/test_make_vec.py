@@ -265,8 +265,19 @@ def test_a_sampler_without_spawn_is_rejected(
 ) -> None:
     registry.register("Env-v0", Env, vector_entry_point=NativeVec)
     with pytest.raises(TypeError, match="spawn") as info:
-        registry.make_vec("Env-v0", 2, vectorization_mode=mode, sampler="fixed")
-    assert "'fixed'" in str(info.value)
+        registry.make_vec("Env-v0", 2, vectorization_mode=mode, sampler=1.5)
+    assert "1.5" in str(info.value)
+
+
+@pytest.mark.parametrize("sampler", ["random", "sequential", 7])
+def test_a_sampler_name_or_start_reaches_every_sub_env_unchanged(
+    registry: EnvRegistry, fake_vector: Any, sampler: Any
+) -> None:
+    # sekai 0.2's market envs take sampler="random" / "sequential" / an int start
+    # and build their own sampler from it.
+    registry.register("Env-v0", Env)
+    vec = registry.make_vec("Env-v0", 2, vectorization_mode="sync", sampler=sampler)
+    assert [fn().kwargs["sampler"] for fn in vec.env_fns] == [sampler, sampler]
 
 
 def test_env_fns_pickle_for_process_backends(

@@ -18,11 +18,13 @@ if TYPE_CHECKING:
 __all__ = ["VectorizationMode", "make_vec_from_spec"]
 
 #: How `make_vec` vectorises: ``"native"`` (``"vector_entry_point"`` is an alias),
-#: ``"sync"``, ``"async"`` or ``"proc"``.
-VectorizationMode = Literal["native", "vector_entry_point", "sync", "async", "proc"]
+#: ``"sync"``, ``"async"``, ``"proc"`` or ``"ray"``.
+VectorizationMode = Literal["native", "vector_entry_point", "sync", "async", "proc", "ray"]
 
-_MODES = ("native", "vector_entry_point", "sync", "async", "proc")
-_BACKENDS = {"sync": "SyncVecEnv", "async": "AsyncVecEnv", "proc": "ProcVecEnv"}
+_MODES = ("native", "vector_entry_point", "sync", "async", "proc", "ray")
+_BACKENDS = {"sync": "SyncVecEnv", "async": "AsyncVecEnv", "proc": "ProcVecEnv", "ray": "RayVecEnv"}
+# The distribution (with its extra) a backend needs, and whether `sekai` itself brings it.
+_DISTRIBUTIONS = {"proc": ("sekai-vector[proc]", True), "ray": ("sekai-vector[ray]", False)}
 
 
 class SubEnvFactory:
@@ -58,16 +60,25 @@ class SubEnvFactory:
         return f"SubEnvFactory({self.spec.id!r})"
 
 
-def _check_sampler(sampler: Any) -> None:
+def _spawns(sampler: Any) -> bool:
+    """Whether ``sampler`` is an object each sub-env needs its own copy of (``spawn()``).
+
+    A name (``"random"``, ``"sequential"``) or an int start is passed on
+    unchanged: every sub-env builds its own sampler from it.
+    """
+    if isinstance(sampler, (str, int)) and not isinstance(sampler, bool):
+        return False
     if not callable(getattr(sampler, "spawn", None)):
         raise TypeError(
             "make_vec gives every sub-env its own copy of the episode sampler with "
-            f"sampler.spawn(), so sampler= must have a spawn() method; got {sampler!r}"
+            "sampler.spawn(), so sampler= must be a name ('random', 'sequential'), an int "
+            f"start, or an object with a spawn() method; got {sampler!r}"
         )
+    return True
 
 
 def _import_backend(mode: str) -> Any:
-    distribution = "sekai-vector[proc]" if mode == "proc" else "sekai-vector"
+    distribution, in_sekai = _DISTRIBUTIONS.get(mode, ("sekai-vector", True))
     class_name = _BACKENDS[mode]
     try:
         module = importlib.import_module("sekai.vector")
@@ -76,7 +87,8 @@ def _import_backend(mode: str) -> Any:
         raise ImportError(
             f"make_vec(vectorization_mode={mode!r}) needs sekai.vector.{class_name}, "
             f"which is not available: install {distribution!r} "
-            f"(pip install '{distribution}'), or install 'sekai', which includes it"
+            f"(pip install '{distribution}')"
+            + (", or install 'sekai', which includes it" if in_sekai else "")
         ) from exc
 
 
@@ -129,8 +141,7 @@ def make_vec_from_spec(
     kwargs = dict(env_kwargs)
     limit = resolve_time_limit(spec, kwargs.pop("max_episode_steps", None))
     sampler = {**spec.kwargs, **kwargs}.get("sampler")
-    if sampler is not None:
-        _check_sampler(sampler)
+    spawn = sampler is not None and _spawns(sampler)
 
     mode = vectorization_mode
     if mode is None:
@@ -150,7 +161,7 @@ def make_vec_from_spec(
             raise ValueError(
                 f"make_vec: a native vector env steps all its sub-envs at once, so it cannot "
                 f"hand back partial batches (batch_size={batch_size}, num_envs={num_envs}); "
-                "choose vectorization_mode='sync', 'async' or 'proc'"
+                "choose vectorization_mode='sync', 'async', 'proc' or 'ray'"
             )
         if mode != "native":
             vector_kwargs = {**vector_kwargs, "batch_size": batch_size}
@@ -162,7 +173,8 @@ def make_vec_from_spec(
         env_fns = []
         for _ in range(num_envs):
             sub_kwargs = dict(kwargs)
-            if sampler is not None:
+            if spawn:
+                assert sampler is not None
                 sub_kwargs["sampler"] = sampler.spawn()
             sub_limit = -1 if limit is None else limit
             env_fns.append(SubEnvFactory(spec, sub_limit, sub_kwargs, wrappers))
@@ -186,7 +198,7 @@ def _make_native(
         raise ValueError(
             f"environment {spec.id!r} has no native vector implementation "
             "(its spec has no vector_entry_point); use vectorization_mode='sync', "
-            "'async' or 'proc'"
+            "'async', 'proc' or 'ray'"
         )
     if wrappers or spec.additional_wrappers:
         which = "wrappers=" if wrappers else "the spec's additional_wrappers"

@@ -1,11 +1,21 @@
 """Vectorised environments: many sub-environments stepped as one batch.
 
 Backends: :class:`SyncVecEnv` (sequential, in process), :class:`AsyncVecEnv`
-(concurrent with asyncio) and :class:`NativeVecEnv` (the base of simulators
-that advance every sub-env at once with array operations). They all follow the
-contract of :class:`VecEnv`: same-step autoreset, frozen sub-envs without it,
-one seeding rule, typed results. ``Vec*`` wrappers transform a whole vector env.
+(concurrent with asyncio), :class:`ProcVecEnv` (worker processes),
+``RayVecEnv`` (Ray actors, with the extra ``sekai-vector[ray]``) and
+:class:`NativeVecEnv` (the base of simulators that advance every sub-env at
+once with array operations). They all follow the contract of :class:`VecEnv`:
+same-step autoreset, frozen sub-envs without it, one seeding rule, typed
+results. ``Vec*`` wrappers transform a whole vector env.
+
+``RayVecEnv`` is loaded on first use (``sekai.vector.RayVecEnv`` or ``from
+sekai.vector import RayVecEnv``), so importing this package never imports
+Ray; without Ray installed, that use raises ImportError naming the extra. It
+is not in ``__all__``: ``from sekai.vector import *`` must work, and stay
+fast, without Ray.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from sekai.vector.async_vec_env import AsyncVecEnv
 from sekai.vector.native import InfoArrays, NativeVecEnv, shared
@@ -24,6 +34,9 @@ from sekai.vector.wrappers import (
     VecTransformReward,
     VecWrapper,
 )
+
+if TYPE_CHECKING:
+    from sekai.vector.ray_vec_env import RayVecEnv as RayVecEnv
 
 __all__ = [  # noqa: RUF022 (grouped by topic)
     # vector environments
@@ -50,3 +63,18 @@ __all__ = [  # noqa: RUF022 (grouped by topic)
     "VecTransformObservation",
     "VecTransformReward",
 ]
+
+
+_LAZY = ("RayVecEnv",)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RayVecEnv":
+        from sekai.vector.ray_vec_env import RayVecEnv
+
+        return RayVecEnv
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

@@ -1,0 +1,518 @@
+"""The Ray actor of :class:`~sekai.vector.RayVecEnv`: one group of sub-envs.
+
+:class:`EnvGroup` is the Ray counterpart of a ProcVecEnv worker process: it
+owns a contiguous group of sub-envs, steps the ones it is asked to with the
+per-sub-env rule of every vector env
+(:func:`~sekai.vector._autoreset.end_episode`, through the worker logic of
+:mod:`sekai.vector._proc_worker`) and reports the sub-envs it freezes. It is
+a plain class, made a Ray actor with ``ray.remote`` by :func:`remote_group`.
+
+Every method answers with a :class:`~sekai.vector._proc_protocol.Reply`, the
+replies of the process protocol: the result (``Status.OK``), a
+:class:`~sekai.vector._proc_protocol.Failure` naming the sub-env that raised,
+with its traceback (``Status.ERROR``), or the message of a name a sub-env
+lacks (``Status.ATTRIBUTE_ERROR``). Steps and resets answer with a
+:class:`~sekai.vector._proc_protocol.Batch` whose ``observations`` are the
+group's observations already stacked into one batch when the observation
+space is made of arrays (so they travel as numpy buffers, which Ray reads
+without copying), else a list of them.
+
+A group that replaces an actor that died (``RayVecEnv(restart_failed=True)``)
+is started with a :class:`Restart`: it resets its sub-envs and answers the
+next step of each of them, without stepping it, with the row described in
+:class:`Restart`.
+
+The rest of the module is the parent's side (as :mod:`sekai.vector._proc_pool`
+is for ProcVecEnv): :class:`ActorSlot` (one actor, its sub-envs, its
+replacements), :class:`ActorCall` (a remote call that can be sent again to a
+replacement), :class:`RaySession` (the Ray session RayVecEnvs started
+themselves) and the checks of the actor options.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import pickle
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+import cloudpickle
+import ray
+
+from sekai._validation import check_real
+from sekai.core import Env, InfoDict
+from sekai.error import InvalidObservation, VecEnvWorkerError
+from sekai.spaces import Space
+from sekai.spaces._layout import ArrayLeaf, layout_of, leaves
+from sekai.vector._in_process import build_env, close_all
+from sekai.vector._obs_batch import ObsStacker, make_obs_stacker
+from sekai.vector._proc_protocol import (
+    Batch,
+    Failure,
+    Reply,
+    Status,
+    describe_failure,
+    make_reply,
+)
+from sekai.vector._proc_worker import _LookupFailure, _started, _SubEnvFailure, _Worker
+
+__all__ = [
+    "WORKER_RESTARTED",
+    "ActorCall",
+    "ActorSlot",
+    "EnvGroup",
+    "RaySession",
+    "Restart",
+    "check_actor_options",
+    "default_num_workers",
+    "invalid_observation",
+    "remote_group",
+    "scheduling_strategies",
+    "stacks_observations",
+    "wait_all",
+    "worker_error",
+]
+
+WORKER_RESTARTED = "worker_restarted"
+"""The info key of the row that ends an episode interrupted by the death of its actor."""
+
+_OK = Status.OK.value
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")  # colours in Ray's error messages
+_ERROR = Status.ERROR.value
+_ATTRIBUTE_ERROR = Status.ATTRIBUTE_ERROR.value
+_INVALID = Status.INVALID_OBSERVATION.value
+
+
+def stacks_observations(space: Space[Any]) -> bool:
+    """Whether a group sends its observations as one stacked batch (every leaf an array)."""
+    return all(isinstance(leaf, ArrayLeaf) for leaf in leaves(layout_of(space)))
+
+
+class Restart(NamedTuple):
+    """How a group that replaces a dead actor starts.
+
+    Every sub-env of the group is reset (without a seed or options, as an
+    autoreset does), except those frozen before the death, which are frozen
+    again with the rows they reported. The next step of each reset sub-env
+    does not step it: its row is the new episode's first observation, reward
+    0, ``terminated=False``, ``truncated=True`` and the info
+    ``{"worker_restarted": True, "reset_info": <the reset's info>}``. Without
+    autoreset the sub-env is frozen from then on, reporting that
+    observation, as a sub-env whose episode ended.
+
+    Attributes:
+        frozen: ``(local index, observation, terminated, truncated)`` of
+            each sub-env of the group that was frozen before the death.
+    """
+
+    frozen: list[tuple[int, Any, bool, bool]]
+
+
+class EnvGroup:
+    """A contiguous group of sub-envs inside one Ray actor.
+
+    Args:
+        env_fns_blob: The cloudpickled list of every env factory of the
+            vector env (the object store holds it once, for every actor).
+        first: Index (in the vector env) of the group's first sub-env.
+        count: Number of sub-envs in the group.
+        autoreset: The vector env's autoreset flag.
+    """
+
+    def __init__(self, env_fns_blob: bytes, first: int, count: int, autoreset: bool) -> None:
+        self.blob = env_fns_blob
+        self.first = first
+        self.count = count
+        self.end = first + count
+        self.autoreset = autoreset
+        self.worker: _Worker | None = None
+        self.stacked = False
+        self.stackers: dict[int, ObsStacker] = {}
+        # Sub-envs reset after a restart, not reported yet: local index -> (observation, info).
+        self.pending: dict[int, tuple[Any, InfoDict]] = {}
+
+    # -- start-up ------------------------------------------------------------------------
+
+    def start(self, restart: Restart | None = None) -> Reply:
+        """Build the sub-envs; answer with :class:`~sekai.vector._proc_protocol.Started`."""
+        first = self.first
+        envs: list[Env[Any, Any]] = []
+        try:
+            fns = pickle.loads(self.blob)[first : first + self.count]
+            for i, fn in enumerate(fns):
+                envs.append(build_env(fn, "RayVecEnv", first + i))
+        except BaseException as error:
+            with contextlib.suppress(Exception):  # the construction error is the one to report
+                close_all(envs)
+            return make_reply(_ERROR, describe_failure(first + len(envs), error, cloudpickle))
+        self.blob = b""
+        self.worker = worker = _Worker(envs, first, self.autoreset, cloudpickle)
+        self.stacked = stacks_observations(envs[0].observation_space)
+        if restart is not None:
+            reply = self._answer(lambda: self._restart(restart))
+            if reply.status != _OK:
+                return reply
+        return make_reply(_OK, _started(worker.envs, first))
+
+    def _restart(self, restart: Restart) -> None:
+        worker = self._worker()
+        frozen = {
+            j: (obs, terminated, truncated) for j, obs, terminated, truncated in restart.frozen
+        }
+        for j, env in enumerate(worker.envs):
+            worker.current = j
+            if j in frozen:
+                worker.frozen.freeze(j, *frozen[j])
+                continue
+            reset = env.reset()
+            observation = worker.copy(reset.observation)
+            self.pending[j] = (observation, dict(reset.info))
+            if not self.autoreset:
+                worker.frozen.freeze(j, observation, False, True)
+
+    def ping(self) -> None:
+        """Answer at once (the actor is alive and idle)."""
+
+    # -- commands ------------------------------------------------------------------------
+
+    def step(self, actions: Any) -> Reply:
+        """Step every sub-env of the group with its rows of a checked batch of actions."""
+        return self._answer(lambda: self._step(range(self.count), self._worker().split(actions)))
+
+    def step_some(self, indices: list[int], actions: list[Any]) -> Reply:
+        """Step some sub-envs (local indices), one action each: a partial batch."""
+        return self._answer(lambda: self._step(indices, actions))
+
+    def reset(self, seeds: list[Any], options: list[Any]) -> Reply:
+        """Reset every sub-env with its seed and options."""
+
+        def run() -> Batch:
+            self.pending.clear()
+            infos, observations, *_ = self._worker().reset((seeds, options))
+            return Batch(infos, self._batch(observations, range(self.first, self.end)))
+
+        return self._answer(run)
+
+    def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Reply:
+        """Call ``name`` on every sub-env (or read it, if it is not callable)."""
+        return self._answer(lambda: self._worker().call((name, args, kwargs)))
+
+    def get_attr(self, name: str) -> Reply:
+        """Read ``name`` from every sub-env, through its wrapper stack."""
+        return self._answer(lambda: self._worker().get_attr(name))
+
+    def set_attr(self, name: str, values: list[Any]) -> Reply:
+        """Set ``name`` on every sub-env, one value each."""
+        return self._answer(lambda: self._worker().set_attr((name, values)))
+
+    def close(self) -> Reply:
+        """Close every sub-env (all of them, even if one raises)."""
+        worker = self.worker
+        if worker is None:
+            return make_reply(_OK, None)
+        self.worker = None
+        return self._answer(lambda: worker.close(), worker)
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _worker(self) -> _Worker:
+        worker = self.worker
+        if worker is None:
+            raise RuntimeError("RayVecEnv: this actor's sub-envs were not built or are closed")
+        return worker
+
+    def _answer(self, run: Callable[[], Any], worker: _Worker | None = None) -> Reply:
+        """Run a command; its result, or the failure of the sub-env that raised, as a Reply.
+
+        Failures are reported as a ProcVecEnv worker reports them (see
+        :func:`~sekai.vector._proc_worker._serve`): with the sub-env's index,
+        what it was doing and the sub-envs a failed step froze all the same.
+        """
+        worker = worker or self.worker
+        if worker is not None:
+            worker.current = 0
+        try:
+            return make_reply(_OK, run())
+        except _LookupFailure as failure:
+            return make_reply(_ATTRIBUTE_ERROR, str(failure))
+        except _SubEnvFailure as failure:
+            error, index = failure.error, failure.index
+            described = describe_failure(index, error, cloudpickle)
+            described = described._replace(during=failure.during, frozen=failure.frozen)
+        except BaseException as error_:
+            error, index = error_, self.first + (worker.current if worker is not None else 0)
+            described = describe_failure(index, error, cloudpickle)
+        status = _INVALID if isinstance(error, InvalidObservation) else _ERROR
+        return make_reply(status, described)
+
+    def _step(self, indices: Sequence[int], actions: list[Any]) -> Batch:
+        worker = self._worker()
+        ids = [self.first + j for j in indices]
+        if not self.pending:
+            infos, observations, rewards, terminated, truncated, frozen = worker._step_rows(
+                indices, actions
+            )
+            batch = self._batch(observations, ids)
+            return Batch(infos, batch, rewards, terminated, truncated, frozen)
+        # The first step after a restart: the reset sub-envs report their restart row,
+        # the others step (all of them, even if one raises, as in _step_rows).
+        rows: list[tuple[Any, ...]] = []
+        failure: _SubEnvFailure | None = None
+        for j, action in zip(indices, actions, strict=True):
+            reset = self.pending.pop(j, None)
+            if reset is not None:
+                observation, reset_info = reset
+                info = {WORKER_RESTARTED: True, "reset_info": reset_info}
+                frozen_now = () if self.autoreset else (self.first + j,)
+                rows.append(([info], [observation], [0.0], [False], [True], frozen_now))
+                continue
+            try:
+                rows.append(worker._step_rows([j], [action]))
+            except _SubEnvFailure as error:
+                failure = failure or error
+        columns = [[value for row in rows for value in row[k]] for k in range(6)]
+        infos, observations, rewards, terminated, truncated, frozen = columns
+        if failure is not None:
+            failure.frozen = tuple(frozen)
+            raise failure
+        return Batch(
+            infos, self._batch(observations, ids), rewards, terminated, truncated, tuple(frozen)
+        )
+
+    def _batch(self, observations: list[Any], ids: Sequence[int]) -> Any:
+        """The observations as they travel: one stacked batch for array spaces, else the list.
+
+        Raises:
+            InvalidObservation: An observation does not fit the space (naming
+                its sub-env, by its index in ``ids``).
+        """
+        if not self.stacked:
+            return observations
+        count = len(observations)
+        stack = self.stackers.get(count)
+        if stack is None:
+            space = self._worker().envs[0].observation_space
+            stack = self.stackers[count] = make_obs_stacker(space, count)
+        return stack(observations, ids)
+
+
+# -- the parent's side ------------------------------------------------------------------
+
+# Options RayVecEnv sets itself: an actor runs one call at a time, in order, and dies with it.
+_RESERVED_OPTIONS = frozenset(
+    {
+        "num_cpus",
+        "resources",
+        "scheduling_strategy",
+        "max_restarts",
+        "max_task_retries",
+        "max_concurrency",
+        "concurrency_groups",
+        "lifetime",
+        "name",
+        "namespace",
+        "get_if_exists",
+    }
+)
+
+
+class ActorSlot:
+    """The parent's view of one actor: its sub-envs, its handle, its restarts."""
+
+    __slots__ = ("count", "dead", "first", "handle", "hint", "index", "restarts", "strategy")
+
+    def __init__(self, index: int, first: int, count: int, strategy: Any) -> None:
+        self.index = index
+        self.first = first
+        self.count = count
+        self.strategy = strategy
+        self.handle: Any = None
+        self.restarts = 0
+        self.dead = False
+        self.hint = ""  # what the error of a call after its death advises
+
+    @property
+    def end(self) -> int:
+        """One past the index of its last sub-env."""
+        return self.first + self.count
+
+    @property
+    def plural(self) -> str:
+        """``"s"`` when it runs several sub-envs (for messages)."""
+        return "s" if self.count > 1 else ""
+
+    @property
+    def sub_envs(self) -> str:
+        """The indices of its sub-envs, as text."""
+        return ", ".join(str(i) for i in range(self.first, self.end))
+
+    def death_error(
+        self, cause: BaseException | None, *, hint: str, earlier: bool = False
+    ) -> VecEnvWorkerError:
+        """The error reporting this actor's death (``cause``: Ray's error, quoted)."""
+        when = "died earlier" if earlier else "died unexpectedly"
+        reason = "" if cause is None else " (" + " ".join(_ANSI.sub("", str(cause)).split()) + ")"
+        return VecEnvWorkerError(
+            f"RayVecEnv: actor {self.index} (sub-env{self.plural} {self.sub_envs}) {when}"
+            f"{reason}; {hint}",
+            self.first,
+            None,
+        )
+
+
+class ActorCall:
+    """One remote call to an actor, kept so it can be sent again to a replacement."""
+
+    __slots__ = ("args", "method", "ref", "slot")
+
+    def __init__(self, slot: ActorSlot, method: str, args: tuple[Any, ...]) -> None:
+        self.slot = slot
+        self.method = method
+        self.args = args
+        self.ref: Any = None
+        self.send()
+
+    def send(self) -> None:
+        """Send the call to the slot's current actor (again, after a replacement)."""
+        self.ref = getattr(self.slot.handle, self.method).remote(*self.args)
+
+
+class RaySession:
+    """The Ray session RayVecEnvs started themselves: shut down when the last of them closes.
+
+    Each session they start gets a new number; a RayVecEnv leaves the one it
+    joined, so one that outlives its session (the user called
+    ``ray.shutdown()``) never ends a later one.
+    """
+
+    users = 0
+    number = 0  # of the session RayVecEnvs started last
+    address: str | None = None
+
+    @classmethod
+    def join(cls, address: str | None) -> int | None:
+        """Use Ray's current session, or start one (``ray.init(address=address)``).
+
+        Returns:
+            The number of the session when RayVecEnvs started it (to give
+            :meth:`leave`), ``None`` for a session started by someone else.
+        """
+        if ray.is_initialized():
+            if cls.users and cls.address == ray.get_runtime_context().gcs_address:
+                cls.users += 1
+                return cls.number
+            return None
+        ray.init(address=address)
+        cls.number += 1
+        cls.users, cls.address = 1, ray.get_runtime_context().gcs_address
+        return cls.number
+
+    @classmethod
+    def leave(cls, number: int) -> None:
+        """Leave session ``number``; the last RayVecEnv to leave it shuts it down."""
+        if number != cls.number or cls.users == 0:
+            return  # a session that ended already
+        cls.users -= 1
+        if cls.users == 0:
+            cls.address = None
+            if ray.is_initialized():
+                ray.shutdown()
+
+
+_REMOTE_GROUP: list[Any] = []
+
+
+def remote_group() -> Any:
+    """:class:`EnvGroup` as a Ray actor class (made once)."""
+    if not _REMOTE_GROUP:
+        _REMOTE_GROUP.append(ray.remote(EnvGroup))
+    return _REMOTE_GROUP[0]
+
+
+async def wait_all(calls: list[ActorCall]) -> None:
+    """Wait, without blocking the event loop, until every call has answered (or failed)."""
+    refs = [call.ref for call in calls]
+    ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
+    if len(ready) < len(refs):
+        await asyncio.to_thread(ray.wait, refs, num_returns=len(refs))
+
+
+def check_actor_options(num_cpus: float, resources: object, extra: object) -> dict[str, Any]:
+    """The Ray options of every actor, checked."""
+    options: dict[str, Any] = {"num_cpus": num_cpus, "max_restarts": 0, "max_concurrency": 1}
+    if resources is not None:
+        if not isinstance(resources, Mapping):
+            raise TypeError(
+                f"RayVecEnv: resources must be None or a dict of resource name -> amount, "
+                f"got {resources!r}"
+            )
+        checked = {}
+        for name, amount in resources.items():
+            if not isinstance(name, str):
+                raise TypeError(f"RayVecEnv: resource names must be str, got {name!r}")
+            checked[name] = check_real(
+                amount, f"RayVecEnv: resources[{name!r}]", minimum=0, expected="a number >= 0"
+            )
+        options["resources"] = checked
+    if extra is not None:
+        if not isinstance(extra, Mapping):
+            raise TypeError(f"RayVecEnv: actor_options must be None or a dict, got {extra!r}")
+        clash = sorted(set(extra) & _RESERVED_OPTIONS)
+        if clash:
+            raise ValueError(
+                f"RayVecEnv: actor_options cannot set {clash}: RayVecEnv sets them itself (pass "
+                "num_cpus=, resources= and scheduling_strategy= as arguments)"
+            )
+        options.update(extra)
+    return options
+
+
+def scheduling_strategies(strategy: Any, num_workers: int) -> list[Any]:
+    """One scheduling strategy (or ``None``) per actor."""
+    if isinstance(strategy, (list, tuple)):
+        if len(strategy) != num_workers:
+            raise ValueError(
+                f"RayVecEnv: scheduling_strategy as a sequence needs one entry per actor "
+                f"({num_workers}), got {len(strategy)}: {strategy!r}"
+            )
+        return list(strategy)
+    return [strategy] * num_workers
+
+
+def default_num_workers(num_envs: int, num_cpus: float) -> int:
+    """As many actors as the cluster's CPUs hold at ``num_cpus`` each, within ``[1, num_envs]``."""
+    if num_cpus == 0:
+        return num_envs
+    cpus = float(ray.cluster_resources().get("CPU", 0.0))  # type: ignore[no-untyped-call]
+    return max(1, min(num_envs, int(cpus // num_cpus)))
+
+
+def worker_error(failure: Failure, what: str) -> VecEnvWorkerError:
+    """The VecEnvWorkerError for a sub-env's failure, as an actor reported it.
+
+    As :func:`sekai.vector._proc_protocol.worker_error`, naming RayVecEnv.
+    """
+    index = failure.env_index
+    where = f"sub-env {index}" if index is not None else "an actor"
+    error = VecEnvWorkerError(
+        f"RayVecEnv: {where} raised {failure.message} in {failure.during or what}",
+        index,
+        failure.traceback,
+    )
+    if failure.exception is not None:
+        with contextlib.suppress(Exception):  # a courtesy: the traceback text is there anyway
+            error.__cause__ = pickle.loads(failure.exception)
+    return error
+
+
+def invalid_observation(failure: Failure) -> InvalidObservation:
+    """The InvalidObservation for a value that does not fit, as an actor reported it.
+
+    As :func:`sekai.vector._proc_protocol.invalid_observation`, naming RayVecEnv.
+    """
+    text = failure.message.removeprefix(f"{InvalidObservation.__name__}: ")
+    if not text.startswith("sub-env "):  # raised by the sub-env itself
+        text = f"sub-env {failure.env_index} raised InvalidObservation: {text}"
+    return InvalidObservation(f"RayVecEnv: {text}")

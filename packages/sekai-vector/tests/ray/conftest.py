@@ -1,0 +1,178 @@
+"""Fixtures for the RayVecEnv tests: one local Ray cluster for the whole test session.
+
+The cluster (2 CPUs, no dashboard) starts with the first test of this
+directory and is shut down when the session ends; the shutdown must leave no
+Ray process behind. RayVecEnvs built here reserve no CPU per actor
+(``num_cpus=0``), so tests holding several of them never wait for CPUs.
+
+The ``backend`` and ``make_vec`` fixtures of the parent conftest are
+overridden, so the VecEnv contract tests collected in this directory run
+against RayVecEnv. Test modules and conftests are not importable by name in
+a Ray worker, so they are registered with cloudpickle to travel by value, as
+for ProcVecEnv.
+
+Ray is imported inside the fixtures only: without Ray, the modules of this
+directory skip themselves (``pytest.importorskip("ray")``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from sekai.vector import VecEnv
+
+# Ray (>= 2.47) runs workers through `uv run` when an ancestor of the driver is
+# `uv run` (as under `uv run nox` or `uv run pytest`): it uploads the project and
+# syncs an environment for every worker process, which takes minutes here. The
+# workers use this interpreter instead. Read when Ray is imported: set it first.
+os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+
+
+def pickle_by_value(*objects: Any) -> None:
+    """Ship the modules defining ``objects`` by value to Ray workers."""
+    import cloudpickle
+
+    for obj in objects:
+        module = sys.modules.get(getattr(obj, "__module__", ""))
+        if module is not None and module.__name__ not in ("__main__", "builtins"):
+            with contextlib.suppress(ValueError):  # not a registrable module
+                cloudpickle.register_pickle_by_value(module)
+
+
+def _descendants(pid: int) -> set[int]:
+    """The pids of every process descending from ``pid`` (Linux: read from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process exited meanwhile
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    alive = set()
+    for pid in pids:
+        try:
+            state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            alive.add(pid)
+    return alive
+
+
+@pytest.fixture(scope="session", autouse=True)
+def ray_cluster() -> Iterator[Any]:
+    """A local Ray cluster for the session; no Ray process may survive its shutdown."""
+    ray = pytest.importorskip("ray")
+    pytest.importorskip("cloudpickle")
+    from ray._private import ray_constants
+
+    # Read by ray.init; the environment variable above works only if Ray was not
+    # imported before this conftest.
+    ray_constants.RAY_ENABLE_UV_RUN_RUNTIME_ENV = False
+    if ray.is_initialized():  # pragma: no cover - a session started elsewhere is left alone
+        yield ray
+        return
+    linux = Path("/proc/self/stat").exists()
+    before = _descendants(os.getpid()) if linux else set()
+    # A custom resource lets tests check that actors get the resources they ask for.
+    ray.init(num_cpus=2, resources={"sekai_test": 4}, include_dashboard=False, log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        started = (_descendants(os.getpid()) - before) if linux else set()
+        ray.shutdown()
+        assert _alive(started) == set(), "Ray processes outlived ray.shutdown()"
+
+
+@pytest.fixture(autouse=True)
+def _by_value(kit: Any, request: pytest.FixtureRequest) -> None:
+    pickle_by_value(kit.CountingEnv, request.function)
+
+
+@pytest.fixture
+def ray_vec() -> Iterator[Callable[..., Any]]:
+    """Build RayVecEnvs (``num_cpus=0``); after the test, all are closed and their actors dead."""
+    from ray.exceptions import RayActorError
+
+    from sekai.vector import RayVecEnv
+
+    built: list[Any] = []
+
+    def make(env_fns: Sequence[Callable[[], Any]], **kwargs: Any) -> Any:
+        kwargs.setdefault("num_cpus", 0)
+        vec = RayVecEnv(env_fns, **kwargs)
+        built.append(vec)
+        return vec
+
+    yield make
+    import ray
+
+    for vec in built:
+        handles = vec.actors
+        with contextlib.suppress(Exception):  # a test may leave a vector env that fails to close
+            vec.close()
+        for handle in handles:
+            with pytest.raises(RayActorError):
+                ray.get(handle.ping.remote())
+
+
+@pytest.fixture
+def leaks() -> SimpleNamespace:
+    """``assert_dead(handles)``: every actor handle answers with RayActorError (it was killed)."""
+
+    def assert_dead(handles: Sequence[Any]) -> None:
+        import ray
+        from ray.exceptions import RayActorError
+
+        for handle in handles:
+            with pytest.raises(RayActorError):
+                ray.get(handle.ping.remote())
+
+    return SimpleNamespace(assert_dead=assert_dead)
+
+
+@pytest.fixture(params=["ray"])
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def make_vec(kit: Any, ray_vec: Callable[..., Any]) -> Callable[..., VecEnv[Any, Any]]:
+    """Build RayVecEnvs of counting sub-envs (the parent conftest's signature), in one actor.
+
+    One actor keeps the tests quick (each actor is a new Ray worker process); the
+    tests of this directory that build their own spread sub-envs over several.
+    """
+
+    def make(
+        lengths: Sequence[int] = (3, 4, 5),
+        *,
+        autoreset: bool = True,
+        truncate_after: int | None = None,
+        random_start: bool = False,
+    ) -> VecEnv[Any, Any]:
+        fns = kit.counting_fns(lengths, truncate_after=truncate_after, random_start=random_start)
+        return ray_vec(fns, autoreset=autoreset, num_workers=1)  # type: ignore[no-any-return]
+
+    return make

@@ -1,0 +1,125 @@
+"""The VecEnv contract tests of sekai-vector, run against RayVecEnv.
+
+The tests of ``tests/test_vec_env.py`` listed in :data:`SHARED` are collected
+here too; this directory's conftest makes their ``make_vec`` fixture build
+RayVecEnvs. Every actor is a new Ray worker process (about a second of CPU to
+start), so the shared tests are the ones whose data goes through the actors
+in a way nothing else here checks; the rest of the contract (seeds, options,
+truncation, infos, frozen rows, over several actors) is compared with
+SyncVecEnv result for result in ``test_ray_equivalence.py``, and the sub-env
+objects, which live in the actors, are reached through ``get_attr`` /
+``call`` below. The async methods are tested in ``test_ray_faults.py``,
+with an interrupted ``async_step``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ray")
+
+from sekai.error import InvalidAction, VecEnvClosed
+
+SHARED = (
+    "test_step_result_types_and_values",
+    "test_observation_batches_are_fresh_arrays",
+    "test_autoreset_same_step",
+    "test_without_autoreset_finished_sub_envs_freeze",
+    "test_use_after_close_raises_and_close_is_idempotent",
+)
+
+
+def _contract_tests() -> dict[str, Any]:
+    path = Path(__file__).parents[1] / "test_vec_env.py"
+    spec = importlib.util.spec_from_file_location("sekai_vector_ray_contract_tests", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return {name: getattr(module, name) for name in SHARED}
+
+
+CONTRACT_TESTS = _contract_tests()
+globals().update(CONTRACT_TESTS)
+
+
+def test_frozen_sub_envs_attributes_and_close_across_actors(
+    ray_vec: Any, kit: Any, leaks: Any
+) -> None:
+    vec = ray_vec(kit.counting_fns((1, 4, 4, 2)), autoreset=False, num_workers=2)
+    assert vec.num_workers == 2 and len(vec.actors) == 2
+    vec.reset(options=[{"start": float(i)} for i in range(4)])
+    for actions in ([0, 1], np.zeros((4, 1), dtype=np.int64), [[0, 1], [2], [0], [0]]):
+        with pytest.raises(ValueError, match=r"expected a batch of actions.*\(4,\)"):
+            vec.step(actions)
+    with pytest.raises(InvalidAction, match="integer actions"):
+        vec.step(np.array([0.0, 1.0, 2.0, 0.0]))
+    assert vec.get_attr("actions") == [[], [], [], []]  # nothing was stepped
+
+    first = vec.step([2, 0, 1, 1])
+    np.testing.assert_array_equal(first.terminated, [True, False, False, False])
+    assert vec.frozen.tolist() == [True, False, False, False]
+    second = vec.step([1, 0, 1, 1])
+    assert vec.frozen.tolist() == [True, False, False, True]  # reported by the second actor
+    np.testing.assert_array_equal(second.observations[3], [3, 2, 2])
+    for t in (3, 4):  # sub-envs 1 and 2 run on; 0 and 3 repeat their final rows
+        again = vec.step([1, 0, 1, 2])
+        np.testing.assert_array_equal(again.observations[0], [0, 1, 2])
+        np.testing.assert_array_equal(again.observations[3], [3, 2, 2])
+        np.testing.assert_array_equal(again.rewards[[0, 3]], [0.0, 0.0])
+        assert again.infos[0] == again.infos[3] == {}
+        np.testing.assert_array_equal(again.observations[1:3, 1], [t, t])
+    assert vec.get_attr("actions") == [[2], [0, 0, 0, 0], [1, 1, 1, 1], [1, 1]]
+    with pytest.raises(ValueError, match="read-only"):
+        vec.frozen[0] = False
+
+    assert vec.get_attr("length") == [1, 4, 4, 2]
+    assert vec.call("_obs")[3].tolist() == [3.0, 2.0, 2.0]
+    vec.set_attr("length", 7)
+    assert vec.get_attr("length") == [7, 7, 7, 7]
+    vec.set_attr("length", [1, 2, 3, 4])  # one value each, across both actors
+    assert vec.get_attr("length") == [1, 2, 3, 4]
+    with pytest.raises(ValueError, match="one entry per sub-env"):
+        vec.set_attr("length", [1, 2])
+    with pytest.raises(AttributeError, match="no_such_name"):
+        vec.get_attr("no_such_name")
+    with pytest.raises(AttributeError, match="no_such_name"):
+        vec.set_attr("no_such_name", 1)
+    vec.reset()
+    assert not vec.frozen.any()
+    assert vec.step([0, 1, 2, 0]).terminated.tolist() == [True, False, False, False]
+
+    assert vec.call("close") == [None] * 4  # the sub-envs' own close()
+    assert vec.get_attr("closed") == [True] * 4
+    handles = vec.actors
+    with vec:
+        pass
+    assert vec.closed
+    leaks.assert_dead(handles)
+    with pytest.raises(VecEnvClosed):
+        vec.call("close")
+    vec.close()  # twice is harmless
+
+
+def test_self_resetting_sub_env_is_not_frozen_nor_reset_twice(ray_vec: Any, kit: Any) -> None:
+    fns = [lambda: kit.SelfResettingEnv(kit.CountingEnv(1)), lambda: kit.CountingEnv(5)]
+    vec = ray_vec(fns, autoreset=False, num_workers=1)
+    vec.reset()
+    result = vec.step([1, 1])
+    assert result.terminated[0]
+    assert vec.get_attr("reset_calls") == [2, 1]  # its own reset only
+    np.testing.assert_array_equal(result.infos[0]["final_observation"], [0, 1, 1])
+    again = vec.step([2, 1])
+    np.testing.assert_array_equal(again.observations[0], [0, 0, 0])
+    assert vec.get_attr("actions")[0] == [1, 2]  # stepped: not frozen
+
+
+def test_final_observation_and_info_survive_envs_reusing_their_buffers(
+    ray_vec: Any, kit: Any
+) -> None:
+    vec = ray_vec([kit.BufferEnv, lambda: kit.BufferEnv(3)], num_workers=1)
+    kit.check_buffer_finals(vec)
