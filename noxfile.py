@@ -74,7 +74,9 @@ for _distribution in DISTRIBUTIONS:
 def tests(session: nox.Session) -> None:
     """Run every package's tests together in one environment."""
     _sync(session, "--all-packages", "--all-extras", "--group", "test")
-    _pytest(session, "packages")
+    # The REST market example runs a real HTTP server on 127.0.0.1 (aiohttp,
+    # from the test group): a partial-batch AsyncVecEnv over a live service.
+    _pytest(session, "packages", "examples/rest_market/tests")
 
 
 @nox.session
@@ -91,6 +93,7 @@ def typecheck(session: nox.Session) -> None:
     _sync(session, "--all-packages", "--all-extras", "--group", "typecheck")
     sources = [str(path.relative_to(ROOT)) for path in sorted(ROOT.glob("packages/*/src"))]
     sources.append(str((EXAMPLE_PLUGIN / "src").relative_to(ROOT)))
+    sources.append("examples/rest_market")
     session.run("mypy", *sources, "tools", "noxfile.py")
 
 

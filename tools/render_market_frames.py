@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 import sekai.registry as registry
-from sekai.envs.finance import LimitOrderBookMarket, equal_weight
+from sekai.envs.finance import LimitOrderBookMarket, OptimalExecutionEnv, equal_weight
 from sekai.envs.finance.rendering import (
     LimitOrderBookMarketRenderer,
     LimitOrderBookRenderer,
@@ -102,7 +102,9 @@ def making() -> tuple[Frame, float]:
 
 def execution() -> tuple[Frame, float]:
     env = registry.make("OptimalExecution-v0")
-    schedule = iter(env.unwrapped.almgren_chriss_actions())
+    base = env.unwrapped
+    assert isinstance(base, OptimalExecutionEnv)
+    schedule = iter(base.almgren_chriss_actions())
     return episode(env, OptimalExecutionRenderer(), lambda env, _: next(schedule), 25, seed=1)
 
 

@@ -1,0 +1,407 @@
+"""Two sekai envs over the same market: one behind the REST server, one in process.
+
+:class:`RestMarketEnv` keeps its market in a server session and talks to it
+with an :class:`aiohttp.ClientSession`: its native :meth:`~RestMarketEnv.async_step`
+and :meth:`~RestMarketEnv.async_reset` await the HTTP round trip, so an
+:class:`~sekai.vector.AsyncVecEnv` over many of them waits for the server's
+(simulated, heavy-tailed) latency in parallel. :class:`LocalMarketEnv` runs
+the same :class:`~rest_market.simulator.MarketSimulator` in process: for the
+same seed and actions the two produce identical observations, rewards, flags
+and infos (the server sends float64 values as JSON, whose repr round-trips
+exactly).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+import aiohttp
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.core import Env, ResetResult, StepResult
+from sekai.error import InvalidAction, ResetRequired, SekaiError, SyncCallInEventLoop
+from sekai.spaces import Box, Discrete
+from sekai.utils.seeding import SeedType
+
+from .simulator import EpisodeOver, MarketConfig, MarketSimulator
+
+__all__ = ["LocalMarketEnv", "MarketServerError", "RestMarketEnv", "market_spaces"]
+
+_T = TypeVar("_T")
+MarketObs = NDArray[np.float32]
+
+
+class MarketServerError(SekaiError, RuntimeError):
+    """The market server answered a request with an error, or could not be reached."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def market_spaces(config: MarketConfig) -> tuple[Box, Discrete]:
+    """The observation and action spaces of a market with ``config``.
+
+    Observation: float32, the last ``lookback`` log-returns and the position
+    scaled to ``[-1, 1]``. Action: the target position plus ``max_position``.
+    """
+    observation_space = Box(-np.inf, np.inf, shape=(config.lookback + 1,), dtype=np.float32)
+    return observation_space, Discrete(config.num_actions)
+
+
+def _wire_seed(seed: SeedType) -> int | None:
+    """The seed the simulator gets: a Generator is adopted by drawing an int seed from it.
+
+    The market's generator lives in the simulator (on the server for
+    :class:`RestMarketEnv`), so a Generator cannot be handed over as is.
+    """
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(2**63))
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+        raise TypeError(f"seed must be an int, a numpy.random.Generator or None, got {seed!r}")
+    if seed is not None and seed < 0:
+        raise ValueError(f"seed must be non-negative, got {seed!r}")
+    return None if seed is None else int(seed)
+
+
+def _check_action(space: Discrete, action: Any) -> int:
+    """``action`` as an int, or InvalidAction if it is not an integer of ``space``."""
+    if not space.contains(action):
+        raise InvalidAction(f"action must be an int in [0, {space.n - 1}], got {action!r}")
+    return int(action)
+
+
+class LocalMarketEnv(Env[MarketObs, np.int64]):
+    """The market of :mod:`rest_market.simulator`, stepped in this process.
+
+    Args:
+        config: The market's parameters (default: :class:`MarketConfig` defaults).
+
+    The seed of :meth:`reset` seeds the simulator's generator (a Generator
+    seed is turned into an int seed by one draw); ``options`` are ignored.
+    A step after the episode ended raises :class:`~sekai.error.ResetRequired`.
+    """
+
+    def __init__(self, config: MarketConfig | None = None) -> None:
+        self.config = config if config is not None else MarketConfig()
+        self.observation_space, self._actions = market_spaces(self.config)
+        self.action_space = self._actions
+        self.simulator = MarketSimulator(self.config)
+
+    def reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[MarketObs]:
+        """Start an episode (see the class docstring for ``seed``)."""
+        first = self.simulator.reset(_wire_seed(seed))
+        return ResetResult(first.observation.astype(np.float32), first.info)
+
+    def step(self, action: int | np.integer[Any]) -> StepResult[MarketObs]:
+        """Trade to the action's target position and advance the price one step."""
+        try:
+            outcome = self.simulator.step(_check_action(self._actions, action))
+        except EpisodeOver as error:
+            raise ResetRequired(str(error)) from None
+        return StepResult(
+            outcome.observation.astype(np.float32),
+            outcome.reward,
+            outcome.terminated,
+            outcome.truncated,
+            outcome.info,
+        )
+
+
+class RestMarketEnv(Env[MarketObs, np.int64]):
+    """The market of :mod:`rest_market.simulator`, stepped by a server over HTTP.
+
+    The first reset creates a session on the server (with ``config``);
+    every reset and step is one HTTP request to it. :meth:`async_reset` and
+    :meth:`async_step` await the request on the running event loop;
+    :meth:`reset` and :meth:`step` run them on a private loop of the env (so
+    they raise :class:`~sekai.error.SyncCallInEventLoop` inside a running
+    loop: await the async forms there).
+
+    The HTTP client is bound to the event loop that made the last call. When
+    a call comes from another loop (e.g. ``asyncio.run`` after sync calls),
+    the old client is closed and a new one made; using one env from two
+    loops running at the same time is not supported. A loop that is closed
+    while the client still holds a connection (``asyncio.run`` returning)
+    leaves that socket to the garbage collector: ``await env.aclose()``
+    before the loop ends avoids it.
+
+    :meth:`close` deletes the server session and closes the HTTP client.
+    Called from a coroutine on the loop the client is bound to, it cannot
+    wait for the client to close: it schedules that on the loop; ``await
+    env.aclose()`` instead finishes it before returning.
+
+    Args:
+        base_url: The server's base URL, e.g. ``"http://127.0.0.1:8080"``.
+        config: The market's parameters (default: :class:`MarketConfig` defaults).
+        timeout: Seconds a request may take before it fails.
+
+    The seed of :meth:`reset` is sent to the server (a Generator seed is
+    turned into an int seed by one draw); ``options`` are ignored. Errors:
+    :class:`~sekai.error.InvalidAction` for an action outside the action
+    space (checked before sending), :class:`~sekai.error.ResetRequired` for
+    a step before the first reset or after the episode ended, and
+    :class:`MarketServerError` when the server fails or cannot be reached.
+    """
+
+    def __init__(
+        self, base_url: str, config: MarketConfig | None = None, *, timeout: float = 30.0
+    ) -> None:
+        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must be an http(s) URL, got {base_url!r}")
+        self.base_url = base_url.rstrip("/")
+        self.config = config if config is not None else MarketConfig()
+        self.observation_space, self._actions = market_spaces(self.config)
+        self.action_space = self._actions
+        self.timeout = aiohttp.ClientTimeout(total=timeout)
+        self.session_id: str | None = None
+        self._http: aiohttp.ClientSession | None = None
+        self._http_loop: asyncio.AbstractEventLoop | None = None
+        self._own_loop: asyncio.AbstractEventLoop | None = None
+        self._closed = False
+
+    # -- the env API --------------------------------------------------------------------------
+
+    async def async_reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[MarketObs]:
+        """Reset the server session (creating it on the first call); one or two requests."""
+        return await self._reset(_wire_seed(seed))
+
+    async def async_step(self, action: int | np.integer[Any]) -> StepResult[MarketObs]:
+        """Send the action and await the server's step: one request."""
+        return await self._step(_check_action(self._actions, action))
+
+    def reset(
+        self, *, seed: SeedType = None, options: dict[str, Any] | None = None
+    ) -> ResetResult[MarketObs]:
+        """Run :meth:`async_reset` on the env's private event loop."""
+        return self._run(self._reset(_wire_seed(seed)), "reset")
+
+    def step(self, action: int | np.integer[Any]) -> StepResult[MarketObs]:
+        """Run :meth:`async_step` on the env's private event loop."""
+        return self._run(self._step(_check_action(self._actions, action)), "step")
+
+    def close(self) -> None:
+        """Delete the server session, close the HTTP client and the private loop (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        http, loop = self._http, self._http_loop
+        self._http = self._http_loop = None
+        try:
+            if http is not None and loop is not None:
+                self._shut_down(http, loop)
+        finally:
+            self._close_own_loop()
+
+    async def aclose(self) -> None:
+        """Async form of :meth:`close`: also waits for the HTTP client to close.
+
+        On another loop than the client's, it is :meth:`close`.
+        """
+        if self._closed:
+            return
+        if self._http is None or self._http_loop is not asyncio.get_running_loop():
+            self.close()
+            return
+        http, self._http, self._http_loop = self._http, None, None
+        self._closed = True
+        try:
+            await self._delete_then_close(http)
+        finally:
+            self._close_own_loop()
+
+    # -- the requests ---------------------------------------------------------------------------
+
+    async def _reset(self, seed: int | None) -> ResetResult[MarketObs]:
+        self._check_open()
+        http = await self._client()
+        if self.session_id is None:
+            created = await self._request(
+                http, "POST", "/sessions", {"config": self.config.to_json()}
+            )
+            self.session_id = str(created["id"])
+        answer = await self._request(
+            http, "POST", f"/sessions/{self.session_id}/reset", {"seed": seed}
+        )
+        return ResetResult(np.asarray(answer["observation"], dtype=np.float32), answer["info"])
+
+    async def _step(self, action: int) -> StepResult[MarketObs]:
+        self._check_open()
+        if self.session_id is None:
+            raise ResetRequired(f"{self!r}: call reset() before step()")
+        http = await self._client()
+        answer = await self._request(
+            http, "POST", f"/sessions/{self.session_id}/step", {"action": action}
+        )
+        return StepResult(
+            np.asarray(answer["observation"], dtype=np.float32),
+            float(answer["reward"]),
+            bool(answer["terminated"]),
+            bool(answer["truncated"]),
+            answer["info"],
+        )
+
+    async def _request(
+        self, http: aiohttp.ClientSession, method: str, path: str, payload: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        """One request; the JSON answer, or the matching error."""
+        url = self.base_url + path
+        try:
+            async with http.request(method, url, json=payload) as response:
+                if response.status == 204:
+                    return {}
+                body = await response.json(content_type=None)
+                status = response.status
+        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as error:
+            raise MarketServerError(f"{method} {url} failed: {error!r}") from error
+        if status < 400:
+            if not isinstance(body, dict):
+                raise MarketServerError(f"{method} {url} answered {body!r}, not an object", status)
+            return body
+        message = body.get("error", body) if isinstance(body, dict) else body
+        if status == 409:
+            raise ResetRequired(f"{self!r}: {message}")
+        raise MarketServerError(f"{method} {url} answered {status}: {message}", status)
+
+    async def _delete_session(self, http: aiohttp.ClientSession) -> None:
+        session_id, self.session_id = self.session_id, None
+        if session_id is not None:
+            await self._request(http, "DELETE", f"/sessions/{session_id}", None)
+
+    # -- the event loops ------------------------------------------------------------------------
+
+    def _close_own_loop(self) -> None:
+        own, self._own_loop = self._own_loop, None
+        if own is not None and not own.is_closed():
+            own.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ResetRequired(f"{self!r} is closed")
+
+    async def _client(self) -> aiohttp.ClientSession:
+        """The HTTP client of the running loop, made (or moved to this loop) if needed."""
+        loop = asyncio.get_running_loop()
+        http = self._http
+        if http is not None and self._http_loop is loop:
+            return http
+        if http is not None:
+            old_loop = self._http_loop
+            assert old_loop is not None
+            if old_loop.is_running():
+                raise RuntimeError(
+                    f"{self!r} is in use on another running event loop; "
+                    "one env cannot be used from two loops at once"
+                )
+            self._http = self._http_loop = None
+            # The old client's connections belong to the old loop: they are
+            # closed there (a closed loop has nothing left to close).
+            _drive(http.close(), None if old_loop.is_closed() else old_loop)
+        http = aiohttp.ClientSession(timeout=self.timeout)
+        self._http, self._http_loop = http, loop
+        return http
+
+    def _run(self, coroutine: Coroutine[Any, Any, _T], method: str) -> _T:
+        """Run a coroutine of the sync API on the env's private loop."""
+        if self._closed:
+            coroutine.close()
+            self._check_open()
+        if _running_loop() is not None:
+            coroutine.close()
+            raise SyncCallInEventLoop(
+                f"{self!r}.{method}() was called inside a running event loop; "
+                f"use 'await env.async_{method}(...)' there"
+            )
+        loop = self._own_loop
+        if loop is None:
+            loop = self._own_loop = asyncio.new_event_loop()
+        return loop.run_until_complete(coroutine)
+
+    def _shut_down(self, http: aiohttp.ClientSession, loop: asyncio.AbstractEventLoop) -> None:
+        """Delete the server session and close ``http``, from wherever close() was called."""
+        if loop.is_closed():
+            # The loop the client lived on is gone (e.g. asyncio.run returned):
+            # the session is deleted with a client of its own on a fresh loop.
+            _drive(self._delete_with_new_client(), None)
+            _drive(http.close(), None)
+        elif loop is _running_loop():
+            # close() from a coroutine on the client's loop: nothing can be
+            # awaited here. The session is deleted from a helper thread; the
+            # client closes once the loop runs again.
+            _drive(self._delete_with_new_client(), None)
+            _schedule(loop, http.close())
+        elif loop.is_running():
+            asyncio.run_coroutine_threadsafe(self._delete_then_close(http), loop).result()
+        else:
+            _drive(self._delete_then_close(http), loop)
+
+    async def _delete_then_close(self, http: aiohttp.ClientSession) -> None:
+        try:
+            await self._delete_session(http)
+        finally:
+            await http.close()
+
+    async def _delete_with_new_client(self) -> None:
+        async with aiohttp.ClientSession(timeout=self.timeout) as http:
+            await self._delete_session(http)
+
+    def __str__(self) -> str:
+        return f"<RestMarketEnv {self.base_url} session={self.session_id}>"
+
+
+# -- event-loop helpers ---------------------------------------------------------------------------
+
+_SCHEDULED: set[asyncio.Task[Any]] = set()
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _drive(coroutine: Coroutine[Any, Any, _T], loop: asyncio.AbstractEventLoop | None) -> _T:
+    """Run ``coroutine`` to completion on ``loop`` (idle), or on a new loop if ``None``.
+
+    If a loop is running in this thread, a helper thread does it (a thread
+    runs one loop at a time) and this thread blocks until it is done.
+    """
+
+    def run() -> _T:
+        if loop is None:
+            return asyncio.run(coroutine)
+        return loop.run_until_complete(coroutine)
+
+    if _running_loop() is None:
+        return run()
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = run()
+        except BaseException as error:
+            outcome["error"] = error
+
+    helper = threading.Thread(target=target, name="rest-market-cleanup")
+    helper.start()
+    helper.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    value: _T = outcome["value"]
+    return value
+
+
+def _schedule(loop: asyncio.AbstractEventLoop, coroutine: Coroutine[Any, Any, Any]) -> None:
+    """Run ``coroutine`` as a task of ``loop``, keeping a reference until it is done."""
+    task = loop.create_task(coroutine)
+    _SCHEDULED.add(task)
+    task.add_done_callback(_SCHEDULED.discard)
