@@ -32,6 +32,9 @@ DISTRIBUTIONS = (
     "sekai",
 )
 EXAMPLE_PLUGIN = ROOT / "examples" / "sekai-example-plugin"
+# Ray starts a cluster (seconds) and an actor per worker: its tests run in their
+# own session, once, rather than in every session that installs the extras.
+RAY_TESTS = "packages/sekai-vector/tests/ray"
 
 
 def _sync(session: nox.Session, *args: str) -> None:
@@ -61,7 +64,7 @@ def _make_isolated_tests(distribution: str) -> None:
         # tools: nothing else.
         _sync(session, "--package", distribution, "--all-extras", "--group", "test")
         session.env["SEKAI_TEST_ISOLATED"] = distribution
-        _pytest(session, f"packages/{distribution}/tests")
+        _pytest(session, f"packages/{distribution}/tests", f"--ignore={RAY_TESTS}")
 
     isolated_tests.__doc__ = f"Test {distribution} with only its own dependencies installed."
 
@@ -76,7 +79,14 @@ def tests(session: nox.Session) -> None:
     _sync(session, "--all-packages", "--all-extras", "--group", "test")
     # The REST market example runs a real HTTP server on 127.0.0.1 (aiohttp,
     # from the test group): a partial-batch AsyncVecEnv over a live service.
-    _pytest(session, "packages", "examples/rest_market/tests")
+    _pytest(session, "packages", "examples/rest_market/tests", f"--ignore={RAY_TESTS}")
+
+
+@nox.session(name="tests-ray")
+def tests_ray(session: nox.Session) -> None:
+    """RayVecEnv on a local Ray cluster (2 CPUs) that the tests start and stop."""
+    _sync(session, "--package", "sekai-vector", "--extra", "ray", "--group", "test")
+    _pytest(session, RAY_TESTS)
 
 
 @nox.session
