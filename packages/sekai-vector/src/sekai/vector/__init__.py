@@ -1,10 +1,10 @@
 """Vectorised environments: many sub-environments stepped as one batch.
 
-Backends: :class:`SyncVecEnv` (sequential, in process), :class:`AsyncVecEnv`
-(concurrent with asyncio), :class:`ProcVecEnv` (worker processes),
+Backends: `SyncVecEnv` (sequential, in process), `AsyncVecEnv`
+(concurrent with asyncio), `ProcVecEnv` (worker processes),
 ``RayVecEnv`` (Ray actors, with the extra ``sekai-vector[ray]``) and
-:class:`NativeVecEnv` (the base of simulators that advance every sub-env at
-once with array operations). They all follow the contract of :class:`VecEnv`:
+`NativeVecEnv` (the base of simulators that advance every sub-env at
+once with array operations). They all follow the contract of `VecEnv`:
 same-step autoreset, frozen sub-envs without it, one seeding rule, typed
 results. ``Vec*`` wrappers transform a whole vector env.
 
@@ -13,10 +13,16 @@ sekai.vector import RayVecEnv``), so importing this package never imports
 Ray; without Ray installed, that use raises ImportError naming the extra. It
 is not in ``__all__``: ``from sekai.vector import *`` must work, and stay
 fast, without Ray.
+
+sekai 0.2's module paths ``sekai.vector.result`` and ``sekai.vector.vec_wrapper``
+are thin re-exports of ``sekai.vector.results`` and
+``sekai.vector.wrappers.base``, listed in ``sekai.vector._old_paths``.
 """
 
 from typing import TYPE_CHECKING, Any
 
+from sekai._aliases import install as _install_aliases
+from sekai.vector._old_paths import VECTOR_ALIASES
 from sekai.vector.async_vec_env import AsyncVecEnv
 from sekai.vector.native import InfoArrays, NativeVecEnv, shared
 from sekai.vector.proc_vec_env import ProcVecEnv
@@ -78,3 +84,7 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
+
+
+# sekai 0.2's module paths (sekai.vector.result, sekai.vector.vec_wrapper).
+_install_aliases(__name__, VECTOR_ALIASES)

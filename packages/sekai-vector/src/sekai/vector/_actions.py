@@ -2,9 +2,9 @@
 
 What a batch must look like depends on the action space only, so the checks
 are built once per vector env, by walking the space's batch layout
-(:func:`sekai.spaces._layout.layout_of`); each step then pays for one shape
+(`sekai.spaces._layout.layout_of`); each step then pays for one shape
 comparison per array leaf. A bad batch raises
-:class:`~sekai.error.InvalidAction` (a ``ValueError``) naming the expected
+[`InvalidAction`][sekai.error.InvalidAction] (a ``ValueError``) naming the expected
 batch shape before any sub-env is stepped.
 
 * Box, Discrete, MultiDiscrete, MultiBinary: an array (or nested list) of
@@ -14,7 +14,7 @@ batch shape before any sub-env is stepped.
   validates the values of its actions itself.
 * Dict / Tuple: a mapping / tuple of such batches, leaf by leaf (the layout of
   ``batch_space(space, num_envs)``).
-* A space type registered with :func:`~sekai.spaces.register_space_type`: a
+* A space type registered with [`register_space_type`][sekai.spaces.register_space_type]: a
   batch that its ``iterate`` splits into ``num_envs`` actions.
 * A space without a fixed shape (Sequence): a sequence of ``num_envs`` actions.
 
@@ -195,7 +195,7 @@ def make_action_checker(
 ) -> ActionChecker:
     """Build the validator of batches of actions of ``space`` for ``num_envs`` sub-envs.
 
-    The returned function raises :class:`~sekai.error.InvalidAction` (a
+    The returned function raises [`InvalidAction`][sekai.error.InvalidAction] (a
     ``ValueError``) naming the expected batch shape, or for a non-integer
     batch of an integer space when ``integer_dtypes``; else it returns the
     batch with its array leaves as numpy arrays.
@@ -240,7 +240,7 @@ def make_action_splitter(space: Space[Any], num_envs: int) -> ActionSplitter:
     of the batch, so a sub-env that keeps an action (a delay queue, ...) never
     sees it change when the caller reuses its array. A registered space type
     is split by its ``iterate``. A bad batch raises
-    :class:`~sekai.error.InvalidAction` (a ``ValueError``).
+    [`InvalidAction`][sekai.error.InvalidAction] (a ``ValueError``).
 
     Raises:
         TypeError: A part of the space has a type with no batching registered,

@@ -16,7 +16,20 @@ import numpy as np
 from sekai._validation import check_int, is_int
 from sekai.utils.seeding import SeedType, make_seed_sequence
 
-__all__ = ["check_num_envs", "per_env_options", "per_env_seeds", "per_env_values"]
+__all__ = [
+    "GENERATOR_SEED_ERROR",
+    "check_num_envs",
+    "per_env_options",
+    "per_env_seeds",
+    "per_env_values",
+]
+
+GENERATOR_SEED_ERROR = (
+    "reset: a vector env takes an int seed (one independent seed is derived per "
+    "sub-env), a list of per-env seeds or None; a single numpy.random.Generator "
+    "cannot be shared by {num_envs} sub-envs, got {seed!r}"
+)
+"""The message of the TypeError for ``reset(seed=<a Generator>)``; ``.format(num_envs=, seed=)``."""
 
 
 def check_num_envs(num_envs: object, owner: str) -> int:
@@ -28,7 +41,7 @@ def per_env_seeds(seed: object, num_envs: int) -> list[SeedType]:
     """One seed per sub-env, following the vector seeding rule.
 
     An int derives ``num_envs`` independent seeds with
-    :func:`~sekai.utils.seeding.make_seed_sequence`; a list (or tuple) of
+    [`make_seed_sequence`][sekai.utils.seeding.make_seed_sequence]; a list (or tuple) of
     ``num_envs`` entries is used as is; ``None`` gives ``None`` to every
     sub-env, which continues its stream.
 
@@ -66,11 +79,7 @@ def per_env_seeds(seed: object, num_envs: int) -> list[SeedType]:
                 )
         return list(seed)
     if isinstance(seed, np.random.Generator):
-        raise TypeError(
-            "reset: a vector env takes an int seed (one independent seed is derived per "
-            "sub-env), a list of per-env seeds or None; a single numpy.random.Generator "
-            f"cannot be shared by {num_envs} sub-envs, got {seed!r}"
-        )
+        raise TypeError(GENERATOR_SEED_ERROR.format(num_envs=num_envs, seed=seed))
     raise TypeError(f"reset: seed must be an int, a list of {num_envs} seeds or None, got {seed!r}")
 
 

@@ -9,14 +9,14 @@ already carries ``"final_observation"`` reset itself (it is wrapped in
 
 Without autoreset, a finished sub-env is frozen until the next ``reset()``:
 it is not stepped, and each later step reports its final observation, reward
-0, its final flags and an empty info. :class:`FrozenEnvs` keeps that state.
+0, its final flags and an empty info. `FrozenEnvs` keeps that state.
 
 One rule for the flags, on every backend: ``terminated`` and ``truncated``
 must be bools (Python or numpy) or the numbers 0 and 1; anything else (0.5,
-``"no"``, 2, ``None``) raises :class:`~sekai.error.InvalidObservation` naming
+``"no"``, 2, ``None``) raises [`InvalidObservation`][sekai.error.InvalidObservation] naming
 the sub-env, before that sub-env is reset or frozen. A reward must be a real
 number. The checks cost nothing in a step where every flag is ``False``
-(:func:`flags_all_false`); the others run only when an episode ends or a
+(`flags_all_false`); the others run only when an episode ends or a
 value is wrong.
 """
 
@@ -34,7 +34,7 @@ from sekai.core import FINAL_INFO, FINAL_OBSERVATION, RESET_INFO, Env, InfoDict,
 from sekai.error import InvalidObservation
 
 Copier = Callable[[Any], Any]
-"""Copies one observation (:func:`sekai.spaces._layout.copier_for` of the observation space)."""
+"""Copies one observation (`sekai.spaces._layout.copier_for` of the observation space)."""
 
 __all__ = [
     "FINAL_INFO",
@@ -47,6 +47,8 @@ __all__ = [
     "check_flags",
     "end_episode",
     "flags_all_false",
+    "frozen_step",
+    "needs_autoreset",
     "rewards_array",
 ]
 
@@ -59,7 +61,7 @@ def flags_all_false(terminated: Sequence[Any], truncated: Sequence[Any]) -> bool
 
     Two scans in C, as cheap as looking for a ``True``; anything else (an
     ended episode, a flag of the wrong type) takes the slow path, which
-    checks each flag (:func:`check_flags`).
+    checks each flag (`check_flags`).
     """
     n = len(terminated)
     return terminated.count(False) == n and truncated.count(False) == n
@@ -81,7 +83,7 @@ def flag_error(index: int, name: str, value: object) -> InvalidObservation:
 
 
 def check_flags(terminated: Sequence[Any], truncated: Sequence[Any], ids: Sequence[int]) -> None:
-    """Raise :class:`~sekai.error.InvalidObservation` for the first flag that is not a bool.
+    """Raise `InvalidObservation` for the first flag that is not a bool.
 
     ``ids`` are the sub-envs of the rows, in order. Scans in C find that
     every flag equals ``True`` or ``False`` (the ones that do are bools or
@@ -150,6 +152,27 @@ def autoreset_info(step_info: InfoDict, final_observation: Any, reset_info: Info
     return info
 
 
+def needs_autoreset(result: StepResult[Any]) -> bool:
+    """Whether a sub-env's step ``result`` calls for the vector env's autoreset (or freeze).
+
+    True when the episode ended (``terminated`` or ``truncated``) and the
+    sub-env did not reset itself (its info has no ``"final_observation"``).
+    This is the test `end_episode` applies (sekai 0.2's
+    ``sekai.vector.vec_env.needs_autoreset``).
+    """
+    return bool(result.terminated or result.truncated) and FINAL_OBSERVATION not in result.info
+
+
+def frozen_step(observation: Any, terminated: bool, truncated: bool) -> StepResult[Any]:
+    """What a frozen sub-env reports on every step until the next reset.
+
+    Its final ``observation``, reward 0, its final flags (so it stays done)
+    and an empty info (sekai 0.2's ``sekai.vector.vec_env.frozen_step``; the
+    backends write the same values straight into their batches).
+    """
+    return StepResult(observation, 0.0, bool(terminated), bool(truncated), {})
+
+
 class FrozenEnvs:
     """Which sub-envs are frozen (autoreset off) and what they keep reporting.
 
@@ -197,7 +220,7 @@ class Ending(NamedTuple):
     Attributes:
         observation: Its row of the batch: the new episode's first
             observation (autoreset) or the final observation (frozen).
-        info: Its info: :func:`autoreset_info` after an autoreset, else the
+        info: Its info: `autoreset_info` after an autoreset, else the
             step's own info.
         frozen: Whether it must be frozen (autoreset off).
     """
@@ -246,13 +269,13 @@ def end_episode(
 
     Raises:
         InvalidObservation: A flag is neither a bool nor 0 / 1 (see
-            :func:`flag_ok`); nothing was reset.
+            `flag_ok`); nothing was reset.
     """
     info = result.info
     if not (result.terminated or result.truncated):
         return None
     _check_ended_flags(result, index)
-    if FINAL_OBSERVATION in info:
+    if not needs_autoreset(result):  # it reset itself
         return None
     if not autoreset:
         return _ending((result.observation, info, True))
@@ -270,12 +293,12 @@ def end_episode(
 async def async_end_episode(
     env: Env[Any, Any], result: StepResult[Any], autoreset: bool, copy: Copier, index: int
 ) -> Ending | None:
-    """:func:`end_episode` for async code: the reset is ``await env.async_reset()``."""
+    """`end_episode` for async code: the reset is ``await env.async_reset()``."""
     info = result.info
     if not (result.terminated or result.truncated):
         return None
     _check_ended_flags(result, index)
-    if FINAL_OBSERVATION in info:
+    if not needs_autoreset(result):  # it reset itself
         return None
     if not autoreset:
         return _ending((result.observation, info, True))

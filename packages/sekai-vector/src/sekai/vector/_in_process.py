@@ -1,8 +1,11 @@
-"""The in-process base of SyncVecEnv and AsyncVecEnv, and the sub-env helpers of every backend."""
+"""The in-process base of SyncVecEnv and AsyncVecEnv.
+
+The sub-env helpers of every backend (build, close, reach attributes) live in
+`sekai.vector._sub_envs` and are re-exported here.
+"""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -10,9 +13,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai._validation import check_int
-from sekai.core import ActType, Env, InfoDict, ObsType, ResetResult, StepResult, Wrapper
-from sekai.error import InvalidObservation, SpaceMismatch
-from sekai.spaces import Space
+from sekai.core import ActType, Env, InfoDict, ObsType, ResetResult, StepResult
+from sekai.error import InvalidObservation
 from sekai.spaces._layout import copier_for
 from sekai.vector._actions import make_action_splitter
 from sekai.vector._arguments import per_env_values
@@ -25,6 +27,16 @@ from sekai.vector._autoreset import (
     rewards_array,
 )
 from sekai.vector._obs_batch import ObsStacker, make_obs_stacker
+from sekai.vector._sub_envs import (
+    build_env,
+    build_envs,
+    call_attr,
+    check_env_fns,
+    check_same_spaces,
+    close_all,
+    read_attr,
+    write_attr,
+)
 from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.vector.vec_env import HookedVecEnv
 
@@ -33,6 +45,7 @@ __all__ = [
     "Row",
     "build_env",
     "build_envs",
+    "call_attr",
     "check_batch_size",
     "check_env_fns",
     "check_same_spaces",
@@ -44,46 +57,6 @@ __all__ = [
 
 Row = tuple[Any, float, bool, bool, InfoDict]
 """One sub-env's row of a partial batch: observation, reward, terminated, truncated, info."""
-
-
-def close_all(envs: Sequence[Env[Any, Any]]) -> None:
-    """Close every env even if some raise; re-raise the first error at the end."""
-    first: BaseException | None = None
-    for env in envs:
-        try:
-            env.close()
-        except BaseException as error:
-            if first is None:
-                first = error
-    if first is not None:
-        raise first
-
-
-def build_env(
-    fn: Callable[[], Env[ObsType, ActType]], owner: str, index: int
-) -> Env[ObsType, ActType]:
-    """Call one env factory; anything but an Env is closed (if it can be) and rejected."""
-    env: object = fn()
-    if not isinstance(env, Env):
-        closer = getattr(env, "close", None)
-        if callable(closer):
-            closer()
-        raise TypeError(f"{owner}: env_fns[{index}] must return a sekai.core.Env, got {env!r}")
-    return env
-
-
-def check_env_fns(env_fns: object, owner: str) -> Sequence[Callable[[], Any]]:
-    """Return ``env_fns`` if it is a non-empty sequence of callables, else raise."""
-    if isinstance(env_fns, (str, bytes)) or not isinstance(env_fns, Sequence):
-        raise TypeError(
-            f"{owner}: env_fns must be a sequence of callables that build an env, got {env_fns!r}"
-        )
-    if len(env_fns) == 0:
-        raise ValueError(f"{owner}: env_fns must hold at least one env factory, got {env_fns!r}")
-    for fn in env_fns:
-        if not callable(fn):
-            raise TypeError(f"{owner}: every entry of env_fns must be callable, got {fn!r}")
-    return env_fns
 
 
 def check_batch_size(batch_size: object, num_envs: int, owner: str) -> int | None:
@@ -99,65 +72,12 @@ def check_batch_size(batch_size: object, num_envs: int, owner: str) -> int | Non
     )
 
 
-def check_same_spaces(
-    owner: str, spaces: Sequence[tuple[int, Space[Any], Space[Any]]]
-) -> tuple[Space[Any], Space[Any]]:
-    """The observation and action spaces shared by every ``(index, obs, act)`` entry, or raise."""
-    _, observation_space, action_space = spaces[0]
-    for index, obs_space, act_space in spaces[1:]:
-        if obs_space != observation_space:
-            raise SpaceMismatch(
-                f"{owner}: every sub-env must have the same observation space; sub-env 0 "
-                f"has {observation_space!r}, sub-env {index} has {obs_space!r}"
-            )
-        if act_space != action_space:
-            raise SpaceMismatch(
-                f"{owner}: every sub-env must have the same action space; sub-env 0 "
-                f"has {action_space!r}, sub-env {index} has {act_space!r}"
-            )
-    return observation_space, action_space
-
-
-def build_envs(
-    env_fns: Sequence[Callable[[], Env[ObsType, ActType]]], owner: str
-) -> list[Env[ObsType, ActType]]:
-    """Call every factory; if one fails, close the envs already built and re-raise."""
-    check_env_fns(env_fns, owner)
-    envs: list[Env[ObsType, ActType]] = []
-    try:
-        for i, fn in enumerate(env_fns):
-            envs.append(build_env(fn, owner, i))
-        check_same_spaces(
-            owner, [(i, env.observation_space, env.action_space) for i, env in enumerate(envs)]
-        )
-    except BaseException:
-        with contextlib.suppress(Exception):  # the construction error is the one to report
-            close_all(envs)
-        raise
-    return envs
-
-
-def read_attr(env: Env[Any, Any], name: str) -> Any:
-    if isinstance(env, Wrapper):
-        return env.get_attr(name)
-    return getattr(env, name)
-
-
-def write_attr(env: Env[Any, Any], name: str, value: Any) -> None:
-    if isinstance(env, Wrapper):
-        env.set_attr(name, value)
-        return
-    if not hasattr(env, name):
-        raise AttributeError(f"{env} has no attribute {name!r} to set")
-    setattr(env, name, value)
-
-
 class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
     """A vector env over a list of sub-env objects living in this process.
 
     Holds the sub-envs, the per-space helpers (action splitter, observation
     stacker), the frozen-env state and the attribute access that
-    :class:`~sekai.vector.SyncVecEnv` and :class:`~sekai.vector.AsyncVecEnv`
+    [`SyncVecEnv`][sekai.vector.SyncVecEnv] and [`AsyncVecEnv`][sekai.vector.AsyncVecEnv]
     share, and turns the sub-envs' results into a batch. The two backends
     differ only in how they run the sub-envs' calls: one after another, or
     concurrently on an event loop.
@@ -219,7 +139,7 @@ class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
     ) -> VecStepResult[Any]:
         """The step's batch from the results of the ``active`` sub-envs (``None``: all).
 
-        ``endings`` holds, per result, what :func:`end_episode` made of it; a
+        ``endings`` holds, per result, what `end_episode` made of it; a
         backend that runs its sub-envs one after another leaves it out, and
         the rule is applied here, only in the (rare) steps where an episode
         ends or a flag is not a bool. Frozen sub-envs report their final
@@ -375,11 +295,7 @@ class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
     def call(self, method: str, *args: Any, **kwargs: Any) -> list[Any]:
         """Call ``method`` on every sub-env (or read it, if it is not callable)."""
         self._check_open()
-        results = []
-        for env in self.envs:
-            value = read_attr(env, method)
-            results.append(value(*args, **kwargs) if callable(value) else value)
-        return results
+        return [call_attr(env, method, *args, **kwargs) for env in self.envs]
 
     def get_attr(self, name: str) -> list[Any]:
         """Read ``name`` from every sub-env, through its wrapper stack."""

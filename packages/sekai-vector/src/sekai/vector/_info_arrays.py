@@ -1,6 +1,6 @@
 """Turning a native vector env's info arrays into one info dict per sub-env.
 
-This runs on every step of a :class:`~sekai.vector.NativeVecEnv`, for
+This runs on every step of a [`NativeVecEnv`][sekai.vector.NativeVecEnv], for
 thousands of sub-envs, so the common layouts (no keys, one key, two keys)
 are built with one comprehension each, without intermediate dicts.
 """

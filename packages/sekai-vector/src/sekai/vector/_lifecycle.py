@@ -1,4 +1,4 @@
-"""The lifecycle :class:`~sekai.vector.VecEnv` gives a backend that implements the batch hooks.
+"""The lifecycle [`VecEnv`][sekai.vector.VecEnv] gives a backend that implements the batch hooks.
 
 Every call (``step``, ``reset``, ``send``, ``recv`` and their async forms) runs
 the same rules, here and nowhere else:
@@ -6,13 +6,13 @@ the same rules, here and nowhere else:
 * It takes the vector env's call gate, a lock taken without waiting: a second
   call while one runs (from another thread, from inside a sub-env, or after
   an ``async_step()`` not awaited to the end) raises
-  :class:`~sekai.error.AsyncCallPending` at once. A vector env belongs to one
+  [`AsyncCallPending`][sekai.error.AsyncCallPending] at once. A vector env belongs to one
   thread at a time.
 * It finishes first what an interrupted call left running (the backend's
   ``_finish_interrupted``), then checks the state: closed, never reset, or
   sub-envs still in flight between ``send`` and ``recv``.
 * It runs the hook. A ``KeyboardInterrupt`` or a cancellation inside it
-  (any exception that is not an :class:`Exception`) calls the backend's
+  (any exception that is not an `Exception`) calls the backend's
   ``_on_interrupt(call)``; an exception in ``recv`` abandons what is in
   flight, and one in ``reset`` leaves the vector env needing a reset.
 
@@ -68,7 +68,7 @@ def make_ready(vec: VecEnv[Any, Any], call: str) -> None:
 
 
 async def async_make_ready(vec: VecEnv[Any, Any], call: str) -> None:
-    """:func:`make_ready` for the async calls: the interrupted call is finished with ``await``."""
+    """`make_ready` for the async calls: the interrupted call is finished with ``await``."""
     if vec.closed:
         raise VecEnvClosed(f"{vec!r} is closed")
     if vec._unfinished:

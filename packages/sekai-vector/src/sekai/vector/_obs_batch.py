@@ -1,16 +1,16 @@
 """Batching sub-env observations.
 
 Two helpers, both chosen once per vector env from the observation space (by
-walking its batch layout, :func:`sekai.spaces._layout.layout_of`):
+walking its batch layout, `sekai.spaces._layout.layout_of`):
 
-* :func:`make_obs_stacker` turns a list of ``num_envs`` observations into a
+* `make_obs_stacker` turns a list of ``num_envs`` observations into a
   batch. For array spaces (Box, Discrete, MultiDiscrete, MultiBinary) it
   allocates one ``(num_envs, *shape)`` array of the space's dtype and writes
   every observation into it with one slice assignment (measured faster than
   row-by-row writes and than ``np.stack``); Dict and Tuple observations get
   one such array per leaf; a space type registered with
-  :func:`~sekai.spaces.register_space_type` is batched by its ``concatenate``.
-* :func:`make_obs_batcher` gives an :class:`ObsBatcher` that fills a batch
+  [`register_space_type`][sekai.spaces.register_space_type] is batched by its ``concatenate``.
+* `make_obs_batcher` gives an `ObsBatcher` that fills a batch
   row by row (``write(batch, i, obs)``), for callers that receive
   observations one at a time.
 
@@ -20,12 +20,12 @@ registered raises ``TypeError`` when the helper is built. Every batch is newly
 allocated, so a returned batch never changes afterwards.
 
 Both check what they batch, at the cost of one shape comparison per array
-leaf (per row for :class:`ObsBatcher`): an observation of the wrong shape
+leaf (per row for `ObsBatcher`): an observation of the wrong shape
 (which numpy would broadcast, ``[7]`` becoming ``[7, 7, 7, 7]``), ``None``, a
 dict without a key, or a value numpy cannot convert raises
-:class:`~sekai.error.InvalidObservation` naming the sub-env, where in the
+[`InvalidObservation`][sekai.error.InvalidObservation] naming the sub-env, where in the
 observation the problem is, the expected shape and dtype and what was given
-(:func:`observation_error`, which runs only then).
+(`observation_error`, which runs only then).
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ class ObsBatcher:
 
     Attributes:
         is_array: The batch is a single numpy array; the caller may then write
-            rows itself with ``batch[i] = obs`` and skip :meth:`write`.
+            rows itself with ``batch[i] = obs`` and skip `write`.
         new: Allocate an empty batch.
         write: ``write(batch, i, obs)`` stores sub-env ``i``'s observation.
         finish: Turn a filled batch into the value returned to the user.
@@ -248,7 +248,7 @@ def _batcher(layout: Layout, num_envs: int) -> ObsBatcher:
 def make_obs_batcher(space: Space[Any], num_envs: int) -> ObsBatcher:
     """Choose, once, how observations of ``space`` are batched for ``num_envs`` sub-envs.
 
-    ``write(batch, i, obs)`` raises :class:`~sekai.error.InvalidObservation`
+    ``write(batch, i, obs)`` raises [`InvalidObservation`][sekai.error.InvalidObservation]
     naming sub-env ``i`` when ``obs`` does not fit the space.
 
     Raises:
@@ -283,7 +283,7 @@ class ObsStacker(Protocol):
     """Turns a list of ``num_envs`` observations into a batch.
 
     ``ids`` (the sub-envs of the observations, default ``0, 1, ...``) only
-    serve the message of the :class:`~sekai.error.InvalidObservation` raised
+    serve the message of the [`InvalidObservation`][sekai.error.InvalidObservation] raised
     for an observation that does not fit the space.
     """
 
@@ -392,7 +392,7 @@ def make_batch_check(space: Space[Any], num_envs: int) -> BatchCheck:
 
     The check costs one shape comparison per array leaf: a batch with the
     wrong number of rows, or rows of the wrong shape, raises
-    :class:`~sekai.error.InvalidObservation` with the expected and the given
+    [`InvalidObservation`][sekai.error.InvalidObservation] with the expected and the given
     shape and dtype. Registered space types are not checked.
     """
     leaves = _batch_checks(layout_of(space), num_envs, "the observations")

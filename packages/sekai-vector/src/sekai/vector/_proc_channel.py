@@ -1,10 +1,10 @@
-"""Length-prefixed messages over one end of a :func:`multiprocessing.Pipe`.
+"""Length-prefixed messages over one end of a `multiprocessing.Pipe`.
 
 On POSIX the bytes go straight through ``os.write`` / ``os.read`` on the
 pipe's file descriptor, with an 8-byte length prefix, which costs about half
-of what :class:`multiprocessing.connection.Connection`'s own framing does per
+of what `multiprocessing.connection.Connection`'s own framing does per
 message (this is on the path of every step). Several messages read at once are
-kept in a buffer: :meth:`Channel.has_message` tells whether one is already
+kept in a buffer: `Channel.has_message` tells whether one is already
 waiting there, since the descriptor then looks idle. Elsewhere (Windows) the
 Connection's own ``send_bytes`` / ``recv_bytes`` are used.
 """
@@ -27,7 +27,7 @@ class Channel:
     """Send and receive whole messages (``bytes``) over a pipe end.
 
     Attributes:
-        conn: The underlying connection (kept open until :meth:`close`).
+        conn: The underlying connection (kept open until `close`).
         fd: Its file descriptor (POSIX), else None.
     """
 
@@ -50,7 +50,7 @@ class Channel:
             written += os.write(fd, message[written:])
 
     def has_message(self) -> bool:
-        """Whether a whole message is already buffered (so :meth:`recv` will not block)."""
+        """Whether a whole message is already buffered (so `recv` will not block)."""
         buffer = self.buffer
         return (
             len(buffer) >= _HEADER_SIZE

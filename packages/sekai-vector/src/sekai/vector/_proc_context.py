@@ -1,8 +1,8 @@
-"""Choosing the start method of :class:`~sekai.vector.ProcVecEnv` workers.
+"""Choosing the start method of [`ProcVecEnv`][sekai.vector.ProcVecEnv] workers.
 
 The default is ``"forkserver"`` (``"spawn"`` on Windows). numpy, cloudpickle
 and sekai are preloaded into the fork server, and so is the main module (see
-:func:`_ensure_forkserver`), so that each worker forks with them loaded
+`_ensure_forkserver`), so that each worker forks with them loaded
 instead of importing them again.
 """
 

@@ -1,8 +1,8 @@
-"""The parent side of :class:`~sekai.vector.ProcVecEnv`: worker processes, pipes, shared memory.
+"""The parent side of `ProcVecEnv`: worker processes, pipes, shared memory.
 
-A :class:`WorkerPool` starts the workers, sends each command once per worker,
+A `WorkerPool` starts the workers, sends each command once per worker,
 gathers the replies and turns failures into
-:class:`~sekai.error.VecEnvWorkerError`. It never blocks on a dead worker:
+[`VecEnvWorkerError`][sekai.error.VecEnvWorkerError]. It never blocks on a dead worker:
 every wait watches the worker's pipe *and* its process sentinel, so a worker
 that dies is noticed at once. Replies are matched to commands by a sequence
 number; replies to a command the parent stopped waiting for (Ctrl-C, a
@@ -329,7 +329,7 @@ class WorkerPool:
         return self._time_out_late(indices)
 
     async def ready_among_async(self, indices: Sequence[int]) -> list[int]:
-        """:meth:`ready_among` without blocking the event loop."""
+        """`ready_among` without blocking the event loop."""
         ready = [i for i in indices if self._answered(self.workers[i])]
         if ready:
             return ready
@@ -406,7 +406,7 @@ class WorkerPool:
         return reply  # type: ignore[no-any-return]
 
     def send_step_signal(self) -> None:
-        """Send a step whose actions are in the shared block (call :meth:`prepare` first)."""
+        """Send a step whose actions are in the shared block (call `prepare` first)."""
         seq = self.seq + 1
         message = HEADER.pack(Command.STEP_IN_BLOCK, seq)
         self._send_all(seq, [message] * len(self.workers), Command.STEP_IN_BLOCK)
@@ -663,7 +663,7 @@ def _earliest(workers: Sequence[WorkerHandle]) -> float | None:
 
 
 def _loop_time(loop: asyncio.AbstractEventLoop, deadline: float) -> float:
-    """``deadline`` (on :func:`time.monotonic`) on ``loop``'s clock."""
+    """``deadline`` (on `time.monotonic`) on ``loop``'s clock."""
     return loop.time() + (deadline - time.monotonic())
 
 

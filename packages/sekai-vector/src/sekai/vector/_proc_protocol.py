@@ -1,26 +1,26 @@
-"""The messages a :class:`~sekai.vector.ProcVecEnv` and its worker processes exchange.
+"""The messages a [`ProcVecEnv`][sekai.vector.ProcVecEnv] and its worker processes exchange.
 
-The parent sends each worker one message per command: :data:`HEADER` (the
-:class:`Command` and a sequence number) followed by the pickled payload, if
+The parent sends each worker one message per command: `HEADER` (the
+`Command` and a sequence number) followed by the pickled payload, if
 any. The worker answers every command with one pickled
-``(seq, status, payload)`` tuple (:class:`Reply` once read): ``seq`` lets the
+``(seq, status, payload)`` tuple (`Reply` once read): ``seq`` lets the
 parent recognise and drop answers to commands it stopped waiting for (e.g.
 after Ctrl-C), and ``status`` says what the payload is: the command's result
-(:attr:`Status.OK`), a :class:`Failure` (:attr:`Status.ERROR`) or the message
-of a name a sub-env lacks (:attr:`Status.ATTRIBUTE_ERROR`); a Failure whose
-exception is an :class:`~sekai.error.InvalidObservation` (an observation,
-reward or flag that does not fit) has :attr:`Status.INVALID_OBSERVATION`, and
+(`Status.OK`), a `Failure` (`Status.ERROR`) or the message
+of a name a sub-env lacks (`Status.ATTRIBUTE_ERROR`); a Failure whose
+exception is an [`InvalidObservation`][sekai.error.InvalidObservation] (an observation,
+reward or flag that does not fit) has `Status.INVALID_OBSERVATION`, and
 the parent raises it as such.
 
 Right after start-up, before any command, a worker sends an unsolicited reply
-with sequence number 0: :class:`Started` (or the Failure of a factory).
+with sequence number 0: `Started` (or the Failure of a factory).
 
-Step and reset answer with a :class:`Batch` whether or not observations
+Step and reset answer with a `Batch` whether or not observations
 travel through shared memory; the fields the worker wrote into the shared
 block are ``None``.
 
-Named tuples travel as plain tuples (:func:`plain`) and are rebuilt with
-:func:`as_batch` / :func:`make_reply`: pickling a named tuple by class costs
+Named tuples travel as plain tuples (`plain`) and are rebuilt with
+`as_batch` / `make_reply`: pickling a named tuple by class costs
 several microseconds per message, which every step would pay per worker.
 """
 
@@ -151,17 +151,17 @@ _new_tuple = tuple.__new__
 
 
 def as_batch(payload: tuple[Any, ...]) -> Batch:
-    """The :class:`Batch` a worker sent as a plain tuple (no copy, no checks)."""
+    """The `Batch` a worker sent as a plain tuple (no copy, no checks)."""
     return _new_tuple(Batch, payload)
 
 
 def make_reply(status: int, payload: Any) -> Reply:
-    """A :class:`Reply`, built without the named tuple's Python-level constructor."""
+    """A `Reply`, built without the named tuple's Python-level constructor."""
     return _new_tuple(Reply, (status, payload))
 
 
 def invalid_observation(failure: Failure) -> InvalidObservation:
-    """The :class:`~sekai.error.InvalidObservation` the parent raises for such a Failure."""
+    """The `InvalidObservation` the parent raises for such a Failure."""
     text = failure.message.removeprefix(f"{InvalidObservation.__name__}: ")
     if not text.startswith("sub-env "):  # raised by the sub-env itself
         text = f"sub-env {failure.env_index} raised InvalidObservation: {text}"
@@ -169,7 +169,7 @@ def invalid_observation(failure: Failure) -> InvalidObservation:
 
 
 def describe_failure(index: int | None, error: BaseException, cloudpickle: Any) -> Failure:
-    """The :class:`Failure` that reports ``error`` (raised by sub-env ``index``)."""
+    """The `Failure` that reports ``error`` (raised by sub-env ``index``)."""
     text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
     name = type(error).__name__
     message = f"{name}: {error}" if str(error) else name
@@ -183,7 +183,7 @@ def describe_failure(index: int | None, error: BaseException, cloudpickle: Any) 
 
 
 def worker_error(failure: Failure, what: str) -> VecEnvWorkerError:
-    """The :class:`~sekai.error.VecEnvWorkerError` the parent raises for a Failure."""
+    """The [`VecEnvWorkerError`][sekai.error.VecEnvWorkerError] the parent raises for a Failure."""
     index = failure.env_index
     where = f"sub-env {index}" if index is not None else "a worker"
     error = VecEnvWorkerError(

@@ -1,4 +1,4 @@
-"""The shared-memory block of a :class:`~sekai.vector.ProcVecEnv`.
+"""The shared-memory block of a [`ProcVecEnv`][sekai.vector.ProcVecEnv].
 
 When the observation space has fixed shapes (Box, Discrete, MultiDiscrete,
 MultiBinary, and Dict / Tuple / MaskedBox of them), one shared block holds,
@@ -8,7 +8,7 @@ place; the parent copies the rows out after every reply, so nothing returned to
 the user is a view of the block.
 
 The layout is computed once, in the parent, and sent to the workers as plain
-data (:class:`BlockLayout` pickles as offsets, shapes and dtype strings).
+data (`BlockLayout` pickles as offsets, shapes and dtype strings).
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def block_layout(
 
     Returns ``None`` when a part of the space is not a fixed-shape array
     (Sequence, or a type registered with
-    :func:`~sekai.spaces.register_space_type`, whose batches may be any
+    [`register_space_type`][sekai.spaces.register_space_type], whose batches may be any
     object), so observations must be pickled.
     """
     leaves: list[_Leaf] = []

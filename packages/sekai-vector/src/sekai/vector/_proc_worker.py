@@ -1,10 +1,10 @@
-"""The loop a :class:`~sekai.vector.ProcVecEnv` worker process runs.
+"""The loop a [`ProcVecEnv`][sekai.vector.ProcVecEnv] worker process runs.
 
 A worker owns a contiguous group of sub-envs: it builds them, reports
-:class:`~sekai.vector._proc_protocol.Started`, then answers commands (see
-:mod:`sekai.vector._proc_protocol`) until CLOSE or until the parent is gone.
+`Started`, then answers commands (see
+`sekai.vector._proc_protocol`) until CLOSE or until the parent is gone.
 Steps follow the per-sub-env rule of every vector env
-(:func:`~sekai.vector._autoreset.end_episode`); with shared memory,
+(`end_episode`); with shared memory,
 observations, rewards and flags are written straight into the block and only
 the infos travel back. A sub-env that raises does not stop the others of the
 worker: they take their step too, and the first failure is reported with the
@@ -142,7 +142,7 @@ class _Worker:
     # -- commands ------------------------------------------------------------------------
 
     def step(self, actions: Any) -> tuple[Any, ...]:
-        """Step the sub-envs; the :class:`Batch` goes back as a plain tuple (cheaper to pickle)."""
+        """Step the sub-envs; the `Batch` goes back as a plain tuple (cheaper to pickle)."""
         infos, observations, rewards, terminated, truncated, frozen_now = self._step_rows(
             range(self.count), self.split(actions)
         )
@@ -177,7 +177,7 @@ class _Worker:
         """Step the sub-envs ``indices`` with their actions: the Batch fields, as a tuple.
 
         A sub-env that raises does not stop the others; the first failure is
-        raised once every sub-env has stepped (a :class:`_SubEnvFailure`).
+        raised once every sub-env has stepped (a `_SubEnvFailure`).
         """
         envs = self.envs
         frozen = self.frozen
@@ -260,7 +260,7 @@ class _Worker:
         return self.first  # pragma: no cover - the whole failed, no part alone
 
     def reset(self, payload: tuple[list[Any], list[Any]]) -> tuple[Any, ...]:
-        """Reset the sub-envs; the :class:`Batch` goes back as a plain tuple."""
+        """Reset the sub-envs; the `Batch` goes back as a plain tuple."""
         seeds, options = payload
         write = self.write_obs
         block = self.views.observations if self.views is not None else None
@@ -388,7 +388,7 @@ def worker_main(
             ``fork``; closed at once so only the parent holds them.
         parent: The pid of the process that created the vector env, and
             whether its main thread started this worker (see
-            :func:`_die_with_parent`).
+            `_die_with_parent`).
     """
     # Ctrl-C is the parent's to handle: it decides what happens to the workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -1,31 +1,31 @@
-"""The Ray actor of :class:`~sekai.vector.RayVecEnv`: one group of sub-envs.
+"""The Ray actor of [`RayVecEnv`][sekai.vector.RayVecEnv]: one group of sub-envs.
 
-:class:`EnvGroup` is the Ray counterpart of a ProcVecEnv worker process: it
+`EnvGroup` is the Ray counterpart of a ProcVecEnv worker process: it
 owns a contiguous group of sub-envs, steps the ones it is asked to with the
 per-sub-env rule of every vector env
-(:func:`~sekai.vector._autoreset.end_episode`, through the worker logic of
-:mod:`sekai.vector._proc_worker`) and reports the sub-envs it freezes. It is
-a plain class, made a Ray actor with ``ray.remote`` by :func:`remote_group`.
+(`end_episode`, through the worker logic of
+`sekai.vector._proc_worker`) and reports the sub-envs it freezes. It is
+a plain class, made a Ray actor with ``ray.remote`` by `remote_group`.
 
-Every method answers with a :class:`~sekai.vector._proc_protocol.Reply`, the
+Every method answers with a `Reply`, the
 replies of the process protocol: the result (``Status.OK``), a
-:class:`~sekai.vector._proc_protocol.Failure` naming the sub-env that raised,
+`Failure` naming the sub-env that raised,
 with its traceback (``Status.ERROR``), or the message of a name a sub-env
 lacks (``Status.ATTRIBUTE_ERROR``). Steps and resets answer with a
-:class:`~sekai.vector._proc_protocol.Batch` whose ``observations`` are the
+`Batch` whose ``observations`` are the
 group's observations already stacked into one batch when the observation
 space is made of arrays (so they travel as numpy buffers, which Ray reads
 without copying), else a list of them.
 
 A group that replaces an actor that died (``RayVecEnv(restart_failed=True)``)
-is started with a :class:`Restart`: it resets its sub-envs and answers the
+is started with a `Restart`: it resets its sub-envs and answers the
 next step of each of them, without stepping it, with the row described in
-:class:`Restart`.
+`Restart`.
 
-The rest of the module is the parent's side (as :mod:`sekai.vector._proc_pool`
-is for ProcVecEnv): :class:`ActorSlot` (one actor, its sub-envs, its
-replacements), :class:`ActorCall` (a remote call that can be sent again to a
-replacement), :class:`RaySession` (the Ray session RayVecEnvs started
+The rest of the module is the parent's side (as `sekai.vector._proc_pool`
+is for ProcVecEnv): `ActorSlot` (one actor, its sub-envs, its
+replacements), `ActorCall` (a remote call that can be sent again to a
+replacement), `RaySession` (the Ray session RayVecEnvs started
 themselves) and the checks of the actor options.
 """
 
@@ -136,7 +136,7 @@ class EnvGroup:
     # -- start-up ------------------------------------------------------------------------
 
     def start(self, restart: Restart | None = None) -> Reply:
-        """Build the sub-envs; answer with :class:`~sekai.vector._proc_protocol.Started`."""
+        """Build the sub-envs; answer with `Started`."""
         first = self.first
         envs: list[Env[Any, Any]] = []
         try:
@@ -227,7 +227,7 @@ class EnvGroup:
         """Run a command; its result, or the failure of the sub-env that raised, as a Reply.
 
         Failures are reported as a ProcVecEnv worker reports them (see
-        :func:`~sekai.vector._proc_worker._serve`): with the sub-env's index,
+        `_serve`): with the sub-env's index,
         what it was doing and the sub-envs a failed step froze all the same.
         """
         worker = worker or self.worker
@@ -397,7 +397,7 @@ class RaySession:
 
         Returns:
             The number of the session when RayVecEnvs started it (to give
-            :meth:`leave`), ``None`` for a session started by someone else.
+            `leave`), ``None`` for a session started by someone else.
         """
         if ray.is_initialized():
             if cls.users and cls.address == ray.get_runtime_context().gcs_address:
@@ -425,7 +425,7 @@ _REMOTE_GROUP: list[Any] = []
 
 
 def remote_group() -> Any:
-    """:class:`EnvGroup` as a Ray actor class (made once)."""
+    """`EnvGroup` as a Ray actor class (made once)."""
     if not _REMOTE_GROUP:
         _REMOTE_GROUP.append(ray.remote(EnvGroup))
     return _REMOTE_GROUP[0]
@@ -492,7 +492,7 @@ def default_num_workers(num_envs: int, num_cpus: float) -> int:
 def worker_error(failure: Failure, what: str) -> VecEnvWorkerError:
     """The VecEnvWorkerError for a sub-env's failure, as an actor reported it.
 
-    As :func:`sekai.vector._proc_protocol.worker_error`, naming RayVecEnv.
+    As `sekai.vector._proc_protocol.worker_error`, naming RayVecEnv.
     """
     index = failure.env_index
     where = f"sub-env {index}" if index is not None else "an actor"
@@ -510,7 +510,7 @@ def worker_error(failure: Failure, what: str) -> VecEnvWorkerError:
 def invalid_observation(failure: Failure) -> InvalidObservation:
     """The InvalidObservation for a value that does not fit, as an actor reported it.
 
-    As :func:`sekai.vector._proc_protocol.invalid_observation`, naming RayVecEnv.
+    As `sekai.vector._proc_protocol.invalid_observation`, naming RayVecEnv.
     """
     text = failure.message.removeprefix(f"{InvalidObservation.__name__}: ")
     if not text.startswith("sub-env "):  # raised by the sub-env itself

@@ -2,8 +2,8 @@
 
 The functions walk the batch itself, which is what the batches of native
 vector envs and of the built-in spaces are made of. A batch of a space type
-registered with :func:`~sekai.spaces.register_space_type` can be anything its
-``concatenate`` returns, so :func:`get_row` and :func:`batch_of_one` take the
+registered with [`register_space_type`][sekai.spaces.register_space_type] can be anything its
+``concatenate`` returns, so `get_row` and `batch_of_one` take the
 space as an option: given one with such a part, they go through the space's
 ``concatenate`` / ``iterate`` instead.
 """

@@ -29,7 +29,7 @@ def _first_failure(outcomes: list[Any], indices: Sequence[int]) -> Exception | N
     A sub-env whose task ended with a ``KeyboardInterrupt`` (or was
     cancelled) was stopped in the middle of its own code: that interrupt
     already reached the caller when it happened, so it is not raised again;
-    the vector env needs a reset instead (:class:`~sekai.error.ResetRequired`).
+    the vector env needs a reset instead ([`ResetRequired`][sekai.error.ResetRequired]).
     """
     for outcome in outcomes:
         if isinstance(outcome, BaseException):
@@ -51,8 +51,8 @@ def _first_failure(outcomes: list[Any], indices: Sequence[int]) -> Exception | N
 class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
     """Runs ``num_envs`` sub-environments concurrently on an asyncio event loop.
 
-    Each step awaits every sub-env's :meth:`~sekai.core.Env.async_step`
-    together with :func:`asyncio.gather`, so sub-envs that wait on I/O (live
+    Each step awaits every sub-env's [`async_step`][sekai.core.Env.async_step]
+    together with `asyncio.gather`, so sub-envs that wait on I/O (live
     market feeds, simulators behind a REST or websocket API) wait in
     parallel; sub-envs reset by autoreset are reset concurrently as well.
     Sub-envs whose ``step`` blocks the CPU gain nothing: use ``ProcVecEnv``
@@ -62,38 +62,38 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
 
     In async code, ``await vec.async_step(actions)`` and
     ``await vec.async_reset(...)`` run on the caller's loop. The sync
-    :meth:`step` / :meth:`reset` run the same coroutines on a private event
-    loop owned by this vector env (closed by :meth:`close`), so they cannot be
+    `step` / `reset` run the same coroutines on a private event
+    loop owned by this vector env (closed by `close`), so they cannot be
     called from inside a running event loop: there they raise
-    :class:`~sekai.error.SyncCallInEventLoop` (a RuntimeError).
+    [`SyncCallInEventLoop`][sekai.error.SyncCallInEventLoop] (a RuntimeError).
 
     Interrupted calls complete for every sub-env: after Ctrl-C in
-    :meth:`step` / :meth:`reset`, or when ``asyncio.wait_for`` (or any
+    `step` / `reset`, or when ``asyncio.wait_for`` (or any
     cancellation) stops an ``async_step`` / ``async_reset``, the sub-envs'
     calls go on, and the next call of the vector env waits for them to
     finish (dropping their results) before it runs. The only exception is a
     ``KeyboardInterrupt`` that lands inside a sub-env's own code: that
     sub-env stops where it was, and the next call raises
-    :class:`~sekai.error.ResetRequired`. An interrupted :meth:`recv` hands
+    [`ResetRequired`][sekai.error.ResetRequired]. An interrupted `recv` hands
     nothing back: the sub-envs in flight keep running and a later
-    :meth:`recv` hands them back.
+    `recv` hands them back.
 
     Args:
         env_fns: One callable per sub-env, each returning a new
-            :class:`~sekai.core.Env`. If one raises, the sub-envs already
+            [`Env`][sekai.core.Env]. If one raises, the sub-envs already
             built are closed and the error propagates.
         autoreset: Reset sub-envs within the step that ends their episode
-            (see :class:`~sekai.vector.VecEnv`); ``False`` freezes them
+            (see [`VecEnv`][sekai.vector.VecEnv]); ``False`` freezes them
             instead.
-        batch_size: How many sub-envs :meth:`recv` hands back (``None``:
+        batch_size: How many sub-envs `recv` hands back (``None``:
             all of them): the first to finish among those sent.
 
-    Partial batches: :meth:`send` starts one task per sub-env (on the
+    Partial batches: `send` starts one task per sub-env (on the
     running event loop when called from one, else on the private loop) and
-    :meth:`recv` / :meth:`async_recv` hand back the first ``batch_size``
+    `recv` / `async_recv` hand back the first ``batch_size``
     to finish. Tasks started from async code must be collected with
     ``await vec.async_recv()`` on the same loop. In sync code, the sub-envs
-    sent make progress while :meth:`recv` runs the private loop.
+    sent make progress while `recv` runs the private loop.
 
     Raises:
         TypeError: ``env_fns`` is not a sequence of callables, or one returned

@@ -6,7 +6,7 @@ import numbers
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -14,9 +14,9 @@ from numpy.typing import NDArray
 from sekai.core import ActType, InfoDict, ObsType
 from sekai.error import InvalidObservation
 from sekai.spaces import Box, Discrete, MultiBinary, MultiDiscrete, Space
-from sekai.utils.seeding import SeededRNG, np_random
+from sekai.utils.seeding import SeededRNG, SeedType, np_random
 from sekai.vector._actions import make_action_checker
-from sekai.vector._arguments import check_num_envs
+from sekai.vector._arguments import GENERATOR_SEED_ERROR, check_num_envs
 from sekai.vector._autoreset import FINAL_INFO, FINAL_OBSERVATION, RESET_INFO
 from sekai.vector._info_arrays import info_dicts, snapshot_info_arrays
 from sekai.vector._obs_batch import make_batch_check
@@ -24,10 +24,21 @@ from sekai.vector._rows import copy_batch, get_row, put_rows, stack_values, take
 from sekai.vector.results import VecResetResult, VecStepResult, deferred_step_result
 from sekai.vector.vec_env import HookedVecEnv
 
-if TYPE_CHECKING:
-    from sekai.utils.seeding import SeedType
+__all__ = [  # noqa: RUF022 (grouped by topic)
+    "InfoArrays",
+    "NativeVecEnv",
+    "shared",
+    # sekai 0.2's helpers of this module, kept under their names
+    "GENERATOR_SEED_ERROR",
+    "split_infos",
+    "take_index",
+]
 
-__all__ = ["InfoArrays", "NativeVecEnv", "shared"]
+# sekai 0.2 code also imports SeedType from this module.
+split_infos = info_dicts
+"""One info dict per sub-env from info arrays (sekai 0.2's name)."""
+take_index = get_row
+"""Sub-env ``i``'s entry of a batch (sekai 0.2's name)."""
 
 InfoArrays = Mapping[str, Any]
 """Infos of a native vector env: each key maps to an array with a leading ``num_envs`` axis."""
@@ -38,15 +49,15 @@ _SHARED_MARK = "__sekai_shared__"
 
 
 class _SharedProperty(property):
-    """A property whose value is the same for every sub-env (see :func:`shared`)."""
+    """A property whose value is the same for every sub-env (see `shared`)."""
 
     __sekai_shared__ = True
 
 
 def shared(member: _F) -> _F:
-    """Mark a method or property of a :class:`NativeVecEnv` as shared by every sub-env.
+    """Mark a method or property of a `NativeVecEnv` as shared by every sub-env.
 
-    :meth:`NativeVecEnv.get_attr` and :meth:`NativeVecEnv.call` split an
+    `NativeVecEnv.get_attr` and `NativeVecEnv.call` split an
     array result whose leading axis has ``num_envs`` entries into one entry
     per sub-env. A value marked ``shared`` is instead given whole to every
     sub-env, which matters when its leading axis only happens to have
@@ -56,7 +67,7 @@ def shared(member: _F) -> _F:
     Works on methods and on property getters, either below ``@property``
     (``@property`` then ``@shared``) or above it.
 
-    Example:
+    Examples:
         >>> class Market(NativeVecEnv):  # doctest: +SKIP
         ...     @shared
         ...     def schedule(self) -> np.ndarray: ...
@@ -88,11 +99,11 @@ def _build_infos(
     cleared: NDArray[np.intp] | None,
     resets: _Resets | None,
 ) -> list[InfoDict]:
-    """A step's info dicts, from the snapshot :meth:`NativeVecEnv.step` took.
+    """A step's info dicts, from the snapshot `NativeVecEnv.step` took.
 
     Args:
         count: Number of sub-envs.
-        arrays: The checked info arrays of :meth:`NativeVecEnv._step`.
+        arrays: The checked info arrays of `NativeVecEnv._step`.
         elapsed: ``elapsed_steps`` per sub-env, under a time limit.
         cleared: Frozen sub-envs, whose info is empty.
         resets: ``(indices, final observations, reset info arrays)`` of the
@@ -120,43 +131,43 @@ def _build_infos(
 class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
     """Base class of vector envs that keep every sub-env's state in arrays.
 
-    Where :class:`~sekai.vector.SyncVecEnv` steps ``num_envs`` Python objects
+    Where [`SyncVecEnv`][sekai.vector.SyncVecEnv] steps ``num_envs`` Python objects
     one by one, a native vector env holds the state of all of them in arrays
     with a leading ``num_envs`` axis and advances them with one set of array
     operations, often 10-100x faster for simulators that vectorise (most
     market models do). Register one with ``sekai.register(...,
-    vector_entry_point=...)`` and :func:`sekai.registry.make_vec` uses it.
+    vector_entry_point=...)`` and [`sekai.registry.make_vec`][sekai.registry.make_vec] uses it.
 
     A subclass implements four hooks; the public methods own the ordering,
     autoreset, time limit, frozen sub-envs and errors:
 
-    * :meth:`_reset_envs` ``(indices, options)``: (re)initialise the sub-envs
+    * `_reset_envs` ``(indices, options)``: (re)initialise the sub-envs
       in ``indices`` (an int array), with one options dict (or ``None``) each.
-    * :meth:`_observe` ``()``: the batch of observations of every sub-env, in
+    * `_observe` ``()``: the batch of observations of every sub-env, in
       a new array (or dict / tuple of new arrays) that the env does not
       modify later.
-    * :meth:`_step` ``(actions)``: advance every sub-env and return
+    * `_step` ``(actions)``: advance every sub-env and return
       ``(rewards, terminated, truncated, infos)``: three arrays of shape
       ``(num_envs,)`` and a mapping from info keys to arrays with a leading
       ``num_envs`` axis.
-    * :meth:`_reset_infos` ``(indices)`` (optional): info arrays for the
+    * `_reset_infos` ``(indices)`` (optional): info arrays for the
       sub-envs just reset, one row per entry of ``indices``.
 
     Seeding: each sub-env has its own generator, ``rngs[i]`` (see
-    :attr:`rngs`), seeded exactly as the sub-envs of the other backends:
+    `rngs`), seeded exactly as the sub-envs of the other backends:
     ``reset(seed=int)`` derives one seed per sub-env with
-    :func:`~sekai.utils.seeding.make_seed_sequence` and seeds ``rngs[i]``
+    [`make_seed_sequence`][sekai.utils.seeding.make_seed_sequence] and seeds ``rngs[i]``
     from seed ``i`` as ``Env.reset(seed=...)`` would; a list of ``num_envs``
     seeds gives sub-env ``i`` entry ``i`` (an int re-seeds, a Generator is
     adopted as is, ``None`` continues the stream); ``seed=None`` continues
-    every stream; a single Generator raises :class:`TypeError`. Autoreset
+    every stream; a single Generator raises `TypeError`. Autoreset
     continues the stream of the sub-env it resets. A subclass that draws
     sub-env ``i``'s randomness from ``rngs[i]``, in the order the single env
     draws it, therefore gives the same trajectories as ``SyncVecEnv``,
     ``AsyncVecEnv`` and ``ProcVecEnv`` over the single env for the same
     seed and actions. Randomness drawn during steps costs one call per
     sub-env; a model that allows it draws what an episode needs at its reset
-    instead (both in the single env and here). :attr:`rng` is a separate
+    instead (both in the single env and here). `rng` is a separate
     generator shared by the whole batch, for randomness that belongs to no
     single sub-env (and for subclasses written for sekai 0.2); it follows its
     0.2 rule (an int re-seeds it, a list's ints are combined into one seed)
@@ -164,22 +175,22 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
     distribution only. Options follow the usual rule: one dict for all, or
     a list with one per sub-env.
 
-    Autoreset is same-step, as for every :class:`~sekai.vector.VecEnv`:
-    finished sub-envs are passed to :meth:`_reset_envs` (with ``None``
+    Autoreset is same-step, as for every [`VecEnv`][sekai.vector.VecEnv]:
+    finished sub-envs are passed to `_reset_envs` (with ``None``
     options) within the step, and their infos carry ``"final_observation"``,
     ``"final_info"`` and ``"reset_info"``. With ``autoreset=False`` a
-    finished sub-env is frozen until :meth:`reset`: the step reports its final
+    finished sub-env is frozen until `reset`: the step reports its final
     observation, reward 0, its final flags and an empty info whatever
-    :meth:`_step` computes for it. :meth:`_step` still advances every
+    `_step` computes for it. `_step` still advances every
     sub-env; when actions are numeric arrays, a frozen sub-env's row holds its
-    last action again, and :attr:`frozen` says which sub-envs are frozen, so
+    last action again, and `frozen` says which sub-envs are frozen, so
     a simulation that must not run past its data (or that should keep a
-    finished sub-env's state for :meth:`get_attr`) leaves them alone.
+    finished sub-env's state for `get_attr`) leaves them alone.
 
     With ``max_episode_steps=n``, a sub-env is truncated on its ``n``-th step
     (unless it terminates on it) and every step's infos carry
     ``"elapsed_steps"``, as ``TimeLimit`` does for each sub-env of a
-    ``SyncVecEnv``. :attr:`elapsed_steps` counts steps with or without a
+    ``SyncVecEnv``. `elapsed_steps` counts steps with or without a
     limit.
 
     The info dicts of a step are built the first time ``result.infos`` is
@@ -188,10 +199,10 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
     later, even after further steps, gives the same dicts. Thousands of
     sub-envs then cost no per-env dicts in loops that never read them.
 
-    :meth:`get_attr` / :meth:`call` read this object: an array result with a
+    `get_attr` / `call` read this object: an array result with a
     leading ``num_envs`` axis is split per sub-env, anything else (and
-    anything from a member marked :func:`shared`) is repeated for every
-    sub-env. :meth:`set_attr` only changes attributes that exist.
+    anything from a member marked `shared`) is repeated for every
+    sub-env. `set_attr` only changes attributes that exist.
 
     Args:
         num_envs: Number of sub-envs (>= 1).
@@ -273,7 +284,7 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
         Returns:
             ``(rewards, terminated, truncated, infos)``: arrays of shape
             ``(num_envs,)`` and a mapping of info arrays with a leading
-            ``num_envs`` axis (may be empty). :meth:`step` copies all of
+            ``num_envs`` axis (may be empty). `step` copies all of
             them before it returns, so the env may reuse these arrays.
         """
 
@@ -295,7 +306,7 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
     def max_episode_steps(self) -> int | NDArray[np.int64] | None:
         """The time limit: steps per episode, or ``None`` for no limit.
 
-        Assignable, directly or with :meth:`set_attr` (e.g. to lengthen
+        Assignable, directly or with `set_attr` (e.g. to lengthen
         episodes during training): an int >= 1 or ``None`` for every sub-env,
         or one int >= 1 per sub-env (a list or array of ``num_envs``, stored as
         an int64 array). It applies from the next step on: a sub-env that has
@@ -351,7 +362,7 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
         about sub-env ``i`` from ``rngs[i]``, in the order the single env
         draws it, and the trajectories match those of the other backends
         exactly. Unseeded generators come from OS entropy on first use.
-        :meth:`reset` with a seed replaces the tuple: read this property
+        `reset` with a seed replaces the tuple: read this property
         when drawing rather than keeping an old tuple.
         """
         rngs = self._rngs
@@ -364,7 +375,7 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
         return tuple(np.random.Generator(np.random.PCG64(child)) for child in children)
 
     def _per_env_seeds(self, seed: object) -> list[SeedType]:
-        """The per-env seeds of every backend; also seeds the shared :attr:`rng` (0.2's rule)."""
+        """The per-env seeds of every backend; also seeds the shared `rng` (0.2's rule)."""
         seeds = super()._per_env_seeds(seed)
         # The shared generator keeps the rule of sekai 0.2: an int re-seeds it; a list
         # holding ints is combined into one seed, each other entry contributing a draw
@@ -380,7 +391,7 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
         return seeds
 
     def _seed_sub_envs(self, seeds: list[SeedType]) -> None:
-        """Apply one seed per sub-env to :attr:`rngs`, as ``Env._set_rng`` does for one env."""
+        """Apply one seed per sub-env to `rngs`, as ``Env._set_rng`` does for one env."""
         if all(entry is None for entry in seeds):
             return  # every stream continues
         current = self._rngs
@@ -413,7 +424,7 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
         return VecResetResult(observations, info_dicts(self._reset_infos(indices), self.num_envs))
 
     def _step_batch(self, actions: Any) -> VecStepResult[Any]:
-        """:meth:`_step`, the time limit, then autoreset or freezing, on checked actions."""
+        """`_step`, the time limit, then autoreset or freezing, on checked actions."""
         n = self.num_envs
         frozen = self._frozen
         any_frozen = self._any_frozen
@@ -493,7 +504,7 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
         return deferred_step_result(observations, rewards, terminated, truncated, build)
 
     def _observed(self) -> Any:
-        """:meth:`_observe`, checked: one shape comparison per array of the batch."""
+        """`_observe`, checked: one shape comparison per array of the batch."""
         observations = self._observe()
         self._check_batch(observations, f"{type(self).__name__}._observe()")
         return observations
@@ -579,7 +590,7 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
         Numbers and equally shaped arrays become a numeric array; values that
         do not stack without changing (ragged arrays, a mix of numbers and
         strings, ...) go into a 1-D object array, each kept as it is, so
-        :meth:`get_attr` gives them back unchanged.
+        `get_attr` gives them back unchanged.
 
         Raises:
             AttributeError: The env has no attribute ``name`` (a new attribute

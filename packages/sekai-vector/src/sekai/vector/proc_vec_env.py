@@ -48,7 +48,7 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
     """Runs sub-environments in worker processes, for CPU-bound simulators.
 
     Each worker process runs a contiguous group of sub-envs and talks to this
-    process through a :mod:`multiprocessing` pipe; every command (a step, a
+    process through a `multiprocessing` pipe; every command (a step, a
     reset, ...) travels once per worker. When the observation space has fixed
     shapes (Box, Discrete, MultiDiscrete, MultiBinary, and Dict / Tuple /
     MaskedBox of them), workers write observations, rewards and flags straight
@@ -62,16 +62,16 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
     (with ``"fork"`` they are inherited and need not pickle at all).
 
     Autoreset, frozen sub-envs, seeding and options follow
-    :class:`~sekai.vector.VecEnv` exactly: the same seed gives the same
-    trajectories as :class:`~sekai.vector.SyncVecEnv`.
+    [`VecEnv`][sekai.vector.VecEnv] exactly: the same seed gives the same
+    trajectories as [`SyncVecEnv`][sekai.vector.SyncVecEnv].
 
     Failures: an exception in a sub-env is raised here as
-    :class:`~sekai.error.VecEnvWorkerError` (with the sub-env's ``index``, the
+    [`VecEnvWorkerError`][sekai.error.VecEnvWorkerError] (with the sub-env's ``index``, the
     worker's ``worker_traceback`` and, when it can be pickled, the original
     exception as ``__cause__``) once every other sub-env has taken its step
     (those in the same worker included), so the vector env stays usable; the
     results of that call are dropped. An observation, reward or flag that
-    does not fit raises :class:`~sekai.error.InvalidObservation` naming the
+    does not fit raises [`InvalidObservation`][sekai.error.InvalidObservation] naming the
     sub-env, as on every backend. A worker that dies raises
     VecEnvWorkerError naming it and its sub-envs (``index`` is its first
     sub-env), and so does every later call; with ``step_timeout``, so does a
@@ -80,34 +80,34 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
     its answers are read and dropped before the next command. If this
     process dies (killed, crashed), its workers end at once, whatever their
     sub-envs are doing, and the shared memory is unlinked by
-    :mod:`multiprocessing`'s resource tracker. ``get_attr`` / ``call`` /
-    ``set_attr`` raise :class:`AttributeError` for a name a sub-env lacks.
+    `multiprocessing`'s resource tracker. ``get_attr`` / ``call`` /
+    ``set_attr`` raise `AttributeError` for a name a sub-env lacks.
 
     Args:
         env_fns: One callable per sub-env, run in its worker, each returning a
-            new :class:`~sekai.core.Env`. If one raises (or anything else in
+            new [`Env`][sekai.core.Env]. If one raises (or anything else in
             the constructor fails), the sub-envs already built are closed, the
             workers stopped and the shared memory freed before the error
             propagates (a factory's error as VecEnvWorkerError).
         autoreset: Reset sub-envs within the step that ends their episode;
-            ``False`` freezes them instead (see :class:`~sekai.vector.VecEnv`).
-        context: The :mod:`multiprocessing` start method; ``None`` means
+            ``False`` freezes them instead (see [`VecEnv`][sekai.vector.VecEnv]).
+        context: The `multiprocessing` start method; ``None`` means
             ``"forkserver"`` (``"spawn"`` on Windows). sekai and numpy are
             preloaded into the forkserver.
-        close_timeout: Seconds :meth:`close` waits in total for the workers
+        close_timeout: Seconds `close` waits in total for the workers
             before terminating them; ``float("inf")`` waits without limit.
         num_workers: Worker processes (1 to ``num_envs``); sub-envs are split
             evenly, in order. ``None`` runs one process per sub-env.
         shared_memory: ``None`` uses shared memory when the observation space
             allows it, ``True`` requires it, ``False`` pickles observations.
-        batch_size: How many sub-envs :meth:`recv` hands back (``None``:
+        batch_size: How many sub-envs `recv` hands back (``None``:
             all of them): the first whose workers answer. A worker steps the
             sub-envs sent to it together and answers for all of them, so
             partial batches pay off with one sub-env per worker (the
             default) or a few; actions sent to a worker that is still busy
             wait in this process until it answers.
         step_timeout: Seconds a worker may take to answer a command (a
-            step, including its autoreset, a reset, a :meth:`recv`,
+            step, including its autoreset, a reset, a `recv`,
             ``call`` / ``get_attr`` / ``set_attr``); ``None`` (the default)
             waits without limit. A worker that takes longer is killed and
             the call raises VecEnvWorkerError naming it and its sub-envs,
@@ -124,7 +124,7 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
         VecEnvWorkerError: A factory raised or returned something that is not
             an Env, or a worker died while starting.
 
-    Example:
+    Examples:
         >>> if __name__ == "__main__":  # doctest: +SKIP
         ...     with ProcVecEnv([make_env] * 8, num_workers=2) as vec:
         ...         result = vec.reset(seed=0)
@@ -264,9 +264,13 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
 
     @property
     def closed(self) -> bool:
-        """Whether :meth:`close` was called (or the finaliser closed the workers)."""
+        """Whether `close` was called (or the finaliser closed the workers)."""
         pool = getattr(self, "_pool", None)
         return self._closed or pool is None or pool.closed
+
+    @closed.setter
+    def closed(self, value: bool) -> None:
+        self._closed = bool(value)
 
     # -- round trips --------------------------------------------------------------------
 
@@ -526,7 +530,7 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
 
         Each worker closes all its sub-envs even if one raises. The workers
         get ``close_timeout`` seconds in total to finish; those still running
-        are then terminated (with a :class:`RuntimeWarning`). Closing twice
+        are then terminated (with a `RuntimeWarning`). Closing twice
         is harmless; a vector env that is never closed is closed when it is
         garbage collected or when the interpreter exits.
 

@@ -63,7 +63,7 @@ class RayVecEnv(HookedVecEnv[ObsType, ActType]):
     """Runs sub-environments in Ray actors, for simulators that need a cluster.
 
     Sub-envs are split evenly, in order, over ``num_workers`` actors (as
-    :class:`~sekai.vector.ProcVecEnv` splits them over processes); each
+    [`ProcVecEnv`][sekai.vector.ProcVecEnv] splits them over processes); each
     actor builds its sub-envs from the env factories, which are
     cloudpickled and put in Ray's object store once. Every command (a step,
     a reset, ...) is one remote call per actor, never per sub-env. For
@@ -74,8 +74,8 @@ class RayVecEnv(HookedVecEnv[ObsType, ActType]):
 
     Autoreset, frozen sub-envs, seeding, options, ``call`` / ``get_attr`` /
     ``set_attr``, async methods and partial batches follow
-    :class:`~sekai.vector.VecEnv` exactly: the same seed and actions give
-    the trajectories of :class:`~sekai.vector.SyncVecEnv`.
+    [`VecEnv`][sekai.vector.VecEnv] exactly: the same seed and actions give
+    the trajectories of [`SyncVecEnv`][sekai.vector.SyncVecEnv].
 
     The cluster: if Ray is already initialised, its session is used (and
     ``address`` ignored); otherwise ``ray.init(address=address)`` starts or
@@ -85,14 +85,14 @@ class RayVecEnv(HookedVecEnv[ObsType, ActType]):
     yourself to keep it, and to choose its options.
 
     Failures: an exception in a sub-env raises
-    :class:`~sekai.error.VecEnvWorkerError` with the sub-env's ``index``,
+    [`VecEnvWorkerError`][sekai.error.VecEnvWorkerError] with the sub-env's ``index``,
     the actor's ``worker_traceback`` and, when it can be pickled, the
     original exception as ``__cause__``; the replies of the other actors
     are read first, so the vector env stays usable (the results of that
-    call are dropped; a failed :meth:`recv` needs a :meth:`reset`); the
+    call are dropped; a failed `recv` needs a `reset`); the
     other sub-envs of the failing one's actor take their step too. An
     observation, reward or flag that does not fit raises
-    :class:`~sekai.error.InvalidObservation` naming the sub-env, as on every
+    [`InvalidObservation`][sekai.error.InvalidObservation] naming the sub-env, as on every
     backend. A step or reset interrupted here (Ctrl-C, a cancelled
     ``await``) runs to its end in the actors, and the next call waits for
     it first (its results are dropped). An actor that dies raises
@@ -114,15 +114,15 @@ class RayVecEnv(HookedVecEnv[ObsType, ActType]):
 
     Args:
         env_fns: One callable per sub-env, run in its actor, each returning
-            a new :class:`~sekai.core.Env`. They travel with cloudpickle, so
+            a new [`Env`][sekai.core.Env]. They travel with cloudpickle, so
             lambdas and locally defined classes work. If one raises, every
             actor is killed and the error is raised as VecEnvWorkerError.
         autoreset: Reset sub-envs within the step that ends their episode;
-            ``False`` freezes them instead (see :class:`~sekai.vector.VecEnv`).
+            ``False`` freezes them instead (see [`VecEnv`][sekai.vector.VecEnv]).
         num_workers: Number of actors (1 to ``num_envs``). ``None``: as
             many as the cluster's CPUs allow at ``num_cpus`` each (one per
             sub-env when ``num_cpus`` is 0), at most ``num_envs``.
-        batch_size: How many sub-envs :meth:`recv` hands back (``None``:
+        batch_size: How many sub-envs `recv` hands back (``None``:
             all of them): the first whose actors answer. An actor steps the
             sub-envs sent to it together and answers for all of them;
             actions sent to a busy actor wait here until it answers.
@@ -147,7 +147,7 @@ class RayVecEnv(HookedVecEnv[ObsType, ActType]):
             vector env's life; when they are used up, a death is raised.
         restart_delay: Seconds to wait before each replacement (time for
             the cluster to recover).
-        close_timeout: Seconds :meth:`close` waits in total for the actors
+        close_timeout: Seconds `close` waits in total for the actors
             to close their sub-envs before killing them.
 
     Raises:
@@ -158,7 +158,7 @@ class RayVecEnv(HookedVecEnv[ObsType, ActType]):
         VecEnvWorkerError: A factory raised or returned something that is
             not an Env, or an actor died while starting.
 
-    Example:
+    Examples:
         >>> ray.init(num_cpus=4)  # doctest: +SKIP
         >>> with RayVecEnv([make_env] * 16, num_workers=4) as vec:  # doctest: +SKIP
         ...     result = vec.reset(seed=0)
@@ -463,7 +463,7 @@ class RayVecEnv(HookedVecEnv[ObsType, ActType]):
         actor runs after it; the next call of this vector env first waits for
         the interrupted one and records what it froze (its results are
         dropped). An interrupted ``send`` / ``recv`` drops what is in flight
-        (the next call raises ResetRequired until :meth:`reset`).
+        (the next call raises ResetRequired until `reset`).
         """
         running, self._running = self._running, None
         if call in ("step", "reset") and running is not None and running[0] == call:
@@ -701,7 +701,7 @@ class RayVecEnv(HookedVecEnv[ObsType, ActType]):
 
         The actors get ``close_timeout`` seconds in total to close their
         sub-envs; those still busy are then killed (with a
-        :class:`RuntimeWarning`). The cluster keeps running; a Ray session
+        `RuntimeWarning`). The cluster keeps running; a Ray session
         that a RayVecEnv started is shut down when the last RayVecEnv using
         it closes. Closing twice is harmless; actors of a vector env that is
         never closed die when their handles are garbage collected or the

@@ -1,4 +1,4 @@
-"""Typed results of ``VecEnv.step()`` and ``VecEnv.reset()``, and :func:`stack_infos`."""
+"""Typed results of ``VecEnv.step()`` and ``VecEnv.reset()``, and `stack_infos`."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ _RESET_FIELDS = ("observations", "infos")
 
 
 class _Rows:
-    """The ``env_ids`` slot of :class:`VecStepResult`, kept out of its dataclass fields.
+    """The ``env_ids`` slot of `VecStepResult`, kept out of its dataclass fields.
 
     sekai 0.2 code reads ``dataclasses.fields(VecStepResult)``: the five
     fields stay what they were.
@@ -33,9 +33,9 @@ class _Rows:
 
 @dataclass(frozen=True, eq=False, slots=True, init=False)
 class VecStepResult(_Rows, Generic[ObsType]):
-    """What :meth:`VecEnv.step <sekai.vector.VecEnv.step>` returns.
+    """What [`VecEnv.step`][sekai.vector.VecEnv.step] returns.
 
-    The batched counterpart of :class:`~sekai.core.StepResult`, with one entry
+    The batched counterpart of [`StepResult`][sekai.core.StepResult], with one entry
     per sub-env along the leading axis.
 
     Attributes:
@@ -47,20 +47,20 @@ class VecStepResult(_Rows, Generic[ObsType]):
         terminated: bool array of shape ``(num_envs,)``.
         truncated: bool array of shape ``(num_envs,)``.
         infos: One info dict per sub-env (a list, not a dict of arrays; see
-            :func:`stack_infos` for the other layout). A
-            :class:`~sekai.vector.NativeVecEnv` builds this list the first
+            `stack_infos` for the other layout). A
+            [`NativeVecEnv`][sekai.vector.NativeVecEnv] builds this list the first
             time it is read, from a snapshot taken during the step, so a
             training loop that never reads it does not pay for thousands
             of dicts per step.
         env_ids: Which sub-envs the rows are, as an int64 array, for a
-            partial batch (what :meth:`VecEnv.recv <sekai.vector.VecEnv.recv>`
+            partial batch (what [`VecEnv.recv`][sekai.vector.VecEnv.recv]
             returns when ``batch_size < num_envs``); ``None`` when the rows
-            are every sub-env in order (what :meth:`VecEnv.step
-            <sekai.vector.VecEnv.step>` returns).
+            are every sub-env in order (what [`VecEnv.step`][sekai.vector.VecEnv.step] returns).
 
-    Like :class:`~sekai.core.StepResult`, ``==`` compares the fields by value,
+    Like [`StepResult`][sekai.core.StepResult], ``==`` compares the fields by value,
     looking inside numpy arrays (same shape, equal elements) and the dicts,
-    tuples and lists holding them, and results are not hashable.
+    tuples and lists holding them; ``hash()`` hashes the fields, as a frozen
+    dataclass does, so it raises ``TypeError`` (the infos are a list).
     """
 
     observations: ObsType
@@ -92,6 +92,12 @@ class VecStepResult(_Rows, Generic[ObsType]):
             return NotImplemented
         return fields_equal(self, other, _STEP_FIELDS)
 
+    def __hash__(self) -> int:
+        # The hash of the fields, as a frozen dataclass's (and sekai.core's
+        # results): the arrays and the infos list make it raise TypeError, as
+        # in sekai 0.2.
+        return hash((self.observations, self.rewards, self.terminated, self.truncated, self.infos))
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (
             type(self),
@@ -118,14 +124,14 @@ class VecStepResult(_Rows, Generic[ObsType]):
 
 @dataclass(frozen=True, eq=False, slots=True, init=False)
 class VecResetResult(Generic[ObsType]):
-    """What :meth:`VecEnv.reset <sekai.vector.VecEnv.reset>` returns.
+    """What [`VecEnv.reset`][sekai.vector.VecEnv.reset] returns.
 
     Attributes:
         observations: The batch of first observations (see
-            :class:`VecStepResult`).
+            `VecStepResult`).
         infos: One reset info dict per sub-env.
 
-    ``==`` compares by value, as for :class:`VecStepResult`.
+    ``==`` compares by value, as for `VecStepResult`.
     """
 
     observations: ObsType
@@ -140,6 +146,9 @@ class VecResetResult(Generic[ObsType]):
             return NotImplemented
         return fields_equal(self, other, _RESET_FIELDS)
 
+    def __hash__(self) -> int:
+        return hash((self.observations, self.infos))
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.observations, self.infos))
 
@@ -147,7 +156,7 @@ class VecResetResult(Generic[ObsType]):
     def dones(self) -> NDArray[np.bool_]:
         """All ``False``, shape ``(num_envs,)``: no sub-env is done right after a reset.
 
-        Mirrors :attr:`VecStepResult.dones`, so one loop condition covers the
+        Mirrors `VecStepResult.dones`, so one loop condition covers the
         reset and the steps that follow.
         """
         return np.zeros(len(self.infos), dtype=bool)
@@ -214,7 +223,7 @@ def deferred_step_result(
     build_infos: Callable[[], list[InfoDict]],
     env_ids: NDArray[np.int64] | None = None,
 ) -> VecStepResult[ObsType]:
-    """A :class:`VecStepResult` whose ``infos`` are built by ``build_infos()`` when first read.
+    """A `VecStepResult` whose ``infos`` are built by ``build_infos()`` when first read.
 
     ``build_infos`` must only use data that nothing changes afterwards (a
     snapshot of the step); it is called at most once per result.
@@ -278,8 +287,8 @@ def stack_infos(infos: list[InfoDict]) -> dict[str, Any]:
     each value kept as it is.
 
     Args:
-        infos: The ``infos`` of a :class:`VecStepResult` or
-            :class:`VecResetResult`.
+        infos: The ``infos`` of a `VecStepResult` or
+            `VecResetResult`.
 
     Returns:
         ``{key: array}``; empty when ``infos`` is empty or no key is shared.
@@ -287,7 +296,7 @@ def stack_infos(infos: list[InfoDict]) -> dict[str, Any]:
     Raises:
         TypeError: ``infos`` is not a list (or tuple) of dicts.
 
-    Example:
+    Examples:
         >>> stacked = stack_infos([{"cash": 1.0, "id": "a"}, {"cash": 2.5}])
         >>> stacked
         {'cash': array([1. , 2.5])}

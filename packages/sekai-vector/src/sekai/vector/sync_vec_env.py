@@ -25,30 +25,30 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
     The right backend for fast environments, where the cost of sending work to
     other processes would exceed the work itself. For CPU-heavy simulators use
     ``ProcVecEnv``; for environments that wait on I/O use
-    :class:`~sekai.vector.AsyncVecEnv`.
+    [`AsyncVecEnv`][sekai.vector.AsyncVecEnv].
 
     Observations of array spaces are written straight into the rows of one
     newly allocated batch per step (Dict / Tuple observations leaf by leaf),
     and the shape of the action batch is checked before any sub-env moves.
 
-    A sub-env that raises in :meth:`step` does not stop the others: the
+    A sub-env that raises in `step` does not stop the others: the
     sub-envs after it still take their step (with autoreset or freezing),
     then the first exception propagates as it is and the step's results
     are dropped; the failing sub-env stays where its exception left it, and
     the vector env stays usable. A ``KeyboardInterrupt`` stops the sub-env
     it lands in wherever it is, so after an interrupted step the next call
-    raises :class:`~sekai.error.ResetRequired` until :meth:`reset`.
+    raises [`ResetRequired`][sekai.error.ResetRequired] until `reset`.
 
     Args:
         env_fns: One callable per sub-env, each returning a new
-            :class:`~sekai.core.Env`. If one raises, the sub-envs already
+            [`Env`][sekai.core.Env]. If one raises, the sub-envs already
             built are closed and the error propagates.
         autoreset: Reset sub-envs within the step that ends their episode
-            (see :class:`~sekai.vector.VecEnv`); ``False`` freezes them
+            (see [`VecEnv`][sekai.vector.VecEnv]); ``False`` freezes them
             instead.
         copy: Accepted for compatibility and ignored: every batch of
             observations is a new array already.
-        batch_size: How many sub-envs :meth:`recv` hands back (``None``:
+        batch_size: How many sub-envs `recv` hands back (``None``:
             all of them). Sub-envs run one after another here, so a partial
             batch is simply the ones sent first; it lets code written for
             the concurrent backends run unchanged.
@@ -61,7 +61,7 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
             ``[1, num_envs]``.
         SpaceMismatch: The sub-envs do not all have the same spaces.
 
-    Example:
+    Examples:
         >>> vec = SyncVecEnv([make_env] * 4)  # doctest: +SKIP
         >>> result = vec.reset(seed=42)  # doctest: +SKIP
         >>> result = vec.step(vec.batch_action_space.sample())  # doctest: +SKIP

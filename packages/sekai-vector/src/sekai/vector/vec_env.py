@@ -1,4 +1,4 @@
-"""The :class:`VecEnv` base class shared by every vectorisation backend."""
+"""The `VecEnv` base class shared by every vectorisation backend."""
 
 from __future__ import annotations
 
@@ -17,8 +17,16 @@ from sekai.error import NothingInFlight, VecEnvClosed
 from sekai.spaces import Space, batch_space
 from sekai.utils.seeding import SeedType
 from sekai.vector._actions import ActionSplitter, make_action_splitter
-from sekai.vector._arguments import per_env_seeds
+from sekai.vector._arguments import GENERATOR_SEED_ERROR, per_env_seeds
+from sekai.vector._autoreset import autoreset_info as merge_autoreset, frozen_step, needs_autoreset
 from sekai.vector._lifecycle import abandon, busy_error, install_lifecycle
+from sekai.vector._sub_envs import (
+    build_envs,
+    call_attr as env_call,
+    close_all as close_envs,
+    read_attr as env_get_attr,
+    write_attr as env_set_attr,
+)
 from sekai.vector.results import with_env_ids
 
 if TYPE_CHECKING:
@@ -27,7 +35,20 @@ if TYPE_CHECKING:
     from sekai.registry import EnvSpec
     from sekai.vector.results import VecResetResult, VecStepResult
 
-__all__ = ["VecEnv"]
+__all__ = [  # noqa: RUF022 (grouped by topic)
+    "VecEnv",
+    # sekai 0.2's helpers of this module, kept under their names: the functions
+    # every backend uses (the autoreset rule, sub-env attributes, seeding).
+    "GENERATOR_SEED_ERROR",
+    "build_envs",
+    "close_envs",
+    "env_call",
+    "env_get_attr",
+    "env_set_attr",
+    "frozen_step",
+    "merge_autoreset",
+    "needs_autoreset",
+]
 
 _V = TypeVar("_V", bound="VecEnv[Any, Any]")
 
@@ -36,61 +57,60 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
     """Base class of vectorised environments: ``num_envs`` environments stepped as one.
 
     ``observation_space`` and ``action_space`` are the spaces of one sub-env;
-    :attr:`batch_observation_space` and :attr:`batch_action_space` are the
+    `batch_observation_space` and `batch_action_space` are the
     spaces of a batch (a leading ``num_envs`` axis, see
-    :func:`~sekai.spaces.batch_space`). :meth:`step` and :meth:`reset` return
-    :class:`~sekai.vector.VecStepResult` / :class:`~sekai.vector.VecResetResult`
+    [`batch_space`][sekai.spaces.batch_space]). `step` and `reset` return
+    [`VecStepResult`][sekai.vector.VecStepResult] / [`VecResetResult`][sekai.vector.VecResetResult]
     with float64 rewards, bool flags and a list of per-env info dicts.
 
     Autoreset (the default): a sub-env whose episode ends is reset inside the
-    same :meth:`step`. Its row of the returned batch is then the first
+    same `step`. Its row of the returned batch is then the first
     observation of its new episode, and its info holds the step's info keys
     plus ``"final_observation"`` (the terminal observation), ``"final_info"``
     (the step's info) and ``"reset_info"`` (the reset's info), as the
     ``AutoReset`` wrapper does for a single env.
 
     Without autoreset, a sub-env that finishes is frozen until the next
-    :meth:`reset`: it is not stepped again and its action is ignored; every
+    `reset`: it is not stepped again and its action is ignored; every
     later step reports its final observation, reward 0, its final
     ``terminated`` / ``truncated`` flags (so it stays done) and an empty info.
     A sub-env that resets itself (its info carries ``"final_observation"``,
     e.g. because it is wrapped in ``AutoReset``) keeps running and is not
     frozen.
 
-    Every vector env has :meth:`async_step` / :meth:`async_reset`. By default
-    they run :meth:`step` / :meth:`reset`; :class:`~sekai.vector.AsyncVecEnv`
-    runs its sub-envs concurrently. As for :class:`~sekai.core.Env`, a subclass
+    Every vector env has `async_step` / `async_reset`. By default
+    they run `step` / `reset`; [`AsyncVecEnv`][sekai.vector.AsyncVecEnv]
+    runs its sub-envs concurrently. As for [`Env`][sekai.core.Env], a subclass
     that overrides ``step`` (or ``reset``) but not its async form gets an async
     method that runs its override, decided once when the class is created.
 
-    Partial batches: :meth:`send` starts stepping some sub-envs and
-    :meth:`recv` hands back the first :attr:`batch_size` of those sent that
-    are done, with their ids in :attr:`VecStepResult.env_ids
-    <sekai.vector.VecStepResult.env_ids>`, so a learner never waits for the
-    slowest sub-env. Autoreset, freezing and seeding hold per sub-env as in
-    :meth:`step`. ``batch_size`` is chosen at construction by the backends
-    that can return early (``SyncVecEnv``, ``AsyncVecEnv``, ``ProcVecEnv``);
-    it is ``num_envs`` everywhere else, where ``send`` + ``recv`` is a
-    :meth:`step` in two halves.
+    Partial batches: `send` starts stepping some sub-envs and `recv` hands
+    back the first `batch_size` of those sent that are done, with their ids
+    in `VecStepResult.env_ids` ([`VecStepResult`][sekai.vector.VecStepResult]), so a
+    learner never waits for the slowest sub-env. Autoreset, freezing and
+    seeding hold per sub-env as in `step`. ``batch_size`` is chosen at
+    construction by the backends that can return early (``SyncVecEnv``,
+    ``AsyncVecEnv``, ``ProcVecEnv``); it is ``num_envs`` everywhere else,
+    where ``send`` + ``recv`` is a `step` in two halves.
 
     A vector env is a context manager that closes itself on exit; using it
-    after :meth:`close` raises :class:`~sekai.error.VecEnvClosed`.
+    after `close` raises [`VecEnvClosed`][sekai.error.VecEnvClosed].
 
     Threads: a vector env belongs to one thread at a time. A call made while
     another call of it runs (from a second thread, from inside a sub-env, or
     while an ``async_step()`` is still awaited) raises
-    :class:`~sekai.error.AsyncCallPending` at once instead of mixing the two;
+    [`AsyncCallPending`][sekai.error.AsyncCallPending] at once instead of mixing the two;
     hand a vector env to another thread only between calls.
 
     Failures: a call that raises drops its results. A step where a sub-env
     raised leaves the vector env usable (see each backend for where its
-    sub-envs stand); a :meth:`reset` or :meth:`recv` that raised, and a call
+    sub-envs stand); a `reset` or `recv` that raised, and a call
     interrupted (Ctrl-C, cancellation) on a backend that cannot complete
-    it, make the next call raise :class:`~sekai.error.ResetRequired` until
-    :meth:`reset`.
+    it, make the next call raise [`ResetRequired`][sekai.error.ResetRequired] until
+    `reset`.
 
-    Writing a backend: a direct subclass may implement :meth:`step`,
-    :meth:`reset` and :meth:`close` itself. A backend that implements the
+    Writing a backend: a direct subclass may implement `step`,
+    `reset` and `close` itself. A backend that implements the
     batch hooks instead gets this class's lifecycle as its ``step``,
     ``reset``, ``async_step`` and ``async_reset`` (installed once, when the
     class is created, unless the class defines them itself):
@@ -98,16 +118,16 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
     * ``_step_batch(batch)``: step the sub-envs with an already checked
       batch of actions (``self._check_actions(actions)``, which the backend
       sets at construction), apply autoreset or freezing, and return the
-      :class:`~sekai.vector.VecStepResult`;
+      [`VecStepResult`][sekai.vector.VecStepResult];
     * ``_reset_batch(seeds, options)``: reset every sub-env with one seed
       and one options entry each, already derived by the vector seeding
-      rule, and return the :class:`~sekai.vector.VecResetResult`;
+      rule, and return the [`VecResetResult`][sekai.vector.VecResetResult];
     * ``_async_step_batch`` / ``_async_reset_batch`` (optional): their async
       forms, which by default run the sync ones;
     * ``_send_batch(env_ids, actions)``, ``_recv_batch(count)`` and
       ``_drop_in_flight()`` (optional, with ``_async_recv_batch``): start
       stepping the given sub-envs with one action each, hand back a
-      :class:`~sekai.vector.VecStepResult` of ``count`` of them that are
+      [`VecStepResult`][sekai.vector.VecStepResult] of ``count`` of them that are
       done (with ``env_ids``), and forget the ones still in flight (before
       a reset). Without them, ``send`` takes every sub-env at once and
       ``recv`` runs ``_step_batch``.
@@ -124,12 +144,16 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         observation_space: The space of one sub-env's observation.
         action_space: The space of one sub-env's action.
         metadata: Free-form description (render modes, ...).
-        spec: The :class:`~sekai.registry.EnvSpec` of the sub-envs when
-            :func:`sekai.registry.make_vec` built this vector env, else ``None``.
+        autoreset: Whether a sub-env whose episode ends is reset within the
+            same step (else it is frozen until `reset`).
+        spec: The [`EnvSpec`][sekai.registry.EnvSpec] of the sub-envs when
+            [`sekai.registry.make_vec`][sekai.registry.make_vec] built this
+            vector env, else ``None``.
     """
 
     metadata: dict[str, Any] = {}  # noqa: RUF012 - replaced, never mutated, by instances
     spec: EnvSpec | None = None
+    autoreset: bool = True  # each backend sets its own in __init__
 
     num_envs: int
     observation_space: Space[Any]
@@ -173,7 +197,7 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
     def batch_observation_space(self) -> Space[Any]:
         """The space of a batch of observations, with a leading ``num_envs`` axis.
 
-        Computed from :attr:`observation_space` on first use (and again if
+        Computed from `observation_space` on first use (and again if
         that space is replaced).
 
         Raises:
@@ -221,13 +245,13 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
             ValueError: The batch has the wrong length or shape (nothing is
                 stepped); the message names the expected batch shape. A
                 float batch for a Discrete, MultiDiscrete or MultiBinary
-                action space raises :class:`~sekai.error.InvalidAction` (a
+                action space raises [`InvalidAction`][sekai.error.InvalidAction] (a
                 ValueError) on the backends that run sub-env objects.
             InvalidObservation: A sub-env returned an observation that does
-                not fit :attr:`observation_space`, a ``terminated`` /
+                not fit `observation_space`, a ``terminated`` /
                 ``truncated`` that is not a bool (or 0 / 1), or a reward that
                 is not a number; the message names the sub-env.
-            ResetRequired: :meth:`reset` was never called, or the last
+            ResetRequired: `reset` was never called, or the last
                 reset, recv or interrupted call left the sub-envs out of step.
             AsyncCallPending: Another call of this vector env is running
                 (another thread, an unfinished ``async_step()``).
@@ -245,7 +269,7 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
 
         Args:
             seed: An int derives one independent seed per sub-env (with
-                :func:`~sekai.utils.seeding.make_seed_sequence`, identical on
+                [`make_seed_sequence`][sekai.utils.seeding.make_seed_sequence], identical on
                 every backend); a list gives each sub-env its own seed (an
                 int, a Generator or ``None``); ``None`` continues each
                 sub-env's random stream.
@@ -268,7 +292,7 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         """
 
     async def async_step(self, actions: Any) -> VecStepResult[Any]:
-        """Async form of :meth:`step`; the default runs :meth:`step`."""
+        """Async form of `step`; the default runs `step`."""
         return self.step(actions)
 
     async def async_reset(
@@ -277,39 +301,39 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         seed: list[SeedType] | SeedType = None,
         options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
     ) -> VecResetResult[Any]:
-        """Async form of :meth:`reset`; the default runs :meth:`reset`."""
+        """Async form of `reset`; the default runs `reset`."""
         return self.reset(seed=seed, options=options)
 
     @property
     def batch_size(self) -> int:
-        """How many sub-envs :meth:`recv` hands back: ``num_envs`` unless chosen at construction."""
+        """How many sub-envs `recv` hands back: ``num_envs`` unless chosen at construction."""
         return self.num_envs if self._batch_size is None else self._batch_size
 
     def send(self, actions: Any, env_ids: Any = None) -> None:
-        """Start stepping some sub-envs; :meth:`recv` collects them.
+        """Start stepping some sub-envs; `recv` collects them.
 
         Args:
             actions: One action per sub-env of ``env_ids``, as a batch (see
-                :meth:`step`) with ``len(env_ids)`` rows, in the order of
+                `step`) with ``len(env_ids)`` rows, in the order of
                 ``env_ids``.
             env_ids: The sub-envs to step: distinct ints in
                 ``[0, num_envs)``, none of them sent and not received yet.
-                ``None`` takes the sub-envs :meth:`recv` last handed back,
+                ``None`` takes the sub-envs `recv` last handed back,
                 in the order of its rows (so ``send(policy(result.observations))``
                 gives each row's action to its sub-env); before any
-                :meth:`recv`, every sub-env not in flight (all of them
-                after :meth:`reset`).
+                `recv`, every sub-env not in flight (all of them
+                after `reset`).
 
         Raises:
             ValueError: ``env_ids`` names a sub-env twice, out of range or
                 still in flight, or the batch does not match it; nothing
                 is sent.
-            ResetRequired: :meth:`reset` was never called.
+            ResetRequired: `reset` was never called.
             VecEnvClosed: The vector env is closed.
 
         This default, for a vector env that steps all its sub-envs at once,
-        keeps the actions of every sub-env for :meth:`recv`, which runs
-        :meth:`step`.
+        keeps the actions of every sub-env for `recv`, which runs
+        `step`.
         """
         ids = self._ids_to_send(env_ids)
         self._check_full_batch(ids)
@@ -317,22 +341,22 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         self._mark_in_flight(ids)
 
     def recv(self) -> VecStepResult[Any]:
-        """Wait for the first :attr:`batch_size` sent sub-envs to finish their step.
+        """Wait for the first `batch_size` sent sub-envs to finish their step.
 
         Returns:
             Their rows, in the order they finished (ties by id), with
-            :attr:`~sekai.vector.VecStepResult.env_ids` saying which
-            sub-envs they are; the next :meth:`send` (with ``env_ids=None``)
+            `env_ids` saying which
+            sub-envs they are; the next `send` (with ``env_ids=None``)
             takes actions for exactly those. A sub-env whose episode ended
-            was reset (or frozen) as in :meth:`step`.
+            was reset (or frozen) as in `step`.
 
         Raises:
             NothingInFlight: Fewer than ``batch_size`` sub-envs are in flight.
-            ResetRequired: :meth:`reset` was never called.
+            ResetRequired: `reset` was never called.
             VecEnvClosed: The vector env is closed.
 
-        A sub-env raising during its step makes :meth:`recv` raise; the
-        vector env then needs a :meth:`reset`.
+        A sub-env raising during its step makes `recv` raise; the
+        vector env then needs a `reset`.
         """
         self._check_receivable()
         actions, self._parked = self._parked, None
@@ -341,13 +365,13 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         return with_env_ids(result, np.arange(self.num_envs)) if result.env_ids is None else result
 
     async def async_recv(self) -> VecStepResult[Any]:
-        """Async form of :meth:`recv`; the default runs :meth:`recv`."""
+        """Async form of `recv`; the default runs `recv`."""
         return self.recv()
 
     # -- partial-batch bookkeeping, shared by the defaults and the lifecycle -------------
 
     def _ids_to_send(self, env_ids: Any) -> NDArray[np.int64]:
-        """Check the ``env_ids`` of :meth:`send` (``None``: every idle sub-env) and return them."""
+        """Check the ``env_ids`` of `send` (``None``: every idle sub-env) and return them."""
         n = self.num_envs
         flying = self._in_flight
         if env_ids is None:
@@ -446,8 +470,16 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
 
     @property
     def closed(self) -> bool:
-        """Whether :meth:`close` was called."""
+        """Whether `close` was called.
+
+        A direct subclass that implements `close` itself may set it
+        (``self.closed = True``), as sekai 0.2's vector envs did.
+        """
         return self._closed
+
+    @closed.setter
+    def closed(self, value: bool) -> None:
+        self._closed = bool(value)
 
     @property
     def _pending(self) -> bool:
@@ -455,7 +487,7 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
 
         Assigning ``True`` takes the gate for a call a backend runs itself
         (``call``, ``get_attr``, ...) and raises
-        :class:`~sekai.error.AsyncCallPending` if another call holds it;
+        [`AsyncCallPending`][sekai.error.AsyncCallPending] if another call holds it;
         assigning ``False`` releases it.
         """
         return self._gate.locked()
@@ -485,7 +517,7 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         From the thread that runs the current call (an ``async_step()`` left
         suspended, or a sub-env closing its own vector env) ``close()`` goes
         ahead; from another thread while a call runs it raises
-        :class:`~sekai.error.AsyncCallPending`: a vector env belongs to one
+        [`AsyncCallPending`][sekai.error.AsyncCallPending]: a vector env belongs to one
         thread at a time.
         """
         gate = self._gate
@@ -505,12 +537,12 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
 
         Called by the lifecycle when a ``KeyboardInterrupt``, a cancellation
         (``asyncio.CancelledError``) or another exception that is not an
-        :class:`Exception` stops a hook half-way. The default cannot tell how
+        `Exception` stops a hook half-way. The default cannot tell how
         far the sub-envs got: it drops what is in flight and the next call
-        raises :class:`~sekai.error.ResetRequired` until :meth:`reset`. A
+        raises [`ResetRequired`][sekai.error.ResetRequired] until `reset`. A
         backend whose interrupted work goes on by itself (worker processes,
         tasks on an event loop) overrides it, sets ``_unfinished`` and
-        implements :meth:`_finish_interrupted`, so that the interrupted call
+        implements `_finish_interrupted`, so that the interrupted call
         completes for every sub-env before the next call runs.
         """
         abandon(self, f"the last {call}() was interrupted")
@@ -520,7 +552,7 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         self._unfinished = False
 
     async def _async_finish_interrupted(self) -> None:
-        """Hook: the async form of :meth:`_finish_interrupted`; the default runs it."""
+        """Hook: the async form of `_finish_interrupted`; the default runs it."""
         self._finish_interrupted()
 
     def _step_batch(self, batch: Any) -> VecStepResult[Any]:
@@ -534,17 +566,17 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         raise NotImplementedError(f"{type(self).__name__} does not implement _reset_batch()")
 
     def _per_env_seeds(self, seed: object) -> list[SeedType]:
-        """One seed per sub-env from the ``seed`` of :meth:`reset` (the vector seeding rule)."""
+        """One seed per sub-env from the ``seed`` of `reset` (the vector seeding rule)."""
         return per_env_seeds(seed, self.num_envs)
 
     async def _async_step_batch(self, batch: Any) -> VecStepResult[Any]:
-        """Hook: the async form of :meth:`_step_batch`; the default runs it."""
+        """Hook: the async form of `_step_batch`; the default runs it."""
         return self._step_batch(batch)
 
     async def _async_reset_batch(
         self, seeds: list[SeedType], options: list[dict[str, Any] | None]
     ) -> VecResetResult[Any]:
-        """Hook: the async form of :meth:`_reset_batch`; the default runs it."""
+        """Hook: the async form of `_reset_batch`; the default runs it."""
         return self._reset_batch(seeds, options)
 
     def _send_batch(self, env_ids: NDArray[np.int64], actions: list[Any]) -> None:
@@ -557,7 +589,7 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         return with_env_ids(self._step_batch(batch), np.arange(self.num_envs))
 
     async def _async_recv_batch(self, count: int) -> VecStepResult[Any]:
-        """Hook: the async form of :meth:`_recv_batch`; the default runs it."""
+        """Hook: the async form of `_recv_batch`; the default runs it."""
         return self._recv_batch(count)
 
     def _drop_in_flight(self) -> None:
@@ -570,7 +602,7 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         """Call ``method`` on every sub-env and return the ``num_envs`` results.
 
         When the name is not callable, its value is returned instead (so
-        ``call`` also reads attributes). Like :meth:`get_attr`, the name is
+        ``call`` also reads attributes). Like `get_attr`, the name is
         looked up through each sub-env's wrapper stack.
         """
         raise NotImplementedError(f"{type(self).__name__} does not implement call()")
@@ -579,7 +611,7 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         """Read attribute ``name`` of every sub-env, searching its wrapper stack.
 
         The outermost layer of each sub-env that defines ``name`` answers (as
-        with :meth:`Wrapper.get_attr <sekai.core.Wrapper.get_attr>`).
+        with [`Wrapper.get_attr`][sekai.core.Wrapper.get_attr]).
 
         Raises:
             AttributeError: A sub-env has no such attribute.
@@ -592,7 +624,7 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         Args:
             name: The attribute. It is set on the outermost layer of each
                 sub-env's wrapper stack that has it (as with
-                :meth:`Wrapper.set_attr <sekai.core.Wrapper.set_attr>`).
+                [`Wrapper.set_attr`][sekai.core.Wrapper.set_attr]).
             values: A list of ``num_envs`` values (one per sub-env), or any
                 other object, given to every sub-env.
 
@@ -606,8 +638,12 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
 
     @property
     def unwrapped(self) -> VecEnv[Any, Any]:
-        """The innermost vector env under any :class:`~sekai.vector.VecWrapper`."""
+        """The innermost vector env under any [`VecWrapper`][sekai.vector.VecWrapper]."""
         return self
+
+    def __len__(self) -> int:
+        """``num_envs``: the number of sub-environments."""
+        return self.num_envs
 
     def __enter__(self) -> VecEnv[ObsType, ActType]:
         return self
@@ -627,9 +663,9 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
 
 
 class HookedVecEnv(VecEnv[ObsType, ActType]):
-    """The base of the backends that implement the batch hooks (see :class:`VecEnv`).
+    """The base of the backends that implement the batch hooks (see `VecEnv`).
 
-    At run time it adds nothing: :class:`VecEnv` installs the lifecycle on
+    At run time it adds nothing: `VecEnv` installs the lifecycle on
     every class that defines ``_step_batch``. It tells type checkers that
     those methods exist, so ``SyncVecEnv(...)`` and the other backends are
     not taken for abstract classes.

@@ -1,5 +1,8 @@
-"""Vector wrappers: layers that transform a whole :class:`~sekai.vector.VecEnv`."""
+"""Vector wrappers: layers that transform a whole [`VecEnv`][sekai.vector.VecEnv]."""
 
+# sekai 0.2 code imports the type variables from here too.
+from sekai.core import ActType as ActType, ObsType as ObsType
+from sekai.utils.seeding import SeedType as SeedType
 from sekai.vector.wrappers.base import (
     VecActionWrapper,
     VecObservationWrapper,

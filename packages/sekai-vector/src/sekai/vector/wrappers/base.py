@@ -1,4 +1,4 @@
-"""Base classes of vector wrappers: layers around a whole :class:`~sekai.vector.VecEnv`."""
+"""Base classes of vector wrappers: layers around a whole [`VecEnv`][sekai.vector.VecEnv]."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import ActType, InfoDict, ObsType, WActType, WObsType
+from sekai.utils.seeding import SeedType
 from sekai.vector._autoreset import FINAL_OBSERVATION
 from sekai.vector._rows import batch_of_one, get_row
 from sekai.vector.results import VecResetResult, VecStepResult, step_result_like
@@ -17,17 +18,19 @@ from sekai.vector.vec_env import VecEnv
 if TYPE_CHECKING:
     from sekai.registry import EnvSpec
     from sekai.spaces import Space
-    from sekai.utils.seeding import SeedType
 
 __all__ = ["VecActionWrapper", "VecObservationWrapper", "VecRewardWrapper", "VecWrapper"]
 
+# ActType, ObsType, SeedType, WActType and WObsType are also read from here by
+# sekai 0.2's path ``sekai.vector.vec_wrapper`` (see sekai.vector._old_paths).
+
 
 class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActType]):
-    """A transparent layer around a vector env (:attr:`venv`).
+    """A transparent layer around a vector env (`venv`).
 
     Everything is forwarded unless a subclass overrides it: ``step``,
     ``reset``, their async forms (so wrapping an
-    :class:`~sekai.vector.AsyncVecEnv` keeps ``await vec.async_step(...)``
+    [`AsyncVecEnv`][sekai.vector.AsyncVecEnv] keeps ``await vec.async_step(...)``
     concurrent), ``close``, ``call`` / ``get_attr`` / ``set_attr`` (which
     reach the sub-envs), and reads of public attributes the wrapper does not
     define. ``observation_space`` and ``action_space`` (always the spaces of
@@ -39,15 +42,15 @@ class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType
     (the batch to pass on), ``_after_step(result)`` and
     ``_after_reset(result)`` (what to return). A subclass that overrides
     ``step`` (or ``reset``) itself without its async form gets an async
-    method that runs the override (see :class:`~sekai.vector.VecEnv`). The
-    :attr:`frozen` sub-envs of the wrapped vector env (autoreset off) are
+    method that runs the override (see [`VecEnv`][sekai.vector.VecEnv]). The
+    `frozen` sub-envs of the wrapped vector env (autoreset off) are
     visible to the hooks, so a wrapper does not have to infer them.
 
     Args:
         venv: The vector env to wrap.
 
     Raises:
-        TypeError: ``venv`` is not a :class:`~sekai.vector.VecEnv`.
+        TypeError: ``venv`` is not a [`VecEnv`][sekai.vector.VecEnv].
     """
 
     def __init__(self, venv: VecEnv[ObsType, ActType]) -> None:
@@ -120,6 +123,20 @@ class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType
     def spec(self, value: EnvSpec | None) -> None:
         self._spec = value
 
+    @property
+    def autoreset(self) -> bool:  # type: ignore[override]  # read through, never stored
+        """Whether the wrapped vector env resets finished sub-envs within the step."""
+        return self.venv.autoreset
+
+    @property
+    def closed(self) -> bool:
+        """Whether the wrapped vector env is closed."""
+        return self.venv.closed
+
+    @closed.setter
+    def closed(self, value: bool) -> None:
+        self.venv.closed = value
+
     # -- the env API ------------------------------------------------------------------------
     #
     # step / reset and their async forms run the same three hooks, so a wrapper
@@ -132,7 +149,7 @@ class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType
     def _after_step(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
         """Hook: what to return for the wrapped vector env's step result (default: it).
 
-        ``result`` may be a partial batch (from :meth:`recv`): its rows are
+        ``result`` may be a partial batch (from `recv`): its rows are
         the sub-envs ``result.env_ids`` (``None``: every sub-env in order).
         """
         return result
@@ -169,14 +186,14 @@ class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType
 
     @property
     def batch_size(self) -> int:
-        """How many sub-envs :meth:`recv` hands back: the wrapped vector env's."""
+        """How many sub-envs `recv` hands back: the wrapped vector env's."""
         return self.venv.batch_size
 
     def send(self, actions: Any, env_ids: Any = None) -> None:
         """Send actions to some sub-envs of the wrapped vector env (through the action hook).
 
         The hooks see partial batches: a batch with ``len(env_ids)`` rows
-        here, and results whose :attr:`~sekai.vector.VecStepResult.env_ids`
+        here, and results whose `env_ids`
         say which sub-envs their rows are.
         """
         self.venv.send(self._before_step(actions), env_ids)
@@ -186,7 +203,7 @@ class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType
         return self._after_step(self.venv.recv())
 
     async def async_recv(self) -> VecStepResult[Any]:
-        """Async form of :meth:`recv`, through the wrapped vector env's ``async_recv``."""
+        """Async form of `recv`, through the wrapped vector env's ``async_recv``."""
         return self._after_step(await self.venv.async_recv())
 
     @property
@@ -222,24 +239,24 @@ class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType
 class VecObservationWrapper(
     VecWrapper[WObsType, ActType, ObsType, ActType], Generic[WObsType, ActType, ObsType]
 ):
-    """A vector wrapper that transforms every batch of observations with :meth:`observation`.
+    """A vector wrapper that transforms every batch of observations with `observation`.
 
     The terminal observations that autoreset stores in
     ``infos[i]["final_observation"]`` are transformed as well, one by one
-    with :meth:`final_observation`, so a value function bootstrapping from
+    with `final_observation`, so a value function bootstrapping from
     them sees what the policy sees. Those infos are copied, not modified.
     Assign ``self.observation_space`` (the single-env space) in ``__init__``
     when the transformation changes it.
     """
 
     @abstractmethod
-    def observation(self, observations: Any) -> Any:
+    def observation(self, obs: Any) -> Any:
         """Transform a batch of observations (leading ``num_envs`` axis)."""
 
     def final_observation(self, obs: Any) -> Any:
         """Transform one sub-env's terminal observation (from an autoreset info).
 
-        The default runs :meth:`observation` on a batch of one and returns its
+        The default runs `observation` on a batch of one and returns its
         only row. Override it when the transformation does not work on a
         batch of one, or has side effects (updating statistics, ...) that
         terminal observations should not cause.
@@ -269,7 +286,7 @@ class VecObservationWrapper(
         return infos
 
     def _final_observations(self, finals: list[Any]) -> list[Any]:
-        """Transform the terminal observations of one step, each with :meth:`final_observation`.
+        """Transform the terminal observations of one step, each with `final_observation`.
 
         A subclass whose transformation treats rows independently may do
         them as one batch here.
@@ -285,14 +302,14 @@ class VecObservationWrapper(
 
 
 class VecRewardWrapper(VecWrapper[ObsType, ActType, ObsType, ActType], Generic[ObsType, ActType]):
-    """A vector wrapper that transforms every batch of rewards with :meth:`reward`."""
+    """A vector wrapper that transforms every batch of rewards with `reward`."""
 
     @abstractmethod
     def reward(self, rewards: Any) -> Any:
         """Transform a float64 array of rewards, one per row of the batch.
 
         The result is converted to float64 and must keep the shape of its
-        input (else :meth:`step` raises :class:`ValueError`).
+        input (else `step` raises `ValueError`).
         """
 
     def _after_step(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
@@ -308,15 +325,31 @@ class VecRewardWrapper(VecWrapper[ObsType, ActType, ObsType, ActType], Generic[O
 class VecActionWrapper(
     VecWrapper[ObsType, WActType, ObsType, ActType], Generic[ObsType, WActType, ActType]
 ):
-    """A vector wrapper that transforms every batch of actions with :meth:`actions`.
+    """A vector wrapper that transforms every batch of actions with `action`.
 
-    Assign ``self.action_space`` (the single-env space of the actions the
-    wrapper accepts) in ``__init__`` when it differs from the wrapped env's.
+    A subclass implements `action` (sekai 0.2's name) or, equivalently,
+    `actions`: whichever it defines is the hook, and the other name
+    calls it. Assign ``self.action_space`` (the single-env space of the
+    actions the wrapper accepts) in ``__init__`` when it differs from the
+    wrapped env's.
     """
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # A subclass that defines only ``actions`` gets it as ``action`` too (the
+        # same function, so the step path has no extra call), which also makes
+        # the class concrete. Decided once, when the class is created.
+        own = cls.actions
+        if own is not VecActionWrapper.actions and cls.action is VecActionWrapper.action:
+            cls.action = own  # type: ignore[method-assign]
+        super().__init_subclass__(**kwargs)
+
     @abstractmethod
-    def actions(self, actions: Any) -> Any:
+    def action(self, actions: Any) -> Any:
         """Turn a batch of this wrapper's actions into a batch for the wrapped env."""
 
+    def actions(self, actions: Any) -> Any:
+        """The same as `action` (the hook's other name)."""
+        return self.action(actions)
+
     def _before_step(self, actions: Any) -> Any:
-        return self.actions(actions)
+        return self.action(actions)

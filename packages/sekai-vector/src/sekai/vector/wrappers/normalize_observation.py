@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from sekai._validation import check_choice, check_real
 from sekai.core import ActType
-from sekai.utils._normalization import StatsKind, build_normalizer, load_state, state_of
+from sekai.utils.normalization import ObservationNormalizer, StatsKind
 from sekai.vector._obs_batch import make_obs_stacker
 from sekai.vector._rows import batch_of_one, get_row, select_rows
 from sekai.vector.results import VecResetResult, VecStepResult, step_result_like
 from sekai.vector.vec_env import VecEnv
 from sekai.vector.wrappers.base import VecObservationWrapper
 
-if TYPE_CHECKING:
-    pass
-
 __all__ = ["StatsKind", "VecNormalizeObservation"]
-
-_CLIP = "a finite number > 0 or None"
 
 
 class VecNormalizeObservation(VecObservationWrapper[Any, ActType, Any]):
@@ -44,10 +38,12 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, Any]):
     normalised with the current statistics without updating them. Without
     autoreset, a finished sub-env is frozen and repeats its final observation:
     those repeats are normalised but do not update the statistics until
-    :meth:`reset`.
+    `reset`.
 
-    Set :attr:`update_running_mean` to ``False`` to freeze the statistics;
-    :meth:`state_dict` / :meth:`load_state_dict` save and restore them.
+    Set `update_running_mean` to ``False`` to freeze the statistics;
+    `state_dict` / `load_state_dict` save and restore them. The
+    statistics and the transform live in `normalizer`, the
+    ``ObservationNormalizer`` that ``NormalizeObservation`` also uses.
 
     Args:
         venv: The vector env to wrap.
@@ -57,7 +53,8 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, Any]):
         clip: If given (> 0), the bound of the normalised values.
 
     Attributes:
-        update_running_mean: Whether observations update the statistics.
+        normalizer: The [`ObservationNormalizer`][sekai.utils.normalization.ObservationNormalizer]
+            of the observation space, for batches of ``num_envs`` rows.
 
     Raises:
         TypeError: A number argument is not a real number.
@@ -73,28 +70,22 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, Any]):
         halflife: float = 1000.0,
         clip: float | None = None,
     ) -> None:
-        owner = "VecNormalizeObservation"
-        check_choice(stats, f"{owner}: stats", ("running", "ewm"))
-        eps = check_real(epsilon, f"{owner}: epsilon", minimum=0)
-        life = check_real(halflife, f"{owner}: halflife", minimum=0, min_open=True)
-        bound = None
-        if clip is not None:
-            bound = check_real(clip, f"{owner}: clip", minimum=0, min_open=True, expected=_CLIP)
         super().__init__(venv)
-        self.epsilon = eps
-        self.stats: StatsKind = stats
-        self.halflife = life
-        self.clip = bound
-        self.update_running_mean = True
-        self._normalize, space, self._obs_rms = build_normalizer(
+        self.normalizer = normalizer = ObservationNormalizer(
             venv.observation_space,
-            kind=stats,
-            halflife=life,
-            epsilon=eps,
-            clip=bound,
+            stats=stats,
+            halflife=halflife,
+            epsilon=epsilon,
+            clip=clip,
             num_envs=self.num_envs,
         )
-        self.observation_space = space
+        self.epsilon = normalizer.epsilon
+        self.stats: StatsKind = normalizer.stats
+        self.halflife = normalizer.halflife
+        self.clip = normalizer.clip
+        self.observation_space = normalizer.observation_space
+        # The normaliser's transform, called directly on the step path: (batch, update).
+        self._normalize = normalizer._transform
         self._ignored = np.zeros(self.num_envs, dtype=bool)
         self._any_ignored = False
 
@@ -123,19 +114,28 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, Any]):
         return step_result_like(result, observations, result.rewards, self._final_infos(result))
 
     @property
+    def update_running_mean(self) -> bool:
+        """Whether observations update the statistics (``False`` freezes them)."""
+        return self.normalizer.update_running_mean
+
+    @update_running_mean.setter
+    def update_running_mean(self, value: bool) -> None:
+        self.normalizer.update_running_mean = bool(value)
+
+    @property
     def obs_rms(self) -> Any:
         """The statistics, nested like the observation space.
 
-        A :class:`~sekai.utils.RunningMeanStd` or
-        :class:`~sekai.utils.ExponentialMovingStats` for a Box (or MaskedBox)
-        observation; a dict / tuple of them for Dict / Tuple observations,
-        with ``None`` for parts that pass through.
+        A [`RunningMeanStd`][sekai.utils.running_stats.RunningMeanStd] or
+        [`ExponentialMovingStats`][sekai.utils.running_stats.ExponentialMovingStats]
+        for a Box (or MaskedBox) observation; a dict / tuple of them for Dict
+        / Tuple observations, with ``None`` for parts that pass through.
         """
-        return self._obs_rms
+        return self.normalizer.obs_rms
 
-    def observation(self, observations: Any) -> Any:
+    def observation(self, obs: Any) -> Any:
         """Update the statistics (unless frozen) and normalise a batch."""
-        return self._normalize(observations, self.update_running_mean)
+        return self._normalize(obs, self.normalizer.update_running_mean)
 
     def final_observation(self, obs: Any) -> Any:
         """Normalise one terminal observation without updating the statistics."""
@@ -157,13 +157,13 @@ class VecNormalizeObservation(VecObservationWrapper[Any, ActType, Any]):
         return [get_row(batch, k) for k in range(len(finals))]
 
     def state_dict(self) -> Any:
-        """The statistics as plain data, nested like :attr:`obs_rms`."""
-        return state_of(self._obs_rms)
+        """The statistics as plain data, nested like `obs_rms`."""
+        return self.normalizer.state_dict()
 
     def load_state_dict(self, state: Any) -> None:
-        """Restore statistics saved by :meth:`state_dict`.
+        """Restore statistics saved by `state_dict`.
 
         Raises:
             ValueError: ``state`` does not match the observation space.
         """
-        load_state(self._obs_rms, state)
+        self.normalizer.load_state_dict(state)

@@ -25,14 +25,14 @@ class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
     The vector form of ``NormalizeReward`` (the reward scaling of OpenAI
     baselines' ``VecNormalize``): each sub-env keeps its discounted return
     ``G_i = gamma * G_i + r_i``; every step feeds the returns to one shared
-    :class:`~sekai.utils.RunningMeanStd` (:attr:`return_rms`) and returns
+    [`RunningMeanStd`][sekai.utils.running_stats.RunningMeanStd] (`return_rms`) and returns
     ``r / sqrt(var + epsilon)``. The mean is not subtracted, so signs are
     kept. A sub-env's return restarts at 0 when its episode ends; a sub-env
     frozen without autoreset no longer updates the statistics until
-    :meth:`reset`.
+    `reset`.
 
-    Set :attr:`update_running_mean` to ``False`` to freeze the statistics;
-    :meth:`state_dict` / :meth:`load_state_dict` save and restore them.
+    Set `update_running_mean` to ``False`` to freeze the statistics;
+    `state_dict` / `load_state_dict` save and restore them.
 
     Args:
         venv: The vector env to wrap.
@@ -76,7 +76,7 @@ class VecNormalizeReward(VecWrapper[ObsType, ActType, ObsType, ActType]):
         return self.return_rms.state_dict()
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restore statistics saved by :meth:`state_dict`."""
+        """Restore statistics saved by `state_dict`."""
         self.return_rms.load_state_dict(state)
 
     def _after_step(self, result: VecStepResult[Any]) -> VecStepResult[Any]:

@@ -26,13 +26,13 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
 
     On the step where sub-env ``i`` finishes an episode, ``infos[i]`` is a
     copy of its info with ``"episode"`` set to an
-    :class:`~sekai.stats.EpisodeStats`, as the single-env
+    [`EpisodeStats`][sekai.stats.EpisodeStats], as the single-env
     ``RecordEpisodeStatistics`` does, and the stats go to the tracker. The
     last ``deque_size`` returns, lengths and durations are kept in
-    :attr:`return_queue`, :attr:`length_queue` and :attr:`time_queue`.
+    `return_queue`, `length_queue` and `time_queue`.
 
     The tracker hears of each sub-env's episodes through the
-    :class:`~sekai.stats.StatsTracker` hooks: ``on_reset`` with the sub-env's
+    [`StatsTracker`][sekai.stats.StatsTracker] hooks: ``on_reset`` with the sub-env's
     index as its ``env_id`` (``"0"``, ``"1"``, ...) when an episode starts,
     ``on_episode_end`` with its stats (a tracker with only ``record(stats)``
     has that called instead). ``on_step`` is not called: its arguments do
@@ -41,14 +41,14 @@ class VecRecordEpisodeStatistics(VecWrapper[ObsType, ActType, ObsType, ActType])
 
     With autoreset, the step that ends an episode starts the next one. Without
     autoreset, a finished sub-env is frozen and keeps reporting done: it is
-    ignored from then on until :meth:`reset`, so each episode is recorded
+    ignored from then on until `reset`, so each episode is recorded
     once even when the others are stepped further (``while not
-    finished.all(): ...``). :meth:`reset` discards unfinished episodes.
+    finished.all(): ...``). `reset` discards unfinished episodes.
 
     Args:
         venv: The vector env to wrap.
         tracker: Where the stats of every finished episode go; defaults to an
-            :class:`~sekai.stats.InMemoryTracker` keeping ``deque_size``
+            [`InMemoryTracker`][sekai.stats.InMemoryTracker] keeping ``deque_size``
             episodes.
         deque_size: How many recent episodes the queues keep (>= 1).
 

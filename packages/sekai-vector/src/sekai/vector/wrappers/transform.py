@@ -33,7 +33,7 @@ class VecTransformObservation(VecObservationWrapper[Any, ActType, Any]):
         TypeError: ``func`` is not callable, or ``new_observation_space`` is
             neither a Space nor ``None``.
 
-    Example:
+    Examples:
         >>> vec = VecTransformObservation(vec, lambda obs: obs / 255.0)  # doctest: +SKIP
     """
 
@@ -54,9 +54,9 @@ class VecTransformObservation(VecObservationWrapper[Any, ActType, Any]):
         if new_observation_space is not None:
             self.observation_space = new_observation_space
 
-    def observation(self, observations: Any) -> Any:
-        """Return ``func(observations)``."""
-        return self.func(observations)
+    def observation(self, obs: Any) -> Any:
+        """Return ``func(obs)``."""
+        return self.func(obs)
 
 
 class VecTransformReward(VecRewardWrapper[ObsType, ActType]):
@@ -71,7 +71,7 @@ class VecTransformReward(VecRewardWrapper[ObsType, ActType]):
     Raises:
         TypeError: ``func`` is not callable.
 
-    Example:
+    Examples:
         >>> vec = VecTransformReward(vec, np.sign)  # doctest: +SKIP
     """
 
