@@ -253,3 +253,14 @@ def test_directive_parser_reads_members() -> None:
     assert any(obj is SekaiError for obj in objects)
     assert not any(obj is Box for obj in objects)
     assert not any(obj is make_seed_sequence for obj in objects)
+
+
+def test_no_directive_names_a_private_module() -> None:
+    """Headings and anchors show each directive's path: never a private module's."""
+    private = [
+        f"docs/pages/{page.relative_to(PAGES)}:{directive.line}: {directive.path}"
+        for page in sorted((PAGES / "api").glob("*.md"))
+        for directive in parse_directives(page.read_text(encoding="utf-8"))
+        if any(part.startswith("_") for part in directive.path.split("."))
+    ]
+    assert not private, f"directives under a private path (use the public one): {private}"

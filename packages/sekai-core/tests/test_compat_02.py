@@ -782,7 +782,7 @@ def test_old_paths_are_thin_re_exports() -> None:
     import sekai.spaces.utils as utils
 
     assert result.StepResult is results.StepResult
-    assert result.__doc__ and "Thin re-export of :mod:`sekai.core.results`" in result.__doc__
+    assert result.__doc__ and "Thin re-export of `sekai.core.results`" in result.__doc__
     assert "StepResult" not in vars(result) or vars(result)["StepResult"] is results.StepResult
     assert utils.flatten is sekai.spaces.flatten
     from sekai.registry.registry import make, spec

@@ -90,6 +90,44 @@ def test_help_without_arguments(capsys: pytest.CaptureFixture[str]) -> None:
         assert command in out
 
 
+def test_help_lists_every_command_with_one_line_of_help(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    assert exit_info.value.code == 0
+    lines = capsys.readouterr().out.splitlines()
+    for command in ("list", "check", "bench"):
+        line = next(line for line in lines if line.split()[:1] == [command])
+        assert len(line.split()) > 1, f"{command!r} has no help on its line: {line!r}"
+
+
+# The ids sekai-envs registers (the table of the reference-environments guide).
+REFERENCE_IDS = [
+    "Acrobot-v1", "CartPole-v1", "LimitOrderBook-v0", "Market-v0", "MarketMaking-v0",
+    "MarketMicrostructure-v0", "MountainCar-v0", "MountainCarContinuous-v0",
+    "OptimalExecution-v0", "Pendulum-v1", "Portfolio-v0", "Trading-v0",
+]  # fmt: skip
+
+
+def test_reference_ids_are_those_sekai_envs_registers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    registered = sorted(
+        spec.id
+        for spec in default_registry.all_specs()
+        if str(spec.entry_point).startswith("sekai.envs.")
+    )
+    assert registered == REFERENCE_IDS
+    assert all(env_id in out for env_id in REFERENCE_IDS)
+
+
+@pytest.mark.parametrize("env_id", REFERENCE_IDS)
+def test_check_every_reference_env(env_id: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", env_id, "--steps", "20"]) == 0
+    assert "no problems" in capsys.readouterr().out
+
+
 def test_unknown_command_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["frobnicate"])

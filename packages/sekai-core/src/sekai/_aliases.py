@@ -4,8 +4,8 @@ sekai 0.2 code imports from paths such as ``sekai.core.result`` or
 ``sekai.wrappers.frame_stack``, whose contents now live in other modules
 (``sekai.core.results``, ``sekai.wrappers.frame_stack_observation``). Rather
 than one shim file per old path, each distribution keeps one table of its old
-paths; the package that owns a path calls :func:`install` at the end of its
-``__init__``, which puts one small :class:`AliasModule` per path into
+paths; the package that owns a path calls `install` at the end of its
+``__init__``, which puts one small `AliasModule` per path into
 ``sys.modules``. An alias module holds no code and no copy of anything: every
 attribute read is forwarded to the target module, which is imported on the
 first read, so installing the aliases costs no import time.
@@ -39,7 +39,7 @@ class AliasModule(ModuleType):
     def __init__(self, name: str, target: str, names: tuple[str, ...]) -> None:
         super().__init__(
             name,
-            f"Thin re-export of :mod:`{target}` under sekai 0.2's path ``{name}``.\n\n"
+            f"Thin re-export of `{target}` under sekai 0.2's path ``{name}``.\n\n"
             f"Kept so that code written for sekai 0.2 runs unchanged; new code imports "
             f"from ``{target}``. Attributes are read from that module when first used.",
         )

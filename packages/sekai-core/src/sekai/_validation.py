@@ -16,7 +16,7 @@ they pass ``type_error=ValueError``.
 
 This module imports only the standard library: `sekai.registry` uses it and
 stays free of numpy until an environment is made (numpy registers its scalar
-types with :mod:`numbers`, so they pass these checks all the same).
+types with `numbers`, so they pass these checks all the same).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def is_int(value: object) -> TypeGuard[numbers.Integral]:
 def is_real(value: object) -> TypeGuard[numbers.Real]:
     """Whether ``value`` is a real number (ints and numpy scalars included), bools excluded.
 
-    NaN and infinities are real numbers here; :func:`check_real` decides about them.
+    NaN and infinities are real numbers here; `check_real` decides about them.
     """
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
@@ -106,7 +106,7 @@ def check_int(
 
 
 def check_seed(value: object, what: str = "seed", *, expected: str | None = None) -> int:
-    """Return ``value`` as a seed: an int >= 0 (see :func:`check_int`)."""
+    """Return ``value`` as a seed: an int >= 0 (see `check_int`)."""
     return check_int(value, what, minimum=0, expected=expected or "a non-negative int")
 
 

@@ -23,7 +23,7 @@ keep them as attributes. Every class also accepts a single ready-made message
 raises internally.
 
 All of them pickle and unpickle to an exception of the same type, message and
-attributes: they cross process boundaries in :class:`~sekai.vector.ProcVecEnv`.
+attributes: they cross process boundaries in [`ProcVecEnv`][sekai.vector.ProcVecEnv].
 """
 
 from __future__ import annotations
@@ -205,8 +205,8 @@ class AsyncCallPending(SekaiError, RuntimeError):
 class NothingInFlight(SekaiError, RuntimeError):
     """``recv()`` was called while fewer than ``batch_size`` sub-envs had been sent actions.
 
-    A vector env hands back, from :meth:`~sekai.vector.VecEnv.recv`, sub-envs
-    that :meth:`~sekai.vector.VecEnv.send` started stepping and that were not
+    A vector env hands back, from [`recv`][sekai.vector.VecEnv.recv], sub-envs
+    that [`send`][sekai.vector.VecEnv.send] started stepping and that were not
     received yet; the message says how many there are.
     """
 

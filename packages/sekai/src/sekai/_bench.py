@@ -54,7 +54,7 @@ def measure(
 
     Args:
         env_id: A registered environment id.
-        mode: One of :data:`MODES`.
+        mode: One of `MODES`.
         num_envs: Number of sub-environments.
         seconds: Measurement time, after one reset and a short warm-up.
         num_workers: Worker processes for ``"proc"`` (ignored by other modes).

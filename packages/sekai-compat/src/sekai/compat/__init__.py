@@ -1,22 +1,22 @@
 """Adapters between sekai and Gymnasium / PettingZoo, in both directions.
 
-Single environments: :func:`to_gymnasium` serves a sekai ``Env`` as a
-``gymnasium.Env`` (:class:`SekaiToGymnasium`) and :func:`from_gymnasium` the
-reverse (:class:`GymnasiumToSekai`); :class:`GymnasiumRenderer` renders such an
-env the Gymnasium way. Vector environments: :func:`to_gymnasium_vector` serves
+Single environments: `to_gymnasium` serves a sekai ``Env`` as a
+``gymnasium.Env`` (`SekaiToGymnasium`) and `from_gymnasium` the
+reverse (`GymnasiumToSekai`); `GymnasiumRenderer` renders such an
+env the Gymnasium way. Vector environments: `to_gymnasium_vector` serves
 any sekai ``VecEnv`` as a ``gymnasium.vector.VectorEnv`` (same-step autoreset).
-Multi-agent environments: :func:`to_pettingzoo` serves a sekai
-``MultiAgentEnv`` as a PettingZoo ``ParallelEnv`` (:class:`SekaiToPettingZoo`)
-and :func:`from_pettingzoo` the reverse (:class:`PettingZooToSekai`). Spaces:
-:func:`to_gymnasium_space` and :func:`from_gymnasium_space` (sekai 0.2's names:
-:func:`space_to_gymnasium`, :func:`space_from_gymnasium`).
+Multi-agent environments: `to_pettingzoo` serves a sekai
+``MultiAgentEnv`` as a PettingZoo ``ParallelEnv`` (`SekaiToPettingZoo`)
+and `from_pettingzoo` the reverse (`PettingZooToSekai`). Spaces:
+`to_gymnasium_space` and `from_gymnasium_space` (sekai 0.2's names:
+`space_to_gymnasium`, `space_from_gymnasium`).
 
 Importing this package imports neither Gymnasium nor PettingZoo: each adapter
 imports its peer when called, and raises ``ImportError`` naming the extra to
 install (``pip install 'sekai-compat[gymnasium]'`` or
 ``'sekai-compat[pettingzoo]'``; with the meta-package, ``'sekai[gymnasium]'``
 / ``'sekai[pettingzoo]'``). The two classes that subclass a Gymnasium or
-PettingZoo class, :class:`SekaiToGymnasium` and :class:`SekaiToPettingZoo`, are
+PettingZoo class, `SekaiToGymnasium` and `SekaiToPettingZoo`, are
 loaded on first access for the same reason.
 
 Module map: the public modules ``gymnasium_env``, ``gymnasium_vector``,

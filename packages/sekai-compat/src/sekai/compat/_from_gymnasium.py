@@ -1,4 +1,4 @@
-"""The sekai env that serves a ``gymnasium.Env`` (see :func:`sekai.compat.from_gymnasium`)."""
+"""The sekai env over a ``gymnasium.Env`` (see [`from_gymnasium`][sekai.compat.from_gymnasium])."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ __all__ = ["GymnasiumToSekai"]
 
 
 class GymnasiumToSekai(Env[Any, Any]):
-    """A sekai :class:`~sekai.core.Env` over a ``gymnasium.Env`` (see ``from_gymnasium``).
+    """A sekai [`Env`][sekai.core.Env] over a ``gymnasium.Env`` (see ``from_gymnasium``).
 
     Building it directly, ``GymnasiumToSekai(gym_env)``, is the same as
     ``from_gymnasium(gym_env)``.
@@ -91,7 +91,7 @@ class GymnasiumToSekai(Env[Any, Any]):
         return ResetResult(observation, info)
 
     def step(self, action: Any) -> StepResult[Any]:
-        """Step the Gymnasium env and wrap its 5-tuple in a :class:`~sekai.core.StepResult`."""
+        """Step the Gymnasium env; wrap its 5-tuple in a [`StepResult`][sekai.core.StepResult]."""
         observation, reward, terminated, truncated, info = self._gym_step(action)
         return StepResult(observation, float(reward), bool(terminated), bool(truncated), info)
 

@@ -16,10 +16,10 @@ __all__ = ["PettingZooToSekai"]
 
 
 class PettingZooToSekai(MultiAgentEnv[Any, Any, Any]):
-    """A sekai :class:`~sekai.core.MultiAgentEnv` over a PettingZoo ``ParallelEnv``.
+    """A sekai [`MultiAgentEnv`][sekai.core.MultiAgentEnv] over a PettingZoo ``ParallelEnv``.
 
     Building it directly, ``PettingZooToSekai(par_env)``, is the same as
-    ``from_pettingzoo(par_env)`` (see :func:`~sekai.compat.from_pettingzoo`).
+    ``from_pettingzoo(par_env)`` (see [`from_pettingzoo`][sekai.compat.from_pettingzoo]).
 
     Args:
         env: The PettingZoo environment.

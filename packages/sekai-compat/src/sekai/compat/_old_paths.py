@@ -1,8 +1,8 @@
-"""sekai-compat's table of sekai 0.2 module paths (installed by :mod:`sekai._aliases`).
+"""sekai-compat's table of sekai 0.2 module paths (installed by `sekai._aliases`).
 
 sekai 0.2 defined its adapter classes in ``sekai.compat._gymnasium`` and
 ``sekai.compat._pettingzoo``; both paths are thin re-exports of
-:mod:`sekai.compat`, which loads the classes that need a peer library on first
+`sekai.compat`, which loads the classes that need a peer library on first
 use.
 """
 

@@ -25,14 +25,14 @@ __all__ = ["SekaiToGymnasium", "gymnasium_spec"]
 
 
 class SekaiToGymnasium(_GymEnv):
-    """A ``gymnasium.Env`` over a sekai env (see :func:`sekai.compat.to_gymnasium`).
+    """A ``gymnasium.Env`` over a sekai env (see [`to_gymnasium`][sekai.compat.to_gymnasium]).
 
     Building it directly, ``SekaiToGymnasium(env, renderer, render_mode)``, is
     the same as ``to_gymnasium(env, renderer, render_mode)``.
 
     Args:
         env: The sekai environment.
-        renderer: An object with ``render(env)`` used by :meth:`render`.
+        renderer: An object with ``render(env)`` used by `render`.
         render_mode: The render mode to declare; ``"rgb_array"`` by default
             when a renderer is given.
 
@@ -41,7 +41,7 @@ class SekaiToGymnasium(_GymEnv):
         render_mode: The render mode (``None`` when there is no renderer).
         renderer: The object whose ``render(env)`` gives the frames, or ``None``.
         action_masks: When the sekai env has an action mask
-            (``action_mask()``, see :mod:`sekai.utils.masking`), a method
+            (``action_mask()``, see `sekai.utils.masking`), a method
             returning it flattened to a bool array, the form sb3-contrib's
             ``MaskablePPO`` calls; absent otherwise, so that such libraries
             see no mask.

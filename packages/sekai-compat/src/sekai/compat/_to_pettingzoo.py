@@ -26,7 +26,7 @@ class SekaiToPettingZoo(_ParallelEnv):
 
     Args:
         env: The sekai multi-agent environment.
-        renderer: An object with ``render(env)`` used by :meth:`render`.
+        renderer: An object with ``render(env)`` used by `render`.
         render_mode: The render mode to declare; ``"rgb_array"`` by default
             when a renderer is given.
 

@@ -1,11 +1,11 @@
 """Single environments across the sekai / Gymnasium boundary, in both directions.
 
-:func:`to_gymnasium` serves a sekai env to code written for Gymnasium
+`to_gymnasium` serves a sekai env to code written for Gymnasium
 (training libraries, ``gymnasium.utils.env_checker.check_env``, Gymnasium
-wrappers); :func:`from_gymnasium` brings a Gymnasium env into sekai, where it
+wrappers); `from_gymnasium` brings a Gymnasium env into sekai, where it
 runs in every vector backend and sekai wrapper. Observations, actions,
 rewards and infos cross unchanged; only the containers differ (tuples on the
-Gymnasium side, :class:`~sekai.core.StepResult` / :class:`~sekai.core.ResetResult`
+Gymnasium side, [`StepResult`][sekai.core.StepResult] / [`ResetResult`][sekai.core.ResetResult]
 on the sekai side). Both directions share one random generator: seeding
 either side seeds the other.
 
@@ -33,7 +33,7 @@ def to_gymnasium(
 ) -> Any:
     """Serve a sekai env as a ``gymnasium.Env``.
 
-    - Spaces are converted with :func:`~sekai.compat.to_gymnasium_space`
+    - Spaces are converted with [`to_gymnasium_space`][sekai.compat.to_gymnasium_space]
       (a ``MaskedBox`` becomes a Gymnasium ``Dict`` of ``"values"`` and
       ``"mask"``).
     - ``reset(seed=..., options=...)`` passes both to the sekai env's
@@ -67,7 +67,7 @@ def to_gymnasium(
             equivalent, or ``renderer`` has no ``render`` method.
         ValueError: ``render_mode`` is given without a renderer.
 
-    Example:
+    Examples:
         >>> import sekai
         >>> gym_env = to_gymnasium(sekai.make("CartPole-v1"))
         >>> observation, info = gym_env.reset(seed=0)
@@ -85,11 +85,11 @@ def to_gymnasium(
 
 
 def from_gymnasium(env: Any, *, max_sequence_length: int | None = None) -> Env[Any, Any]:
-    """Serve a ``gymnasium.Env`` as a sekai :class:`~sekai.core.Env`.
+    """Serve a ``gymnasium.Env`` as a sekai [`Env`][sekai.core.Env].
 
-    - Spaces are converted with :func:`~sekai.compat.from_gymnasium_space`.
-    - ``reset`` returns a :class:`~sekai.core.ResetResult` and ``step`` a
-      :class:`~sekai.core.StepResult` (reward as ``float``, flags as
+    - Spaces are converted with [`from_gymnasium_space`][sekai.compat.from_gymnasium_space].
+    - ``reset`` returns a [`ResetResult`][sekai.core.ResetResult] and ``step`` a
+      [`StepResult`][sekai.core.StepResult] (reward as ``float``, flags as
       ``bool``); observations and infos are the Gymnasium env's own objects.
     - Seeding follows sekai's contract: an int goes to Gymnasium's
       ``reset(seed=...)``, which builds the very generator sekai would build
@@ -120,7 +120,7 @@ def from_gymnasium(env: Any, *, max_sequence_length: int | None = None) -> Env[A
             equivalent.
         ValueError: A Gymnasium ``Sequence`` space needs ``max_sequence_length``.
 
-    Example:
+    Examples:
         >>> import gymnasium
         >>> env = from_gymnasium(gymnasium.make("CartPole-v1"))
         >>> result = env.reset(seed=0)
@@ -138,14 +138,14 @@ def from_gymnasium(env: Any, *, max_sequence_length: int | None = None) -> Env[A
 class GymnasiumRenderer:
     """A sekai renderer that shows a Gymnasium env the way Gymnasium renders it.
 
-    For envs brought in with :func:`from_gymnasium` (or :class:`GymnasiumToSekai`):
-    :meth:`render` returns the Gymnasium env's own ``render()``, so the frames
+    For envs brought in with `from_gymnasium` (or `GymnasiumToSekai`):
+    `render` returns the Gymnasium env's own ``render()``, so the frames
     are whatever its ``render_mode`` gives (create it with
     ``render_mode="rgb_array"`` for frames that ``sekai.rendering.RecordFrames``
     can record). It works through sekai wrappers, and with a Gymnasium env
-    passed directly. The renderer holds nothing: :meth:`close` does nothing.
+    passed directly. The renderer holds nothing: `close` does nothing.
 
-    Example:
+    Examples:
         >>> import gymnasium
         >>> env = from_gymnasium(gymnasium.make("FrozenLake-v1", render_mode="ansi"))
         >>> _ = env.reset(seed=0)

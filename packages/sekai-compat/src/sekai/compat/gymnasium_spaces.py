@@ -73,7 +73,7 @@ def to_gymnasium_space(space: Space[Any]) -> Any:
             ``MultiBinary(0)``, or a ``MaskedBox`` with ``max_size=0``); the
             message gives its path.
 
-    Example:
+    Examples:
         >>> from sekai.spaces import Box, Discrete, Dict
         >>> to_gymnasium_space(Dict({"x": Box(0.0, 1.0, (2,)), "k": Discrete(3)}))
         Dict('x': Box(0.0, 1.0, (2,), float32), 'k': Discrete(3))
@@ -103,7 +103,7 @@ def from_gymnasium_space(space: Any, *, max_sequence_length: int | None = None) 
         ValueError: A Gymnasium ``Sequence`` has no length bound and
             ``max_sequence_length`` is ``None``.
 
-    Example:
+    Examples:
         >>> import gymnasium
         >>> from_gymnasium_space(gymnasium.spaces.MultiDiscrete([2, 3]))
         MultiDiscrete([2, 3])
@@ -112,9 +112,9 @@ def from_gymnasium_space(space: Any, *, max_sequence_length: int | None = None) 
 
 
 def space_to_gymnasium(space: Space[Any]) -> Any:
-    """Convert a sekai space to a Gymnasium space (0.2's name of :func:`to_gymnasium_space`).
+    """Convert a sekai space to a Gymnasium space (0.2's name of `to_gymnasium_space`).
 
-    Example:
+    Examples:
         >>> from sekai.spaces import Discrete
         >>> space_to_gymnasium(Discrete(3))
         Discrete(3)
@@ -123,9 +123,9 @@ def space_to_gymnasium(space: Space[Any]) -> Any:
 
 
 def space_from_gymnasium(space: Any, *, max_sequence_length: int | None = None) -> Space[Any]:
-    """Convert a Gymnasium space to a sekai space (0.2's name of :func:`from_gymnasium_space`).
+    """Convert a Gymnasium space to a sekai space (0.2's name of `from_gymnasium_space`).
 
-    Example:
+    Examples:
         >>> import gymnasium
         >>> space_from_gymnasium(gymnasium.spaces.Discrete(3))
         Discrete(3)
@@ -134,13 +134,13 @@ def space_from_gymnasium(space: Any, *, max_sequence_length: int | None = None) 
 
 
 def convert_to_gymnasium(space: Space[Any], path: str) -> Any:
-    """:func:`to_gymnasium_space`, naming ``path`` (e.g. ``"observation_space"``) in errors."""
+    """`to_gymnasium_space`, naming ``path`` (e.g. ``"observation_space"``) in errors."""
     spaces = require_gymnasium().spaces
     return _to_gym(spaces, space, path)
 
 
 def convert_from_gymnasium(space: Any, path: str, max_sequence_length: int | None) -> Space[Any]:
-    """:func:`from_gymnasium_space`, naming ``path`` in errors."""
+    """`from_gymnasium_space`, naming ``path`` in errors."""
     spaces = require_gymnasium().spaces
     return _from_gym(spaces, space, path, max_sequence_length)
 

@@ -53,7 +53,7 @@ def to_gymnasium_vector(vec_env: VecEnv[Any, Any]) -> Any:
             Gymnasium equivalent.
         ValueError: ``vec_env`` was built with ``autoreset=False``.
 
-    Example:
+    Examples:
         >>> import sekai
         >>> envs = to_gymnasium_vector(sekai.make_vec("CartPole-v1", num_envs=2))
         >>> observations, infos = envs.reset(seed=0)

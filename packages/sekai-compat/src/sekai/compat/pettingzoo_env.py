@@ -2,8 +2,8 @@
 
 Both sides use the parallel API (every live agent acts at every step), so the
 adapters only change containers: PettingZoo's five per-agent dicts on one
-side, :class:`~sekai.core.MAStepResult` / :class:`~sekai.core.MAResetResult` on
-the other. Spaces are converted with :mod:`sekai.compat.gymnasium_spaces`.
+side, [`MAStepResult`][sekai.core.MAStepResult] / [`MAResetResult`][sekai.core.MAResetResult] on
+the other. Spaces are converted with `sekai.compat.gymnasium_spaces`.
 PettingZoo is imported when an adapter is first called.
 """
 
@@ -38,7 +38,7 @@ def to_pettingzoo(
       terminations, truncations, infos)``, the sekai result's dicts as they
       are.
     - ``render()`` returns ``renderer.render(env)`` (as in
-      :func:`~sekai.compat.to_gymnasium`); ``state()`` calls the sekai env's
+      [`to_gymnasium`][sekai.compat.to_gymnasium]); ``state()`` calls the sekai env's
       ``state()`` if it has one; ``close()`` closes the sekai env.
     - ``metadata`` is the sekai env's plus ``"name"`` (the spec id, or the
       class name), ``"render_modes"`` and ``"is_parallelizable"``.
@@ -60,7 +60,7 @@ def to_pettingzoo(
             no Gymnasium equivalent.
         ValueError: ``render_mode`` is given without a renderer.
 
-    Example:
+    Examples:
         >>> import sekai
         >>> par_env = to_pettingzoo(sekai.make("MarketMicrostructure-v0"))
         >>> observations, infos = par_env.reset(seed=0)
@@ -87,8 +87,8 @@ def from_pettingzoo(
       PettingZoo env's spaces to sekai spaces on first use, and again only if
       the PettingZoo env hands out a different space object (envs whose agents
       appear during an episode work).
-    - ``reset`` returns a :class:`~sekai.core.MAResetResult` and ``step`` a
-      :class:`~sekai.core.MAStepResult` with ``float`` rewards and ``bool``
+    - ``reset`` returns a [`MAResetResult`][sekai.core.MAResetResult] and ``step`` a
+      [`MAStepResult`][sekai.core.MAStepResult] with ``float`` rewards and ``bool``
       flags. An int seed is passed on; a ``numpy.random.Generator`` gives an
       int seed drawn from it; ``None`` continues the env's stream.
     - ``state()`` and ``close()`` call the PettingZoo env's.
@@ -108,7 +108,7 @@ def from_pettingzoo(
         TypeError: ``env`` is not a parallel env, or a space has no sekai
             equivalent.
 
-    Example:
+    Examples:
         >>> import sekai
         >>> env = from_pettingzoo(to_pettingzoo(sekai.make("MarketMicrostructure-v0")))
         >>> result = env.reset(seed=0)

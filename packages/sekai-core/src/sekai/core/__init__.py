@@ -8,7 +8,7 @@ The type variables (``ObsType``, ``ActType``, ``AgentID``, ``WObsType``,
 ``WActType``) and the ``InfoDict`` alias are importable from here too, for
 annotations, but are not part of ``__all__``.
 
-``sekai.core.result`` (sekai 0.2's name of :mod:`sekai.core.results`) is a
+``sekai.core.result`` (sekai 0.2's name of `sekai.core.results`) is a
 thin re-export module and can be imported as well.
 """
 

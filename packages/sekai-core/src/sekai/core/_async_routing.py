@@ -36,7 +36,7 @@ def _make_routed(sync_name: str) -> _AsyncMethod:
 
 
 def is_routed(method: object) -> bool:
-    """Whether ``method`` was installed by :func:`route_async_methods`."""
+    """Whether ``method`` was installed by `route_async_methods`."""
     return getattr(method, "__sekai_routed__", False) is True
 
 
@@ -65,7 +65,7 @@ def route_async_methods(cls: type) -> None:
         routed.__qualname__ = f"{cls.__qualname__}.{async_name}"
         routed.__module__ = cls.__module__
         routed.__doc__ = (
-            f"Run :meth:`{sync_name}`: this class overrides it without overriding ``{async_name}``."
+            f"Run `{sync_name}`: this class overrides it without overriding ``{async_name}``."
         )
         routed.__sekai_routed__ = True  # type: ignore[attr-defined]
         setattr(cls, async_name, routed)

@@ -2,7 +2,7 @@
 
 The ``==`` a dataclass generates compares tuples of fields, which asks numpy
 arrays for a single truth value and raises ``ValueError``. The result types
-compare their fields with :func:`values_equal` instead.
+compare their fields with `values_equal` instead.
 """
 
 from __future__ import annotations

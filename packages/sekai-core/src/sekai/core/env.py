@@ -26,13 +26,13 @@ class Env(SeededRNG, ABC, Generic[ObsType, ActType]):
 
     To write an environment, subclass ``Env``, assign
     ``self.observation_space`` and ``self.action_space`` in ``__init__`` and
-    implement :meth:`reset` and :meth:`step`. ``reset`` should start with
+    implement `reset` and `step`. ``reset`` should start with
     ``self._set_rng(seed)`` and every random draw should come from
-    :attr:`rng`, so that ``reset(seed=...)`` makes an episode reproducible.
+    `rng`, so that ``reset(seed=...)`` makes an episode reproducible.
 
-    Compared with Gymnasium: ``step`` returns a :class:`StepResult` and
-    ``reset`` a :class:`ResetResult` instead of tuples; every env has
-    :meth:`async_step` and :meth:`async_reset`; and rendering is not a method of
+    Compared with Gymnasium: ``step`` returns a `StepResult` and
+    ``reset`` a `ResetResult` instead of tuples; every env has
+    `async_step` and `async_reset`; and rendering is not a method of
     the env (renderers are separate objects, see ``sekai.rendering``).
 
     Async routing: a subclass that overrides ``step`` (or ``reset``) without
@@ -48,8 +48,8 @@ class Env(SeededRNG, ABC, Generic[ObsType, ActType]):
             ...). Each subclass that does not define its own gets a fresh copy
             of its parent's dict, so mutating ``MyEnv.metadata`` never changes
             another class's.
-        spec: The :class:`~sekai.registry.EnvSpec` the env was made from;
-            ``None`` unless :func:`sekai.registry.make` created it.
+        spec: The [`EnvSpec`][sekai.registry.EnvSpec] the env was made from;
+            ``None`` unless [`sekai.registry.make`][sekai.registry.make] created it.
         observation_space: The space observations belong to.
         action_space: The space actions belong to.
     """
@@ -75,7 +75,7 @@ class Env(SeededRNG, ABC, Generic[ObsType, ActType]):
         """Start a new episode and return its first observation.
 
         Implementations call ``self._set_rng(seed)`` first: an ``int`` re-seeds
-        :attr:`rng`, a :class:`numpy.random.Generator` is adopted, ``None``
+        `rng`, a `numpy.random.Generator` is adopted, ``None``
         keeps the current stream.
 
         Args:
@@ -91,7 +91,7 @@ class Env(SeededRNG, ABC, Generic[ObsType, ActType]):
         """Apply one action and advance the environment by one step.
 
         Args:
-            action: An element of :attr:`action_space`.
+            action: An element of `action_space`.
 
         Returns:
             The next observation, the reward, the termination and truncation
@@ -101,17 +101,17 @@ class Env(SeededRNG, ABC, Generic[ObsType, ActType]):
     async def async_reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[ObsType]:
-        """Async form of :meth:`reset`.
+        """Async form of `reset`.
 
-        The default runs :meth:`reset`; environments backed by I/O (live
+        The default runs `reset`; environments backed by I/O (live
         feeds, remote simulators) override it with a native implementation.
         """
         return self.reset(seed=seed, options=options)
 
     async def async_step(self, action: ActType) -> StepResult[ObsType]:
-        """Async form of :meth:`step`.
+        """Async form of `step`.
 
-        The default runs :meth:`step`; environments backed by I/O override it
+        The default runs `step`; environments backed by I/O override it
         with a native implementation.
         """
         return self.step(action)
@@ -133,7 +133,7 @@ class Env(SeededRNG, ABC, Generic[ObsType, ActType]):
         """Whether the env has an attribute ``name``.
 
         On a wrapper, whether any layer of the stack defines it (see
-        :meth:`Wrapper.get_attr <sekai.core.Wrapper.get_attr>`), so code can
+        [`Wrapper.get_attr`][sekai.core.Wrapper.get_attr]), so code can
         ask the same question of a bare env and a wrapped one.
         """
         return defines_attribute(self, name)
@@ -188,7 +188,7 @@ class Env(SeededRNG, ABC, Generic[ObsType, ActType]):
 def defines_attribute(obj: object, name: str) -> bool:
     """Whether ``obj`` itself has the attribute ``name`` (in its ``__dict__`` or its class).
 
-    Unlike :func:`hasattr`, no property is run and nothing is forwarded: a
+    Unlike `hasattr`, no property is run and nothing is forwarded: a
     wrapper's own answer, without asking the env it wraps.
     """
     if name in getattr(obj, "__dict__", ()):

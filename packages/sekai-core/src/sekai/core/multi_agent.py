@@ -22,8 +22,8 @@ __all__ = ["AgentID", "MultiAgentEnv"]
 class MultiAgentEnv(SeededRNG, ABC, Generic[ObsType, ActType, AgentID]):
     """Base class of every multi-agent sekai environment (parallel API).
 
-    All agents act at every step: :meth:`step` takes a dict of actions keyed by
-    agent ID and returns a :class:`~sekai.core.MAStepResult` whose fields are
+    All agents act at every step: `step` takes a dict of actions keyed by
+    agent ID and returns a [`MAStepResult`][sekai.core.MAStepResult] whose fields are
     dicts keyed the same way. Each agent has its own observation and action
     space, so heterogeneous agents (a market maker next to a directional
     trader) fit one env.
@@ -34,12 +34,12 @@ class MultiAgentEnv(SeededRNG, ABC, Generic[ObsType, ActType, AgentID]):
     - ``self.agents``: the agents currently active (it may shrink as agents
       finish; ``reset`` usually restores it);
     - ``self.observation_spaces`` and ``self.action_spaces``: dicts from agent
-      ID to space, which the default :meth:`observation_space` and
-      :meth:`action_space` read (or override those two methods instead).
+      ID to space, which the default `observation_space` and
+      `action_space` read (or override those two methods instead).
 
     Seeding and async routing follow the same rules as
-    :class:`~sekai.core.Env`: call ``self._set_rng(seed)`` first thing in
-    ``reset`` and draw randomness from :attr:`rng`; a subclass overriding
+    [`Env`][sekai.core.Env]: call ``self._set_rng(seed)`` first thing in
+    ``reset`` and draw randomness from `rng`; a subclass overriding
     ``step``/``reset`` without the async form gets an async method that calls
     it. ``metadata`` is copied per subclass as for ``Env``.
     """
@@ -115,11 +115,11 @@ class MultiAgentEnv(SeededRNG, ABC, Generic[ObsType, ActType, AgentID]):
     async def async_reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> MAResetResult[ObsType, AgentID]:
-        """Async form of :meth:`reset`; the default runs :meth:`reset`."""
+        """Async form of `reset`; the default runs `reset`."""
         return self.reset(seed=seed, options=options)
 
     async def async_step(self, actions: dict[Any, ActType]) -> MAStepResult[ObsType, AgentID]:
-        """Async form of :meth:`step`; the default runs :meth:`step`."""
+        """Async form of `step`; the default runs `step`."""
         return self.step(actions)
 
     def close(self) -> None:

@@ -14,15 +14,15 @@ __all__ = ["ActType", "ObsType", "OrderEnforcing", "SeedType"]
 
 
 class OrderEnforcing(Wrapper[ObsType, ActType, ObsType, ActType]):
-    """Raises :class:`~sekai.error.ResetRequired` when ``step()`` comes before ``reset()``.
+    """Raises [`ResetRequired`][sekai.error.ResetRequired] when ``step()`` comes before ``reset()``.
 
     Many environments fail in obscure ways (or, worse, silently return
     garbage) when stepped before their first reset; in distributed setups
     the mistake is easy to make and hard to trace. This wrapper turns it into
-    an immediate, explicit error. After :meth:`close` a new ``reset()`` is
+    an immediate, explicit error. After `close` a new ``reset()`` is
     required as well. The async methods follow the same rule.
 
-    :func:`sekai.registry.make` puts it directly around every single-agent
+    [`sekai.registry.make`][sekai.registry.make] puts it directly around every single-agent
     env it builds (inside the time limit), as sekai 0.2 did; it lives in
     ``sekai.core`` for that reason and is exported by ``sekai.wrappers``.
 
@@ -63,13 +63,13 @@ class OrderEnforcing(Wrapper[ObsType, ActType, ObsType, ActType]):
     async def async_reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[ObsType]:
-        """Async form of :meth:`reset`."""
+        """Async form of `reset`."""
         result = await self.env.async_reset(seed=seed, options=options)
         self._has_reset = True
         return result
 
     async def async_step(self, action: ActType) -> StepResult[ObsType]:
-        """Async form of :meth:`step`."""
+        """Async form of `step`."""
         if not self._has_reset:
             raise self._reset_required()
         return await self.env.async_step(action)

@@ -82,7 +82,7 @@ def slot_writers(cls: type, *names: str) -> tuple[_Setter, ...]:
 
 @dataclass(frozen=True, slots=True, init=False, eq=False)
 class StepResult(Generic[ObsType]):
-    """What :meth:`Env.step <sekai.core.Env.step>` returns.
+    """What [`Env.step`][sekai.core.Env.step] returns.
 
     A named, immutable replacement for the ``(obs, reward, terminated,
     truncated, info)`` tuple: fields are read by name, so they cannot be
@@ -148,7 +148,7 @@ class StepResult(Generic[ObsType]):
 
 @dataclass(frozen=True, slots=True, init=False, eq=False)
 class ResetResult(Generic[ObsType]):
-    """What :meth:`Env.reset <sekai.core.Env.reset>` returns.
+    """What [`Env.reset`][sekai.core.Env.reset] returns.
 
     Its ``done`` is always ``False``, so a single loop condition covers the
     first observation and every later step:
@@ -193,7 +193,7 @@ _reset_observation, _reset_info = slot_writers(ResetResult, "observation", "info
 
 @dataclass(frozen=True, slots=True, init=False, eq=False)
 class MAStepResult(Generic[ObsType, AgentID]):
-    """What :meth:`MultiAgentEnv.step <sekai.core.MultiAgentEnv.step>` returns.
+    """What [`MultiAgentEnv.step`][sekai.core.MultiAgentEnv.step] returns.
 
     Every field is a dict keyed by agent ID.
 
@@ -250,7 +250,7 @@ class MAStepResult(Generic[ObsType, AgentID]):
     def any_done(self) -> bool:
         """Whether at least one agent in ``terminated`` or ``truncated`` is done.
 
-        Uses the same matching rule as :attr:`all_done`; ``False`` when
+        Uses the same matching rule as `all_done`; ``False`` when
         neither dict names any agent.
         """
         return any(self._agents_done())
@@ -279,7 +279,7 @@ class MAStepResult(Generic[ObsType, AgentID]):
 
 @dataclass(frozen=True, slots=True, init=False, eq=False)
 class MAResetResult(Generic[ObsType, AgentID]):
-    """What :meth:`MultiAgentEnv.reset <sekai.core.MultiAgentEnv.reset>` returns.
+    """What [`MultiAgentEnv.reset`][sekai.core.MultiAgentEnv.reset] returns.
 
     ``all_done`` and ``any_done`` are always ``False``.
 

@@ -23,9 +23,9 @@ class TimeLimit(Wrapper[ObsType, ActType, ObsType, ActType]):
     ``terminated`` is never modified. Every step's info carries
     ``info["elapsed_steps"]``, the number of steps since the last reset; the
     info is a new dict, so the env's own dict is never mutated (an env may
-    reuse one dict for every step). :meth:`reset` restarts the count.
+    reuse one dict for every step). `reset` restarts the count.
 
-    :func:`sekai.registry.make` applies this wrapper when the spec has a
+    [`sekai.registry.make`][sekai.registry.make] applies this wrapper when the spec has a
     ``max_episode_steps``.
 
     Put ``AutoReset`` outside this wrapper, not inside: wrapped around an
@@ -91,12 +91,12 @@ class TimeLimit(Wrapper[ObsType, ActType, ObsType, ActType]):
     async def async_reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[ObsType]:
-        """Async form of :meth:`reset`."""
+        """Async form of `reset`."""
         self._elapsed_steps = 0
         return await self.env.async_reset(seed=seed, options=options)
 
     async def async_step(self, action: ActType) -> StepResult[ObsType]:
-        """Async form of :meth:`step`."""
+        """Async form of `step`."""
         return self._limit(await self.env.async_step(action))
 
     def _limit(self, result: StepResult[ObsType]) -> StepResult[ObsType]:

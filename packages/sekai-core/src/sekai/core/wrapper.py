@@ -1,4 +1,4 @@
-"""Wrapper base classes: transparent layers around an :class:`~sekai.core.Env`."""
+"""Wrapper base classes: transparent layers around an [`Env`][sekai.core.Env]."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ _StepHooks = tuple[Callable[..., Any] | None, Callable[..., Any] | None]
 class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActType]):
     """A transparent layer around an environment.
 
-    Everything is forwarded to the wrapped env (:attr:`env`) unless the
+    Everything is forwarded to the wrapped env (`env`) unless the
     wrapper overrides it: ``reset``, ``step``, their async forms, ``close``,
     and attribute reads that the wrapper itself does not define (reads of
     names starting with ``_`` are not forwarded, so private state stays
@@ -59,18 +59,18 @@ class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActT
 
     The stack can be inspected: ``iter(wrapper)`` yields every layer from this
     wrapper down to the base env and ``len(wrapper)`` counts them, base env
-    included (``len(TimeLimit(env, 10)) == 2``). :meth:`get_attr` and
-    :meth:`set_attr` reach attributes of inner layers explicitly.
+    included (``len(TimeLimit(env, 10)) == 2``). `get_attr` and
+    `set_attr` reach attributes of inner layers explicitly.
 
     Hooks: ``step``, ``reset``, ``async_step`` and ``async_reset`` all pass
     through three protected methods, so a wrapper that only overrides them is
     written once and behaves the same under ``await``, which still reaches
     the wrapped env's own async methods. ``_before_step(action)`` returns the
     action to hand to the wrapped env, ``_after_step(result)`` the
-    :class:`~sekai.core.StepResult` to return, ``_after_reset(result)`` the
-    :class:`~sekai.core.ResetResult` to return; all three pass their argument
-    through unchanged by default. :class:`ObservationWrapper`,
-    :class:`RewardWrapper` and :class:`ActionWrapper` are built on them.
+    [`StepResult`][sekai.core.StepResult] to return, ``_after_reset(result)`` the
+    [`ResetResult`][sekai.core.ResetResult] to return; all three pass their argument
+    through unchanged by default. `ObservationWrapper`,
+    `RewardWrapper` and `ActionWrapper` are built on them.
     Define hooks in the class body: they are looked up on the class, and
     which step hooks a class changes is recorded once, when it is created,
     so assigning a hook to an instance, or to the class later, is not
@@ -93,7 +93,7 @@ class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActT
         env: The environment to wrap.
 
     Raises:
-        TypeError: ``env`` is not a :class:`~sekai.core.Env`.
+        TypeError: ``env`` is not a [`Env`][sekai.core.Env].
     """
 
     _resets_itself: ClassVar[bool] = False
@@ -277,7 +277,7 @@ class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActT
     def has_attr(self, name: str) -> bool:
         """Whether some layer of the stack (this wrapper included) defines ``name``.
 
-        The same rule as :meth:`get_attr`: ``has_attr(name)`` is true exactly
+        The same rule as `get_attr`: ``has_attr(name)`` is true exactly
         when ``get_attr(name)`` finds a layer.
         """
         return any(_defines(layer, name) for layer in self)
@@ -324,7 +324,7 @@ class Wrapper(Env[WObsType, WActType], Generic[WObsType, WActType, ObsType, ActT
 class ObservationWrapper(
     Wrapper[WObsType, ActType, ObsType, ActType], Generic[WObsType, ActType, ObsType]
 ):
-    """A wrapper that transforms every observation with :meth:`observation`.
+    """A wrapper that transforms every observation with `observation`.
 
     It runs in the ``_after_step`` and ``_after_reset`` hooks, so the sync
     and the async paths both apply it and the wrapped env's native async
@@ -350,7 +350,7 @@ class ObservationWrapper(
 
 
 class RewardWrapper(Wrapper[ObsType, ActType, ObsType, ActType], Generic[ObsType, ActType]):
-    """A wrapper that transforms every reward with :meth:`reward`.
+    """A wrapper that transforms every reward with `reward`.
 
     It runs in the ``_after_step`` hook, on the sync and the async path alike.
     """
@@ -372,7 +372,7 @@ class RewardWrapper(Wrapper[ObsType, ActType, ObsType, ActType], Generic[ObsType
 class ActionWrapper(
     Wrapper[ObsType, WActType, ObsType, ActType], Generic[ObsType, WActType, ActType]
 ):
-    """A wrapper that transforms every action with :meth:`action` before the env sees it.
+    """A wrapper that transforms every action with `action` before the env sees it.
 
     It runs in the ``_before_step`` hook, on the sync and the async path
     alike. Set ``self.action_space`` in ``__init__`` to the space of the
@@ -386,7 +386,7 @@ class ActionWrapper(
     def reverse_action(self, action: ActType) -> WActType:
         """Turn an action of the wrapped env into one of this wrapper's space.
 
-        The inverse of :meth:`action`, for tools that replay recorded env
+        The inverse of `action`, for tools that replay recorded env
         actions through the wrapper. Not every transformation can be
         inverted, so the default raises.
 
@@ -448,7 +448,7 @@ def not_an_env_hint(value: object) -> str:
     """A sentence saying how to fix ``value`` (empty when there is nothing to add).
 
     Covers the usual mistakes: an env class instead of an instance, a
-    :class:`~sekai.core.MultiAgentEnv`, and a Gymnasium env.
+    [`MultiAgentEnv`][sekai.core.MultiAgentEnv], and a Gymnasium env.
     """
     if isinstance(value, type) and issubclass(value, (Env, MultiAgentEnv)):
         return f" (a class, not an instance: create the env first, e.g. {value.__name__}(...))"

@@ -12,7 +12,7 @@ sekai 0.2's module paths ``sekai.registry.registry`` (these functions and
 ``ENV_ID_RE``) are thin re-export modules of this package and of
 ``sekai.registry.env_spec``.
 
-Example:
+Examples:
     >>> from sekai.registry import EnvRegistry
     >>> registry = EnvRegistry()
     >>> registry.register("demo/Counter-v0", entry_point=dict, kwargs={"start": 0}).name

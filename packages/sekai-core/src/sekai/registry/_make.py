@@ -55,7 +55,7 @@ def _time_limit() -> type[TimeLimit[Any, Any]]:
 def _enforce_order_and_limit(env: Any, limit: int | None) -> Any:
     """Wrap a single-agent env in OrderEnforcing, then in TimeLimit if there is a limit.
 
-    Anything that is not a :class:`~sekai.core.Env` (a MultiAgentEnv, a
+    Anything that is not a [`Env`][sekai.core.Env] (a MultiAgentEnv, a
     factory's own object) only gets the time limit, which then fails with the
     wrapper's clear error.
     """

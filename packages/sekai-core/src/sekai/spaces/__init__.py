@@ -5,17 +5,17 @@ it samples random elements, checks membership (``x in space``), has a zero
 point, and describes itself as JSON. Every space follows sekai's seeding
 contract (``space.seed(int | Generator | None)``) and pickles.
 
-Fundamental spaces: :class:`Box` (real or integer arrays in bounds),
-:class:`Discrete`, :class:`MultiDiscrete` and :class:`MultiBinary`. Composite
-spaces: :class:`Dict`, :class:`Tuple`, :class:`Sequence` (variable length) and
-:class:`MaskedBox` (a fixed number of slots, each empty or holding a Box
+Fundamental spaces: `Box` (real or integer arrays in bounds),
+`Discrete`, `MultiDiscrete` and `MultiBinary`. Composite
+spaces: `Dict`, `Tuple`, `Sequence` (variable length) and
+`MaskedBox` (a fixed number of slots, each empty or holding a Box
 element, e.g. the orders of a book).
 
 Utilities, which dispatch on the type of the space and accept new types
-through :func:`register_space_type`: flattening (:func:`flatdim`,
-:func:`flatten`, :func:`unflatten`, :func:`flatten_space`), batching for
-vector environments (:func:`batch_space`, :func:`concatenate`,
-:func:`iterate`), :func:`zero_sample` and :func:`space_from_jsonable`.
+through `register_space_type`: flattening (`flatdim`,
+`flatten`, `unflatten`, `flatten_space`), batching for
+vector environments (`batch_space`, `concatenate`,
+`iterate`), `zero_sample` and `space_from_jsonable`.
 ``sekai.spaces.utils``, sekai 0.2's module of these functions, is a thin
 re-export of this package.
 """

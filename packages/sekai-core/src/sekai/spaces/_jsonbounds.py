@@ -51,5 +51,5 @@ def _decode_nested(value: Any, allow_nan: bool) -> Any:
 
 
 def decode_array(data: Any, dtype: np.dtype[Any], *, allow_nan: bool = False) -> NDArray[Any]:
-    """Inverse of :func:`encode_array` (the shape is restored by broadcasting later)."""
+    """Inverse of `encode_array` (the shape is restored by broadcasting later)."""
     return np.asarray(_decode_nested(data, allow_nan), dtype=dtype)

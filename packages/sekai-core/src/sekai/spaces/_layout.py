@@ -1,15 +1,15 @@
 """How the samples of a space are laid out in a batch (private).
 
-:func:`layout_of` classifies a space once, through :func:`functools.singledispatch`,
+`layout_of` classifies a space once, through `functools.singledispatch`,
 into a small tree: array leaves (Box, Discrete, MultiDiscrete, MultiBinary), Dict
 and Tuple nodes, leaves of types taught batching with
-:func:`~sekai.spaces.register_space_type`, leaves without a fixed shape
+[`register_space_type`][sekai.spaces.register_space_type], leaves without a fixed shape
 (Sequence) and leaves no batching is known for. Code that builds per-space
 helpers (the vector envs' batchers and action splitters, the shared-memory
 layout, copiers) walks this tree instead of testing space types itself, so a
 registered space type works everywhere at once.
 
-:func:`copier_for` is the one copier of samples built on it.
+`copier_for` is the one copier of samples built on it.
 """
 
 from __future__ import annotations
@@ -206,7 +206,7 @@ def custom_iterator(leaf: CustomLeaf, n: int, what: str) -> Callable[[Any], Iter
 
     The ``iterate`` registered for the type gets the batched space when
     ``batch_space`` returns a space of the same type (the documented
-    contract of :func:`~sekai.spaces.iterate`), else the space of one sample:
+    contract of [`iterate`][sekai.spaces.iterate]), else the space of one sample:
     a type batched as, say, a Box is split by its own ``iterate`` into its
     own samples rather than into Box rows.
 

@@ -1,11 +1,11 @@
 """Batched spaces, and moving between a list of samples and one batch.
 
-:func:`batch_space` gives the space of ``n`` stacked samples (what a vector
-environment exposes as ``batch_observation_space``); :func:`concatenate` stacks
-samples into a batch; :func:`iterate` walks a batch sample by sample. All three
-dispatch on the type of the space (:func:`functools.singledispatch`, whose
+`batch_space` gives the space of ``n`` stacked samples (what a vector
+environment exposes as ``batch_observation_space``); `concatenate` stacks
+samples into a batch; `iterate` walks a batch sample by sample. All three
+dispatch on the type of the space (`functools.singledispatch`, whose
 per-type cache makes the dispatch cheap on hot paths);
-:func:`~sekai.spaces.register_space_type` adds new space types.
+[`register_space_type`][sekai.spaces.register_space_type] adds new space types.
 
 Batching rules: a Box, MultiDiscrete or MultiBinary gets a leading axis of size
 ``n``; a Discrete becomes a ``MultiDiscrete`` of ``n`` entries; a Dict (also a
@@ -107,7 +107,7 @@ def _batch_sequence(space: Sequence, n: int) -> Space[Any]:
 def concatenate(space: Space[Any], items: SequenceABC[Any], out: Any = None) -> Any:
     """Stack samples of ``space`` into one batch (an element of ``batch_space(space, n)``).
 
-    For array spaces this is a single :func:`numpy.stack` call writing into
+    For array spaces this is a single `numpy.stack` call writing into
     ``out``; Dict and Tuple batches are a dict / tuple of per-leaf batches.
 
     Args:
@@ -182,7 +182,7 @@ def _concatenate_sequence(space: Sequence, items: SequenceABC[Any], out: Any = N
 def iterate(space: Space[Any], batch: Any) -> Iterator[Any]:
     """Iterate over the samples of ``batch``, a batch of the batched space ``space``.
 
-    ``space`` is the batched space (as returned by :func:`batch_space`), so
+    ``space`` is the batched space (as returned by `batch_space`), so
     ``iterate(batch_space(s, n), concatenate(s, samples))`` yields ``samples``
     again (array rows are views into the batch).
 

@@ -1,4 +1,4 @@
-"""A (possibly unbounded) box in R^n or Z^n: :class:`Box`."""
+"""A (possibly unbounded) box in R^n or Z^n: `Box`."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ Manner = Literal["both", "below", "above"]
 
 
 class BoundedFlag(int):
-    """The value of :attr:`Box.is_bounded`: a truth value that can also be called.
+    """The value of `Box.is_bounded`: a truth value that can also be called.
 
     As a value (sekai 0.2's property), it is true when every component of the
     box is bounded on both sides: ``if box.is_bounded: ...``. Called, it
@@ -93,7 +93,7 @@ class Box(Space[NDArray[Any]]):
         shape: Shape of the samples. When ``None`` it is inferred from the
             array bounds (broadcast together), or ``(1,)`` if both are scalars.
         dtype: A floating-point or integer dtype (``float32`` by default).
-        seed: Optional seed (see :meth:`Space.seed`).
+        seed: Optional seed (see `Space.seed`).
 
     Raises:
         TypeError: ``dtype`` is not a numeric (integer or floating-point) dtype.
@@ -101,7 +101,7 @@ class Box(Space[NDArray[Any]]):
             ``high``, a bound is NaN, an integer box has an infinite or
             non-integral bound, or a bound does not fit in ``dtype``.
 
-    Example:
+    Examples:
         >>> box = Box(0.0, 1.0, shape=(3,), seed=0)
         >>> box
         Box(0.0, 1.0, (3,), float32)
@@ -246,7 +246,7 @@ class Box(Space[NDArray[Any]]):
 
     @property
     def is_bounded(self) -> BoundedFlag:
-        """Whether every component is bounded on both sides (a :class:`BoundedFlag`).
+        """Whether every component is bounded on both sides (a `BoundedFlag`).
 
         ``box.is_bounded`` is true when ``low`` and ``high`` are finite
         everywhere; ``box.is_bounded("below")`` / ``box.is_bounded("above")``
@@ -317,7 +317,7 @@ class Box(Space[NDArray[Any]]):
 
         Integer and boolean arrays are accepted by floating-point boxes;
         floating-point arrays are not accepted by integer boxes. Array-likes
-        (lists, Python numbers) are converted with :func:`numpy.asarray` first.
+        (lists, Python numbers) are converted with `numpy.asarray` first.
         """
         if not isinstance(x, np.ndarray):
             if isinstance(x, (str, bytes, Mapping)):
@@ -360,7 +360,7 @@ class Box(Space[NDArray[Any]]):
 
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> Box:
-        """Build a box from the output of :meth:`to_json_dict`."""
+        """Build a box from the output of `to_json_dict`."""
         check_type_name(data, "Box")
         dtype = np.dtype(data["dtype"])
         work = np.float64 if dtype.kind == "f" else dtype

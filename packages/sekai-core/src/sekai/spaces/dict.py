@@ -1,4 +1,4 @@
-"""An ordered mapping of named sub-spaces: :class:`Dict`."""
+"""An ordered mapping of named sub-spaces: `Dict`."""
 
 from __future__ import annotations
 
@@ -15,22 +15,22 @@ class Dict(Space[dict[str, Any]]):
     """Dictionaries with a fixed set of string keys, each value from its own space.
 
     Keys keep the order in which they are given (unlike Gymnasium, which sorts
-    them); that order is the order of :func:`~sekai.spaces.flatten`. Samples are
+    them); that order is the order of [`flatten`][sekai.spaces.flatten]. Samples are
     plain ``dict`` objects. The zero of the space maps each key to its
     sub-space's zero.
 
     Args:
         spaces: A mapping from keys to spaces, another ``Dict``, or a sequence
             of ``(key, space)`` pairs. Keyword arguments add more entries.
-        seed: Optional seed: an int or Generator (see :meth:`seed`), or a mapping
+        seed: Optional seed: an int or Generator (see `seed`), or a mapping
             from keys to per-key seeds.
         **spaces_kwargs: Further ``key=space`` entries.
 
     Raises:
-        TypeError: A key is not a string or a value is not a :class:`Space`.
+        TypeError: A key is not a string or a value is not a `Space`.
         ValueError: A key is given twice.
 
-    Example:
+    Examples:
         >>> from sekai.spaces import Box, Discrete
         >>> space = Dict({"position": Box(-1.0, 1.0, (2,)), "gear": Discrete(3)})
         >>> list(space.keys())
@@ -81,7 +81,7 @@ class Dict(Space[dict[str, Any]]):
                 with its values (the keys must be keys of the space).
 
         Returns:
-            The seed of this space's own generator (see :meth:`Space.seed`).
+            The seed of this space's own generator (see `Space.seed`).
         """
         if isinstance(seed, Mapping):
             unknown = [key for key in seed if key not in self.spaces]
@@ -165,7 +165,7 @@ class Dict(Space[dict[str, Any]]):
         }
 
     def _samples_from_jsonable(self, data: Any) -> list[dict[str, Any]]:
-        """Convert the output of :meth:`to_jsonable` back to a list of dicts."""
+        """Convert the output of `to_jsonable` back to a list of dicts."""
         columns = {key: space.from_jsonable(data[key]) for key, space in self.spaces.items()}
         count = len(next(iter(columns.values()))) if columns else 0
         return [{key: column[i] for key, column in columns.items()} for i in range(count)]
@@ -179,7 +179,7 @@ class Dict(Space[dict[str, Any]]):
 
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> Dict:
-        """Build the space from the output of :meth:`to_json_dict`."""
+        """Build the space from the output of `to_json_dict`."""
         from sekai.spaces.jsonable import space_from_jsonable
 
         check_type_name(data, "Dict")

@@ -1,4 +1,4 @@
-"""A finite set of consecutive integers: :class:`Discrete`."""
+"""A finite set of consecutive integers: `Discrete`."""
 
 from __future__ import annotations
 
@@ -21,14 +21,14 @@ _INT64 = np.iinfo(np.int64)
 class Discrete(Space[np.int64]):
     """The integers ``start, start + 1, ..., start + n - 1``.
 
-    Samples are :class:`numpy.int64` scalars. The zero of the space is ``start``.
+    Samples are `numpy.int64` scalars. The zero of the space is ``start``.
 
     The positional order is sekai 0.2's, ``Discrete(n, seed, start)``:
     ``Discrete(5, 42)`` is seeded with 42; give ``start`` by keyword.
 
     Args:
         n: Number of elements (>= 1).
-        seed: Optional seed (see :meth:`Space.seed`).
+        seed: Optional seed (see `Space.seed`).
         start: The smallest element.
 
     Raises:
@@ -36,7 +36,7 @@ class Discrete(Space[np.int64]):
         ValueError: ``n`` is smaller than 1, or the elements do not all fit
             in ``int64``.
 
-    Example:
+    Examples:
         >>> space = Discrete(3, start=-1, seed=0)
         >>> space
         Discrete(3, start=-1)
@@ -117,7 +117,7 @@ class Discrete(Space[np.int64]):
 
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> Discrete:
-        """Build the space from the output of :meth:`to_json_dict`."""
+        """Build the space from the output of `to_json_dict`."""
         check_type_name(data, "Discrete")
         return cls(int(data["n"]), start=int(data.get("start", 0)))
 

@@ -1,7 +1,7 @@
 """Flattening samples of any fixed-shape space into 1-D ``float32`` arrays.
 
 Each function dispatches on the type of the space
-(:func:`functools.singledispatch`); :func:`~sekai.spaces.register_space_type`
+(`functools.singledispatch`); [`register_space_type`][sekai.spaces.register_space_type]
 adds implementations for new space types.
 
 Encodings: a Box or MultiBinary is raveled; a Discrete is one-hot; a
@@ -38,7 +38,7 @@ _F32 = np.float32
 
 @singledispatch
 def flatdim(space: Space[Any]) -> int:
-    """Return the length of the 1-D array that :func:`flatten` makes from a sample of ``space``.
+    """Return the length of the 1-D array that `flatten` makes from a sample of ``space``.
 
     Raises:
         TypeError: The space is not flattenable (e.g. ``Sequence``) or its type
@@ -83,7 +83,7 @@ def _flatdim_sequence(space: Sequence) -> int:
 
 @singledispatch
 def flatten(space: Space[Any], x: Any) -> NDArray[np.float32]:
-    """Turn a sample of ``space`` into a 1-D ``float32`` array of length :func:`flatdim`.
+    """Turn a sample of ``space`` into a 1-D ``float32`` array of length `flatdim`.
 
     Raises:
         TypeError: The space is not flattenable or its type has no registered
@@ -148,7 +148,7 @@ def _flatten_sequence(space: Sequence, x: Any) -> NDArray[np.float32]:
 
 @singledispatch
 def unflatten(space: Space[Any], x: NDArray[Any]) -> Any:
-    """Inverse of :func:`flatten`: rebuild a sample of ``space`` from its 1-D array.
+    """Inverse of `flatten`: rebuild a sample of ``space`` from its 1-D array.
 
     Raises:
         TypeError: The space is not flattenable or its type has no registered

@@ -1,11 +1,11 @@
-"""JSON descriptions of spaces: :func:`space_from_jsonable`.
+"""JSON descriptions of spaces: `space_from_jsonable`.
 
 Every space describes itself with ``space.to_jsonable()`` (also available as
 ``space.to_json_dict()``), a dict of JSON types whose ``"type"`` key names the
-space type; :func:`space_from_jsonable` rebuilds an equal space from it (e.g.
+space type; `space_from_jsonable` rebuilds an equal space from it (e.g.
 from an ``EnvSpec`` or a log), as does the classmethod
 ``Space.from_jsonable(data)``. New space types join through
-:func:`~sekai.spaces.register_space_type`.
+[`register_space_type`][sekai.spaces.register_space_type].
 """
 
 from __future__ import annotations

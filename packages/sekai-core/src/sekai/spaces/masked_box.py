@@ -1,4 +1,4 @@
-"""A fixed number of slots, each empty or holding a Box element: :class:`MaskedBox`."""
+"""A fixed number of slots, each empty or holding a Box element: `MaskedBox`."""
 
 from __future__ import annotations
 
@@ -21,21 +21,21 @@ __all__ = ["MaskedBox", "SeedType"]
 
 
 class MaskedBox(Dict):
-    """Up to ``max_size`` elements of a :class:`Box`, padded to a fixed shape.
+    """Up to ``max_size`` elements of a `Box`, padded to a fixed shape.
 
-    A :class:`Dict` with two keys:
+    A `Dict` with two keys:
 
     - ``"values"``: a Box of shape ``(max_size, *shape)`` with the element
       bounds broadcast over the slots;
     - ``"mask"``: a ``MultiBinary(max_size)`` (``int8``), 1 where the slot holds
       an element.
 
-    :meth:`contains` checks both parts and the bounds of the occupied slots
+    `contains` checks both parts and the bounds of the occupied slots
     only: empty slots may hold anything of the right dtype. Producers put the
     elements in order in the first slots and ``fill_value`` elsewhere; that is
-    what :meth:`pack` and :meth:`sample` do (the latter drawing the number of
-    elements uniformly in ``[0, max_size]``), and :meth:`unpack` reads them
-    back. The zero of the space, :meth:`empty`, has every slot empty.
+    what `pack` and `sample` do (the latter drawing the number of
+    elements uniformly in ``[0, max_size]``), and `unpack` reads them
+    back. The zero of the space, `empty`, has every slot empty.
 
     Having fixed shapes, a masked box flattens, batches and travels through
     shared memory like any Dict of boxes. Its two parts are fixed: assigning
@@ -44,19 +44,19 @@ class MaskedBox(Dict):
     Args:
         low: Lower bounds of one element (scalar or array).
         high: Upper bounds of one element (scalar or array).
-        shape: Shape of one element (inferred as for :class:`Box` when ``None``).
+        shape: Shape of one element (inferred as for `Box` when ``None``).
         max_size: Number of slots (>= 0).
         dtype: dtype of the values (``float32`` by default).
         fill_value: What empty slots hold (a scalar or an array of the element
             shape, any value of the dtype, e.g. NaN); ``None`` (the default)
             uses the element zero, ``0`` clipped into the bounds.
-        seed: Optional seed (see :meth:`Dict.seed`).
+        seed: Optional seed (see `Dict.seed`).
 
     Raises:
-        TypeError, ValueError: As for :class:`Box`, a bad ``max_size``, or a
+        TypeError, ValueError: As for `Box`, a bad ``max_size``, or a
             ``fill_value`` that does not fit the element shape or dtype.
 
-    Example:
+    Examples:
         >>> space = MaskedBox(-1.0, 1.0, (2,), max_size=3, seed=0)
         >>> space["values"].shape, space["mask"].shape
         ((3, 2), (3,))
@@ -247,7 +247,7 @@ class MaskedBox(Dict):
         return bool(np.all(held >= element.low) and np.all(held <= element.high))
 
     def zero(self) -> dict[str, Any]:
-        """Return every slot empty (the same as :meth:`empty`)."""
+        """Return every slot empty (the same as `empty`)."""
         return self.empty()
 
     def __setitem__(self, key: str, space: Space[Any]) -> None:
@@ -272,7 +272,7 @@ class MaskedBox(Dict):
 
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> MaskedBox:
-        """Build the space from the output of :meth:`to_json_dict`."""
+        """Build the space from the output of `to_json_dict`."""
         check_type_name(data, "MaskedBox")
         element = Box.from_json_dict(data["element"])
         fill = data.get("fill_value")

@@ -1,4 +1,4 @@
-"""Arrays of 0/1 flags: :class:`MultiBinary`."""
+"""Arrays of 0/1 flags: `MultiBinary`."""
 
 from __future__ import annotations
 
@@ -23,13 +23,13 @@ class MultiBinary(Space[NDArray[np.int8]]):
 
     Args:
         n: Number of flags (an int), or the shape of the flag array.
-        seed: Optional seed (see :meth:`Space.seed`).
+        seed: Optional seed (see `Space.seed`).
 
     Raises:
         TypeError: ``n`` is neither an int nor a sequence of ints.
         ValueError: ``n`` holds a negative size.
 
-    Example:
+    Examples:
         >>> space = MultiBinary(4, seed=0)
         >>> space
         MultiBinary(4)
@@ -100,7 +100,7 @@ class MultiBinary(Space[NDArray[np.int8]]):
 
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> MultiBinary:
-        """Build the space from the output of :meth:`to_json_dict`."""
+        """Build the space from the output of `to_json_dict`."""
         check_type_name(data, "MultiBinary")
         return cls(data["n"])
 

@@ -1,4 +1,4 @@
-"""A product of :class:`~sekai.spaces.Discrete` spaces in one array: :class:`MultiDiscrete`."""
+"""A product of [`Discrete`][sekai.spaces.Discrete] spaces in one array: `MultiDiscrete`."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ class MultiDiscrete(Space[NDArray[Any]]):
     Args:
         nvec: Number of values of each entry (each >= 1).
         dtype: An integer dtype for the samples (``int64`` by default).
-        seed: Optional seed (see :meth:`Space.seed`).
+        seed: Optional seed (see `Space.seed`).
         start: Smallest value of each entry (same shape as ``nvec``, or a
             scalar); zeros by default.
 
@@ -38,7 +38,7 @@ class MultiDiscrete(Space[NDArray[Any]]):
         ValueError: ``nvec`` is empty or holds a value < 1, ``start`` does not
             broadcast to ``nvec``'s shape, or the values do not fit in ``dtype``.
 
-    Example:
+    Examples:
         >>> space = MultiDiscrete([2, 3], seed=0)
         >>> space
         MultiDiscrete([2, 3])
@@ -181,7 +181,7 @@ class MultiDiscrete(Space[NDArray[Any]]):
 
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> MultiDiscrete:
-        """Build the space from the output of :meth:`to_json_dict`."""
+        """Build the space from the output of `to_json_dict`."""
         check_type_name(data, "MultiDiscrete")
         dtype = np.dtype(data.get("dtype", "int64"))
         start = data.get("start")

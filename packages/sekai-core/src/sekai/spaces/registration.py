@@ -1,4 +1,4 @@
-"""Adding a new space type to every utility: :func:`register_space_type`."""
+"""Adding a new space type to every utility: `register_space_type`."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def register_space_type(
     """Teach the space utilities about a new space type defined outside sekai.
 
     ``register_space_type(name, cls)`` (sekai 0.2's form) makes
-    :func:`~sekai.spaces.space_from_jsonable` rebuild descriptions whose
+    [`space_from_jsonable`][sekai.spaces.space_from_jsonable] rebuild descriptions whose
     ``"type"`` is ``name`` with ``cls.from_jsonable(data)`` (or with
     ``from_json(data)`` when given); ``cls.to_jsonable()`` should write that
     ``"type"``. The name may be left out (``register_space_type(cls, ...)``)
@@ -40,7 +40,7 @@ def register_space_type(
 
     Each utility function given becomes the implementation of the utility of
     the same name for ``cls`` and its subclasses (through
-    :func:`functools.singledispatch`); utilities left out keep raising a
+    `functools.singledispatch`); utilities left out keep raising a
     ``TypeError`` that names the space. Implementations receive the space
     first, exactly like the public functions (``batch_space`` gets the batch
     size as an already validated int).
@@ -48,21 +48,21 @@ def register_space_type(
     Args:
         name: The ``"type"`` of the JSON descriptions of ``cls``; or the class
             itself when no name is registered.
-        cls: The new :class:`~sekai.spaces.Space` subclass.
+        cls: The new [`Space`][sekai.spaces.Space] subclass.
         from_json: Rebuilds a space from its JSON description (default:
             ``cls.from_jsonable``, which needs ``cls`` to define the
             classmethod ``from_jsonable(data)`` or ``from_json_dict(data)``).
-        flatdim: Implementation of :func:`~sekai.spaces.flatdim`.
-        flatten: Implementation of :func:`~sekai.spaces.flatten`.
-        unflatten: Implementation of :func:`~sekai.spaces.unflatten`.
-        flatten_space: Implementation of :func:`~sekai.spaces.flatten_space`.
-        batch_space: Implementation of :func:`~sekai.spaces.batch_space`.
+        flatdim: Implementation of [`flatdim`][sekai.spaces.flatdim].
+        flatten: Implementation of [`flatten`][sekai.spaces.flatten].
+        unflatten: Implementation of [`unflatten`][sekai.spaces.unflatten].
+        flatten_space: Implementation of [`flatten_space`][sekai.spaces.flatten_space].
+        batch_space: Implementation of [`batch_space`][sekai.spaces.batch_space].
             With ``concatenate``, it lets the vector envs batch observations
             of the type (a type without them is refused when a vector env is
             built).
-        concatenate: Implementation of :func:`~sekai.spaces.concatenate`;
+        concatenate: Implementation of [`concatenate`][sekai.spaces.concatenate];
             called with ``out=None`` or a batch it made before.
-        iterate: Implementation of :func:`~sekai.spaces.iterate`, which the
+        iterate: Implementation of [`iterate`][sekai.spaces.iterate], which the
             vector envs use to split a batch of actions. When ``batch_space``
             returns a space of another type (e.g. a Box), the vector envs
             call it with the space of one sample, so it yields samples of
@@ -78,7 +78,7 @@ def register_space_type(
         ValueError: ``from_json`` is given without a name, or ``name`` is
             taken and ``replace`` is false.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from sekai.spaces import Space, flatdim
         >>> class Angle(Space[float]):

@@ -1,4 +1,4 @@
-"""Variable-length sequences of elements of one space: :class:`Sequence`."""
+"""Variable-length sequences of elements of one space: `Sequence`."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from sekai.utils.seeding import SeedType
 __all__ = ["DEFAULT_MAX_LENGTH", "SeedType", "Sequence"]
 
 DEFAULT_MAX_LENGTH = 16
-"""``max_length`` of a :class:`Sequence` created with ``max_length=None``."""
+"""``max_length`` of a `Sequence` created with ``max_length=None``."""
 
 _STACKABLE = (Box, Discrete, MultiDiscrete, MultiBinary)
 
@@ -28,31 +28,31 @@ class Sequence(Space[Any]):
     """Sequences of 0 to ``max_length`` elements of ``feature_space``.
 
     Samples are tuples of elements, or, with ``stack=True``, one array of shape
-    ``(length, *feature_space.shape)``. :meth:`sample` draws the length
+    ``(length, *feature_space.shape)``. `sample` draws the length
     uniformly in ``[0, max_length]``, then each element from the feature space.
     The zero of the space is the empty sequence.
 
     A sequence space has no fixed shape: it is not flattenable and cannot be
-    batched; :class:`~sekai.spaces.MaskedBox` (e.g. through
+    batched; [`MaskedBox`][sekai.spaces.MaskedBox] (e.g. through
     ``PadSequenceObservation``) turns sequences of boxes into a fixed-shape
     space.
 
     Args:
         feature_space: The space of each element.
         max_length: Longest allowed sequence (>= 0). ``None`` means
-            :data:`DEFAULT_MAX_LENGTH` (16); declare it explicitly whenever
-            longer sequences can occur, since :meth:`contains` enforces it.
+            `DEFAULT_MAX_LENGTH` (16); declare it explicitly whenever
+            longer sequences can occur, since `contains` enforces it.
         stack: Represent samples as one stacked array instead of a tuple. Needs
             a feature space with a fixed shape and dtype (``Box``, ``Discrete``,
             ``MultiDiscrete`` or ``MultiBinary``).
-        seed: Optional seed (see :meth:`seed`).
+        seed: Optional seed (see `seed`).
 
     Raises:
         TypeError: ``feature_space`` is not a space, ``stack`` is not a bool,
             or ``stack=True`` with a feature space that cannot be stacked.
         ValueError: ``max_length`` is negative.
 
-    Example:
+    Examples:
         >>> from sekai.spaces import Box
         >>> space = Sequence(Box(0.0, 1.0, (2,)), max_length=4, stack=True, seed=0)
         >>> sample = space.sample()
@@ -102,7 +102,7 @@ class Sequence(Space[Any]):
         ``None`` continues both streams.
 
         Returns:
-            The seed of this space's own generator (see :meth:`Space.seed`).
+            The seed of this space's own generator (see `Space.seed`).
         """
         return seed_with_children(self, seed, [self.feature_space])
 
@@ -224,7 +224,7 @@ class Sequence(Space[Any]):
         return [self.feature_space.to_jsonable(list(sample)) for sample in samples]
 
     def _samples_from_jsonable(self, data: SequenceABC[Any]) -> list[Any]:
-        """Convert the output of :meth:`to_jsonable` back to sequences."""
+        """Convert the output of `to_jsonable` back to sequences."""
         result: list[Any] = []
         for item in data:
             elements = self.feature_space.from_jsonable(item)
@@ -242,7 +242,7 @@ class Sequence(Space[Any]):
 
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> Sequence:
-        """Build the space from the output of :meth:`to_json_dict`."""
+        """Build the space from the output of `to_json_dict`."""
         from sekai.spaces.jsonable import space_from_jsonable
 
         check_type_name(data, "Sequence")

@@ -1,4 +1,4 @@
-"""The :class:`Space` base class shared by every observation and action space."""
+"""The `Space` base class shared by every observation and action space."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ T_cov = TypeVar("T_cov", covariant=True)
 
 T = TypeVar("T")
 """A type variable for sample types in annotations (sekai 0.2's name; ``Space`` itself uses
-:data:`T_cov`)."""
+`T_cov`)."""
 
 _S = TypeVar("_S", bound="Space[Any]")
 
@@ -87,17 +87,17 @@ _named(
 class Space(SeededRNG, Generic[T_cov]):
     """The set of valid observations or actions of an environment.
 
-    A space knows how to draw random elements (:meth:`sample`), how to tell
-    whether a value belongs to it (:meth:`contains`, also ``value in space``)
-    and what its zero point is (:meth:`zero`). Randomness follows sekai's seeding
-    contract (see :class:`~sekai.utils.seeding.SeededRNG`): :meth:`seed` with an
-    int re-seeds, with a :class:`numpy.random.Generator` adopts it, with ``None``
+    A space knows how to draw random elements (`sample`), how to tell
+    whether a value belongs to it (`contains`, also ``value in space``)
+    and what its zero point is (`zero`). Randomness follows sekai's seeding
+    contract (see [`SeededRNG`][sekai.core.SeededRNG]): `seed` with an
+    int re-seeds, with a `numpy.random.Generator` adopts it, with ``None``
     keeps the current stream.
 
-    Subclasses implement :meth:`sample`, :meth:`contains`, :meth:`zero`,
-    ``__eq__``, ``__hash__``, ``__repr__``, :meth:`to_json_dict` and the
-    classmethod :meth:`from_json_dict`; composite spaces also override
-    :meth:`seed` to seed their children. The base class compares by identity.
+    Subclasses implement `sample`, `contains`, `zero`,
+    ``__eq__``, ``__hash__``, ``__repr__``, `to_json_dict` and the
+    classmethod `from_json_dict`; composite spaces also override
+    `seed` to seed their children. The base class compares by identity.
 
     JSON, as in sekai 0.2: ``space.to_jsonable()`` describes the space (a dict
     whose ``"type"`` names it) and the classmethod ``Space.from_jsonable(data)``
@@ -110,7 +110,7 @@ class Space(SeededRNG, Generic[T_cov]):
         shape: Shape of every sample, or ``None`` for spaces without one fixed
             shape (``Dict``, ``Tuple``, ``Sequence``).
         dtype: dtype of every sample, or ``None`` when it does not apply.
-        seed: Optional seed applied right away (see :meth:`seed`).
+        seed: Optional seed applied right away (see `seed`).
     """
 
     # Class-level defaults keep subclasses that skip ``super().__init__()`` working.
@@ -140,12 +140,12 @@ class Space(SeededRNG, Generic[T_cov]):
 
     @property
     def np_random(self) -> np.random.Generator:
-        """Read-only alias of :attr:`rng`, for code written against Gymnasium."""
+        """Read-only alias of `rng`, for code written against Gymnasium."""
         return self.rng
 
     @property
     def is_flattenable(self) -> bool:
-        """Whether :func:`~sekai.spaces.flatten` can turn samples into a 1-D array."""
+        """Whether [`flatten`][sekai.spaces.flatten] can turn samples into a 1-D array."""
         return True
 
     def seed(self, seed: SeedType = None) -> int:
@@ -184,7 +184,7 @@ class Space(SeededRNG, Generic[T_cov]):
     def zero(self) -> T_cov:
         """Return the space's zero point, a fresh element of the space.
 
-        It is the value that masked components take in :meth:`sample` and the
+        It is the value that masked components take in `sample` and the
         padding that wrappers use; each space documents its own.
         """
         raise NotImplementedError(f"{type(self).__name__} does not implement zero()")
@@ -194,7 +194,7 @@ class Space(SeededRNG, Generic[T_cov]):
 
         Args:
             samples: Omitted (sekai 0.2's form): return the space's JSON
-                description, :meth:`to_json_dict`. A list of samples
+                description, `to_json_dict`. A list of samples
                 (Gymnasium's form): return them as JSON-serialisable data
                 (lists, numbers, dicts), which ``space.from_jsonable(data)``
                 converts back.
@@ -210,7 +210,7 @@ class Space(SeededRNG, Generic[T_cov]):
         return list(samples)
 
     def _samples_from_jsonable(self, data: Any) -> list[T_cov]:
-        """Convert data produced by :meth:`_samples_to_jsonable` back into samples."""
+        """Convert data produced by `_samples_to_jsonable` back into samples."""
         return list(data)
 
     def to_json_dict(self) -> dict[str, Any]:
@@ -220,7 +220,7 @@ class Space(SeededRNG, Generic[T_cov]):
         ``to_jsonable()`` gives (sekai 0.2's way to write one), so such a
         space also works inside a ``Dict`` or ``Tuple``.
 
-        :func:`~sekai.spaces.space_from_jsonable` turns the result back into an
+        [`space_from_jsonable`][sekai.spaces.space_from_jsonable] turns the result back into an
         equal space. Non-finite bounds are written as the strings ``"inf"`` and
         ``"-inf"``, so the result passes ``json.dumps(..., allow_nan=False)``.
         """
@@ -240,10 +240,10 @@ class Space(SeededRNG, Generic[T_cov]):
 
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> Space[Any]:
-        """Build a space of this class from the output of :meth:`to_json_dict`.
+        """Build a space of this class from the output of `to_json_dict`.
 
-        On :class:`Space` itself, any registered space type is rebuilt (see
-        :func:`~sekai.spaces.space_from_jsonable`).
+        On `Space` itself, any registered space type is rebuilt (see
+        [`space_from_jsonable`][sekai.spaces.space_from_jsonable]).
 
         Raises:
             NotImplementedError: The class defines no JSON decoder.
@@ -264,12 +264,12 @@ class Space(SeededRNG, Generic[T_cov]):
 def seed_with_children(parent: Space[Any], seed: SeedType, children: Iterable[Space[Any]]) -> int:
     """Seed ``parent`` and give each child a seed derived from ``seed``.
 
-    The children's seeds come from :func:`~sekai.utils.seeding.child_seeds`:
+    The children's seeds come from [`child_seeds`][sekai.utils.seeding.child_seeds]:
     independent ones from an int, ints drawn from a Generator (which the
     parent adopts), ``None`` (every stream continues) from ``None``.
 
     Returns:
-        The parent's seed, as :meth:`Space.seed` returns it.
+        The parent's seed, as `Space.seed` returns it.
     """
     kids = list(children)
     parent._set_rng(seed)

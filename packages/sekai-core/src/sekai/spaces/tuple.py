@@ -1,4 +1,4 @@
-"""A fixed-length sequence of sub-spaces: :class:`Tuple`."""
+"""A fixed-length sequence of sub-spaces: `Tuple`."""
 
 from __future__ import annotations
 
@@ -14,18 +14,18 @@ __all__ = ["SeedType", "Tuple"]
 class Tuple(Space[tuple[Any, ...]]):
     """Tuples whose element ``i`` belongs to the ``i``-th sub-space.
 
-    Samples are Python tuples; :meth:`contains` also accepts lists. The zero of
+    Samples are Python tuples; `contains` also accepts lists. The zero of
     the space is the tuple of the sub-spaces' zeros.
 
     Args:
         spaces: The sub-spaces, in order.
-        seed: Optional seed: an int or Generator (see :meth:`seed`), or a
+        seed: Optional seed: an int or Generator (see `seed`), or a
             sequence of per-element seeds.
 
     Raises:
-        TypeError: An element of ``spaces`` is not a :class:`Space`.
+        TypeError: An element of ``spaces`` is not a `Space`.
 
-    Example:
+    Examples:
         >>> from sekai.spaces import Box, Discrete
         >>> Tuple([Discrete(2), Box(0.0, 1.0, (2,))])
         Tuple(Discrete(2), Box(0.0, 1.0, (2,), float32))
@@ -58,7 +58,7 @@ class Tuple(Space[tuple[Any, ...]]):
                 sequence gives one seed per sub-space.
 
         Returns:
-            The seed of this space's own generator (see :meth:`Space.seed`).
+            The seed of this space's own generator (see `Space.seed`).
         """
         if isinstance(seed, (list, tuple)):
             if len(seed) != len(self.spaces):
@@ -120,7 +120,7 @@ class Tuple(Space[tuple[Any, ...]]):
         ]
 
     def _samples_from_jsonable(self, data: Sequence[Any]) -> list[tuple[Any, ...]]:
-        """Convert the output of :meth:`to_jsonable` back to a list of tuples."""
+        """Convert the output of `to_jsonable` back to a list of tuples."""
         columns = [space.from_jsonable(data[i]) for i, space in enumerate(self.spaces)]
         return [tuple(row) for row in zip(*columns, strict=True)]
 
@@ -130,7 +130,7 @@ class Tuple(Space[tuple[Any, ...]]):
 
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> Tuple:
-        """Build the space from the output of :meth:`to_json_dict`."""
+        """Build the space from the output of `to_json_dict`."""
         from sekai.spaces.jsonable import space_from_jsonable
 
         check_type_name(data, "Tuple")

@@ -1,4 +1,4 @@
-"""The zero point of a space: :func:`zero_sample`."""
+"""The zero point of a space: `zero_sample`."""
 
 from __future__ import annotations
 

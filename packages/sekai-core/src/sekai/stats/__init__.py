@@ -1,14 +1,14 @@
 """Typed episode statistics and the trackers that collect them.
 
-``EpisodeStats`` summarises one finished episode. A :class:`StatsTracker`
+``EpisodeStats`` summarises one finished episode. A `StatsTracker`
 follows episodes through four methods (``on_reset``, ``on_step``,
 ``on_episode_end``, ``summary``), called by ``RecordEpisodeStatistics``. Two are
-provided: :class:`InMemoryTracker` (a rolling window with mean return and
-length) and :class:`LoggingTracker` (one structured :mod:`logging` record per
+provided: `InMemoryTracker` (a rolling window with mean return and
+length) and `LoggingTracker` (one structured `logging` record per
 episode).
 
-Modules: :mod:`sekai.stats.tracker` (``EpisodeStats``, ``StatsTracker``) and
-:mod:`sekai.stats.collectors` (the two trackers), as in sekai 0.2.
+Modules: `sekai.stats.tracker` (``EpisodeStats``, ``StatsTracker``) and
+`sekai.stats.collectors` (the two trackers), as in sekai 0.2.
 """
 
 from sekai.stats.collectors import InMemoryTracker, LoggingTracker

@@ -37,7 +37,7 @@ def tracker_hooks(tracker: object) -> TrackerHooks | None:
     """The hooks of ``tracker``, or ``None`` when it is not a tracker.
 
     A tracker with ``on_episode_end`` is called through the
-    :class:`~sekai.stats.StatsTracker` protocol (its ``on_reset`` and
+    [`StatsTracker`][sekai.stats.StatsTracker] protocol (its ``on_reset`` and
     ``on_step`` too, when it has them and they do something); an object with
     only ``record(stats)``, the protocol's earlier form, gets ``record``
     called at the end of each episode.
@@ -59,7 +59,7 @@ def _hook(tracker: object, name: str) -> Any:
 
 
 def check_tracker(owner: str, tracker: object) -> TrackerHooks:
-    """The hooks of ``tracker`` (see :func:`tracker_hooks`).
+    """The hooks of ``tracker`` (see `tracker_hooks`).
 
     Raises:
         TypeError: ``tracker`` is not a tracker; the message names ``owner``.
@@ -78,9 +78,9 @@ def tracker_and_size(owner: str, tracker: object, deque_size: object) -> tuple[A
 
     Args:
         owner: The wrapper's name, for the error messages.
-        tracker: A :class:`~sekai.stats.StatsTracker` (or an object with a
+        tracker: A [`StatsTracker`][sekai.stats.StatsTracker] (or an object with a
             ``record(stats)`` method), or ``None`` for an
-            :class:`~sekai.stats.InMemoryTracker` keeping ``deque_size`` episodes.
+            [`InMemoryTracker`][sekai.stats.InMemoryTracker] keeping ``deque_size`` episodes.
         deque_size: How many recent episodes to keep, an int >= 1.
 
     Returns:

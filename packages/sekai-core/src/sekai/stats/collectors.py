@@ -1,4 +1,4 @@
-"""Two trackers: :class:`InMemoryTracker` and :class:`LoggingTracker`."""
+"""Two trackers: `InMemoryTracker` and `LoggingTracker`."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ class InMemoryTracker:
 
     @property
     def maxlen(self) -> int | None:
-        """Same as :attr:`max_episodes`."""
+        """Same as `max_episodes`."""
         return self._episodes.maxlen
 
     # -- the StatsTracker hooks --------------------------------------------------------------
@@ -82,14 +82,14 @@ class InMemoryTracker:
         """Store ``stats``, dropping the oldest episode when the window is full.
 
         Raises:
-            TypeError: ``stats`` is not an :class:`EpisodeStats`.
+            TypeError: ``stats`` is not an `EpisodeStats`.
         """
         if not isinstance(stats, EpisodeStats):
             raise _not_stats(self, stats, "on_episode_end")
         self._episodes.append(stats)
 
     def record(self, stats: EpisodeStats) -> None:
-        """Same as :meth:`on_episode_end` (the earlier name of the hook)."""
+        """Same as `on_episode_end` (the earlier name of the hook)."""
         if not isinstance(stats, EpisodeStats):
             raise _not_stats(self, stats, "record")
         self._episodes.append(stats)
@@ -142,17 +142,17 @@ class InMemoryTracker:
 
 
 class LoggingTracker:
-    """Emits one :mod:`logging` record per finished episode.
+    """Emits one `logging` record per finished episode.
 
     The record's message is human-readable; its fields are also attached as
-    attributes of the :class:`logging.LogRecord` (through ``extra``), so
+    attributes of the `logging.LogRecord` (through ``extra``), so
     structured handlers (JSON formatters, log shippers) can read them:
     ``episode_return``, ``episode_length``, ``elapsed_time``,
     ``episode_start_time``, ``episode_end_time``, ``terminated``,
     ``truncated`` and ``episode_extra`` (the ``extra`` dict).
 
     Args:
-        logger: Where to log, a :class:`logging.Logger`; defaults to the
+        logger: Where to log, a `logging.Logger`; defaults to the
             ``"sekai.stats"`` logger.
         level: The level of the records, an int or a level name such as
             ``"DEBUG"`` (stored as its int).
@@ -160,7 +160,7 @@ class LoggingTracker:
     Raises:
         TypeError: ``logger`` is not a logger, or ``level`` is neither an int
             nor a str.
-        ValueError: ``level`` is a name :mod:`logging` does not know.
+        ValueError: ``level`` is a name `logging` does not know.
     """
 
     def __init__(
@@ -188,12 +188,12 @@ class LoggingTracker:
         """Log ``stats`` (nothing is built when the level is disabled).
 
         Raises:
-            TypeError: ``stats`` is not an :class:`EpisodeStats`.
+            TypeError: ``stats`` is not an `EpisodeStats`.
         """
         self._log(stats, "on_episode_end")
 
     def record(self, stats: EpisodeStats) -> None:
-        """Same as :meth:`on_episode_end` (the earlier name of the hook)."""
+        """Same as `on_episode_end` (the earlier name of the hook)."""
         self._log(stats, "record")
 
     def summary(self) -> dict[str, Any]:

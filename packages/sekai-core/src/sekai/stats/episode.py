@@ -13,7 +13,7 @@ class EpisodeStats:
     """Statistics of one finished episode.
 
     ``RecordEpisodeStatistics`` puts one in ``info["episode"]`` on the step
-    that ends an episode and hands it to its :class:`StatsTracker`.
+    that ends an episode and hands it to its `StatsTracker`.
 
     Attributes:
         episode_return: Sum of the episode's rewards (undiscounted).

@@ -19,19 +19,19 @@ class StatsTracker(Protocol):
     ``RecordEpisodeStatistics`` (and ``VecRecordEpisodeStatistics``) call a
     tracker at four moments:
 
-    - :meth:`on_reset` when an episode starts with a ``reset()``;
-    - :meth:`on_step` after every step, with its reward and flags;
-    - :meth:`on_episode_end` on the step that ends an episode, with its
-      :class:`~sekai.stats.EpisodeStats`;
-    - :meth:`summary` is for the user, to read what was collected.
+    - `on_reset` when an episode starts with a ``reset()``;
+    - `on_step` after every step, with its reward and flags;
+    - `on_episode_end` on the step that ends an episode, with its
+      [`EpisodeStats`][sekai.stats.EpisodeStats];
+    - `summary` is for the user, to read what was collected.
 
     Subclass it to inherit do-nothing defaults and override only the hooks
-    you need (a subclass that only overrides :meth:`on_episode_end` receives
+    you need (a subclass that only overrides `on_episode_end` receives
     every finished episode); or write any class with the four methods, which
     ``isinstance(obj, StatsTracker)`` recognises. An object with only a
     ``record(stats)`` method (the earlier form of this protocol) is still
     accepted by the wrappers, which call it where they call
-    :meth:`on_episode_end`.
+    `on_episode_end`.
     """
 
     def on_reset(self, env_id: str | None, seed: int | None) -> None:

@@ -1,12 +1,12 @@
 """Seeding, running statistics, action masking and the env checker.
 
-Submodules: :mod:`~sekai.utils.seeding`, :mod:`~sekai.utils.running_stats`,
-:mod:`~sekai.utils.masking`, :mod:`~sekai.utils.checker`. Their public names are
+Submodules: `seeding`, `running_stats`,
+`masking`, `checker`. Their public names are
 re-exported here and loaded on first use: ``sekai.spaces`` depends on
 ``sekai.utils.seeding`` while the checker depends on ``sekai.spaces``, so an eager
 import here would be circular. Two more submodules are imported by name only:
-:mod:`~sekai.utils.normalization` (``ObservationNormalizer``) and
-:mod:`~sekai.utils.pickle` (``CloudpickleWrapper``).
+`normalization` (``ObservationNormalizer``) and
+`pickle` (``CloudpickleWrapper``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Per-space observation normalisers, shared by the single-env and vector wrappers.
 
-:func:`build_normalizer` walks an observation space once (dispatching on the
+`build_normalizer` walks an observation space once (dispatching on the
 type of each part) and returns a transform that normalises observations of it,
 the space of the normalised observations and the statistics, nested like the
 space:
@@ -14,7 +14,7 @@ space:
 
 The transform works on batches with a leading axis (one row per sub-env), or,
 built with ``num_envs=None``, on one observation at a time (which updates the
-statistics as a batch of one). :func:`state_of` and :func:`load_state` save and
+statistics as a batch of one). `state_of` and `load_state` save and
 restore the statistics as plain data.
 
 The parts are small classes rather than closures, so that a wrapper holding a
@@ -86,7 +86,7 @@ def build_normalizer(
 
 @dataclass(frozen=True)
 class _Settings:
-    """What :func:`build_normalizer` was asked for, passed down the space."""
+    """What `build_normalizer` was asked for, passed down the space."""
 
     kind: StatsKind
     halflife: float
@@ -259,7 +259,7 @@ def state_of(tree: Any) -> Any:
 
 
 def load_state(tree: Any, state: Any, where: str = "state") -> None:
-    """Restore a statistics tree from :func:`state_of` data.
+    """Restore a statistics tree from `state_of` data.
 
     Raises:
         ValueError: ``state`` does not have the tree's nesting, keys or shapes.

@@ -72,7 +72,7 @@ def check_env(
     check_determinism: bool = False,
     check_async: bool = True,
 ) -> list[str]:
-    """Check that ``env`` follows the :class:`~sekai.core.Env` contract.
+    """Check that ``env`` follows the [`Env`][sekai.core.Env] contract.
 
     Meant for the test suite of an environment: it resets and steps the env
     (``n_steps`` random actions, resetting when an episode ends) and returns
@@ -85,11 +85,11 @@ def check_env(
     What is checked:
 
     - ``observation_space`` and ``action_space`` exist, are
-      :class:`~sekai.spaces.Space` instances, and contain their own samples
+      [`Space`][sekai.spaces.Space] instances, and contain their own samples
       (``check_obs_space`` / ``check_action_space``);
     - ``reset`` takes the keyword arguments ``seed`` and ``options``;
-    - ``reset`` returns a :class:`~sekai.core.ResetResult` and ``step`` a
-      :class:`~sekai.core.StepResult`, with a dict ``info``;
+    - ``reset`` returns a [`ResetResult`][sekai.core.ResetResult] and ``step`` a
+      [`StepResult`][sekai.core.StepResult], with a dict ``info``;
     - observations are in the observation space (``check_obs_space``) and
       hold no NaN; a warning when an array observation of a Box has another
       dtype than the space (e.g. float64 for a float32 Box: sekai accepts it,
@@ -100,7 +100,7 @@ def check_env(
       (actions are then sampled with it);
     - a warning when ``step()`` accepts, without raising, an action outside a
       Discrete, MultiDiscrete or MultiBinary action space (raise
-      :class:`~sekai.error.InvalidAction` instead; Box actions are not probed,
+      [`InvalidAction`][sekai.error.InvalidAction] instead; Box actions are not probed,
       since clipping them is a common, legitimate choice)
       (``check_action_space``);
     - ``reset(seed=s)`` twice gives the same observation (``check_reset_seed``);

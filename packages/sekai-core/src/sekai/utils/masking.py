@@ -4,14 +4,14 @@ An environment that knows which actions are currently valid exposes a method
 ``action_mask()`` returning a mask shaped like its action space, the same
 format ``action_space.sample(mask=...)`` accepts:
 
-- :class:`~sekai.spaces.Discrete`: an int8 array of length ``n``, 1 where the
+- [`Discrete`][sekai.spaces.Discrete]: an int8 array of length ``n``, 1 where the
   action is allowed;
-- :class:`~sekai.spaces.MultiDiscrete`: one such array per entry (nested like
+- [`MultiDiscrete`][sekai.spaces.MultiDiscrete]: one such array per entry (nested like
   ``nvec``; ``None`` for an unconstrained entry);
-- :class:`~sekai.spaces.MultiBinary` and :class:`~sekai.spaces.Box`: a bool
+- [`MultiBinary`][sekai.spaces.MultiBinary] and [`Box`][sekai.spaces.Box]: a bool
   array of the space's shape, ``False`` for a component the agent does not
   control;
-- :class:`~sekai.spaces.Dict` / :class:`~sekai.spaces.Tuple`: a dict / tuple of
+- [`Dict`][sekai.spaces.Dict] / [`Tuple`][sekai.spaces.Tuple]: a dict / tuple of
   the sub-spaces' masks (``None``, or a missing key, for an unconstrained
   sub-space).
 
@@ -22,8 +22,8 @@ the bounds for a Box, 0 for MultiBinary), which is also what
 transform actions must send it.
 
 Policies that apply the mask themselves (masked logits) want one flat vector:
-:func:`flatten_action_mask` turns a nested mask into an int8 array living in
-:func:`action_mask_space`, a :class:`~sekai.spaces.MultiBinary`.
+`flatten_action_mask` turns a nested mask into an int8 array living in
+`action_mask_space`, a [`MultiBinary`][sekai.spaces.MultiBinary].
 """
 
 from __future__ import annotations
@@ -104,15 +104,15 @@ def _mask_size_tuple(space: Tuple) -> int:
 
 
 def action_mask_space(space: Space[Any]) -> MultiBinary:
-    """The :class:`~sekai.spaces.MultiBinary` that flat masks of the action space ``space`` live in.
+    """The [`MultiBinary`][sekai.spaces.MultiBinary] where flat masks of the action ``space`` live.
 
     Its size is one entry per choice of every Discrete / MultiDiscrete entry
     plus one per component of every MultiBinary / Box, over the whole nested
-    space, in the order :func:`flatten_action_mask` writes them.
+    space, in the order `flatten_action_mask` writes them.
 
     Raises:
         TypeError: The space (or a sub-space) has no fixed-size mask, e.g. a
-            :class:`~sekai.spaces.Sequence`.
+            [`Sequence`][sekai.spaces.Sequence].
     """
     return MultiBinary(_mask_size(space))
 

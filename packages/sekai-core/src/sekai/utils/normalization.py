@@ -1,4 +1,4 @@
-"""Observation normalisation for any observation space: :class:`ObservationNormalizer`.
+"""Observation normalisation for any observation space: `ObservationNormalizer`.
 
 The object ``NormalizeObservation`` keeps as its ``normalizer`` (and the
 vector wrapper can keep too): the statistics of every normalised part of an
@@ -22,9 +22,9 @@ _CLIP = "a number > 0 or None"
 class ObservationNormalizer:
     """Normalises observations of a space to roughly zero mean and unit variance.
 
-    Every :class:`~sekai.spaces.Box` part of the space (at the top level or
+    Every [`Box`][sekai.spaces.Box] part of the space (at the top level or
     inside a Dict or Tuple) gets its own statistics and becomes float64
-    ``(x - mean) / sqrt(var + epsilon)``; a :class:`~sekai.spaces.MaskedBox`
+    ``(x - mean) / sqrt(var + epsilon)``; a [`MaskedBox`][sekai.spaces.MaskedBox]
     part gets per-feature statistics over its occupied slots only; every
     other part passes through unchanged. What to do for each part is decided
     once, here.
@@ -92,8 +92,9 @@ class ObservationNormalizer:
         """The statistics, nested like the space.
 
         For a Box (or MaskedBox) space it is the statistics object itself
-        (:class:`~sekai.utils.RunningMeanStd` or
-        :class:`~sekai.utils.ExponentialMovingStats`); for a Dict a dict and
+        ([`RunningMeanStd`][sekai.utils.running_stats.RunningMeanStd] or
+        [`ExponentialMovingStats`][sekai.utils.running_stats.ExponentialMovingStats]);
+        for a Dict a dict and
         for a Tuple a tuple of the parts' statistics, ``None`` for parts that
         pass through.
         """
@@ -108,11 +109,11 @@ class ObservationNormalizer:
         return self._transform(obs, self.update_running_mean if update is None else update)
 
     def state_dict(self) -> Any:
-        """The statistics as plain data (arrays and numbers), nested like :attr:`obs_rms`."""
+        """The statistics as plain data (arrays and numbers), nested like `obs_rms`."""
         return state_of(self._obs_rms)
 
     def load_state_dict(self, state: Any) -> None:
-        """Restore statistics saved by :meth:`state_dict`.
+        """Restore statistics saved by `state_dict`.
 
         Raises:
             ValueError: ``state`` does not match the space's nesting or shapes.

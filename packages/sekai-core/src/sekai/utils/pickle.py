@@ -1,4 +1,4 @@
-"""Sending callables to worker processes: :class:`CloudpickleWrapper`."""
+"""Sending callables to worker processes: `CloudpickleWrapper`."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ _T = TypeVar("_T")
 class CloudpickleWrapper(Generic[_T]):
     """Holds an object (typically an env factory) that pickles with cloudpickle.
 
-    The standard :mod:`pickle` refuses lambdas, closures and classes defined
+    The standard `pickle` refuses lambdas, closures and classes defined
     in ``__main__`` or a notebook; wrapped, they cross to worker processes.
     The wrapper pickles its object with ``cloudpickle`` when it is installed
-    (``pip install 'sekai-vector[proc]'``) and with :mod:`pickle` otherwise;
-    unpickling needs only :mod:`pickle`. Calling the wrapper calls the object.
+    (``pip install 'sekai-vector[proc]'``) and with `pickle` otherwise;
+    unpickling needs only `pickle`. Calling the wrapper calls the object.
 
     Args:
         fn: The object to carry.
@@ -25,7 +25,7 @@ class CloudpickleWrapper(Generic[_T]):
     Attributes:
         fn: The wrapped object.
 
-    Example:
+    Examples:
         >>> import pickle
         >>> wrapper = CloudpickleWrapper(len)
         >>> pickle.loads(pickle.dumps(wrapper))([1, 2, 3])

@@ -180,13 +180,12 @@ class RunningMeanStd:
         return {"mean": self.mean.copy(), "var": self.var.copy(), "count": self.count}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restore statistics saved by :meth:`state_dict`.
+        """Restore statistics saved by `state_dict`.
 
         Raises:
             KeyError: An entry is missing.
             ValueError: An array does not have this object's shape, a
-                variance is negative, or ``count`` is not a finite number
-                >= 0.
+                variance is negative, or ``count`` is not a finite number ``>= 0``.
         """
         mean = _load_array(state, "mean", self.shape)
         var = _load_array(state, "var", self.shape)
@@ -257,7 +256,7 @@ class ExponentialMovingStats:
         """Merge a batch of ``batch_count`` samples given by its mean and population variance.
 
         The batch counts as ``batch_count`` consecutive samples, newest last, as
-        in :meth:`update`; since only its moments are known, its samples are
+        in `update`; since only its moments are known, its samples are
         weighted as if its weighted mean and variance were ``batch_mean`` and
         ``batch_var`` (exact when the samples are equal, or when
         ``batch_count`` is 1). A ``batch_count`` of 0 changes nothing.
@@ -316,7 +315,7 @@ class ExponentialMovingStats:
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restore statistics saved by :meth:`state_dict`.
+        """Restore statistics saved by `state_dict`.
 
         The halflife stays this object's own; a saved halflife that differs
         raises, since the saved weights would not mean the same thing.

@@ -1,8 +1,8 @@
 """Seeding: one contract for every source of randomness in sekai.
 
-A seed is an ``int`` (re-seed), a :class:`numpy.random.Generator` (adopt it as
+A seed is an ``int`` (re-seed), a `numpy.random.Generator` (adopt it as
 is) or ``None`` (keep the current stream; the first use draws OS entropy). Envs,
-multi-agent envs and spaces all follow it through :class:`SeededRNG`.
+multi-agent envs and spaces all follow it through `SeededRNG`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def np_random(seed: SeedType = None) -> tuple[np.random.Generator, int]:
 
     Args:
         seed: A non-negative int; ``None`` to draw the seed from OS entropy;
-            or a :class:`numpy.random.Generator`, which is returned as it is.
+            or a `numpy.random.Generator`, which is returned as it is.
 
     Returns:
         The generator and the seed it was built from (the drawn entropy when
@@ -58,7 +58,7 @@ def root_seed(generator: np.random.Generator) -> int:
 def make_seed_sequence(base_seed: int, n: int) -> list[int]:
     """Derive ``n`` statistically independent seeds from one base seed.
 
-    The seeds come from :meth:`numpy.random.SeedSequence.spawn`, so they are
+    The seeds come from `numpy.random.SeedSequence.spawn`, so they are
     independent streams, not ``base_seed + i``. Vector environments use this to
     seed their sub-environments, identically on every backend.
 
@@ -79,7 +79,7 @@ def child_seeds(seed: SeedType, n: int) -> list[SeedType]:
     """Derive one seed per child (sub-space, sub-env) from a parent's seed.
 
     The rule every composite object of sekai follows: an int gives ``n``
-    independent seeds from :func:`make_seed_sequence`; a Generator gives ``n``
+    independent seeds from `make_seed_sequence`; a Generator gives ``n``
     ints drawn from it (it advances); ``None`` gives ``None`` to every child,
     which then continues its own stream.
 
@@ -103,10 +103,10 @@ def child_seeds(seed: SeedType, n: int) -> list[SeedType]:
 
 
 class SeededRNG:
-    """Mixin that owns a lazily created :class:`numpy.random.Generator`.
+    """Mixin that owns a lazily created `numpy.random.Generator`.
 
     ``rng`` is created from OS entropy on first use unless a seed came first.
-    Subclasses call :meth:`_set_rng` with the seed they were given (an ``int``
+    Subclasses call `_set_rng` with the seed they were given (an ``int``
     re-seeds, a ``Generator`` is adopted, ``None`` continues the current stream).
     No ``__init__`` call is needed.
     """

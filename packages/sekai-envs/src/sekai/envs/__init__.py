@@ -8,24 +8,24 @@ access.
 
 Environments (id: single env / native vector env):
 
-- classic control (:mod:`sekai.envs.classic_control`, which also has their
-  renderers): ``CartPole-v1``: :class:`CartPoleEnv` / :class:`CartPoleVecEnv`;
-  ``MountainCar-v0``: :class:`MountainCarEnv` / :class:`MountainCarVecEnv`;
-  ``MountainCarContinuous-v0``: :class:`ContinuousMountainCarEnv` /
-  :class:`ContinuousMountainCarVecEnv`; ``Pendulum-v1``: :class:`PendulumEnv`
-  / :class:`PendulumVecEnv`; ``Acrobot-v1``: :class:`AcrobotEnv` /
-  :class:`AcrobotVecEnv`;
-- market tasks (:mod:`sekai.envs.finance`, built on :mod:`sekai.finance`):
-  ``Trading-v0``: :class:`TradingEnv` / :class:`TradingVecEnv`;
-  ``Portfolio-v0``: :class:`PortfolioEnv` / :class:`PortfolioVecEnv`, with the
-  episode samplers of :mod:`sekai.envs.samplers`; ``Market-v0``:
-  :class:`MarketEnv`; their baseline policies :func:`buy_and_hold` and
-  :func:`equal_weight`; ``MarketMaking-v0`` (Avellaneda-Stoikov):
-  :class:`MarketMakingEnv` / :class:`MarketMakingVecEnv`;
-  ``OptimalExecution-v0`` (Almgren-Chriss): :class:`OptimalExecutionEnv` /
-  :class:`OptimalExecutionVecEnv`; ``LimitOrderBook-v0``:
-  :class:`LimitOrderBookEnv`, and the multi-agent :class:`LimitOrderBookMarket`;
-- ``MarketMicrostructure-v0``: :class:`MarketMicrostructureEnv` (multi-agent: a
+- classic control (`sekai.envs.classic_control`, which also has their
+  renderers): ``CartPole-v1``: `CartPoleEnv` / `CartPoleVecEnv`;
+  ``MountainCar-v0``: `MountainCarEnv` / `MountainCarVecEnv`;
+  ``MountainCarContinuous-v0``: `ContinuousMountainCarEnv` /
+  `ContinuousMountainCarVecEnv`; ``Pendulum-v1``: `PendulumEnv`
+  / `PendulumVecEnv`; ``Acrobot-v1``: `AcrobotEnv` /
+  `AcrobotVecEnv`;
+- market tasks (`sekai.envs.finance`, built on `sekai.finance`):
+  ``Trading-v0``: `TradingEnv` / `TradingVecEnv`;
+  ``Portfolio-v0``: `PortfolioEnv` / `PortfolioVecEnv`, with the
+  episode samplers of `sekai.envs.samplers`; ``Market-v0``:
+  `MarketEnv`; their baseline policies `buy_and_hold` and
+  `equal_weight`; ``MarketMaking-v0`` (Avellaneda-Stoikov):
+  `MarketMakingEnv` / `MarketMakingVecEnv`;
+  ``OptimalExecution-v0`` (Almgren-Chriss): `OptimalExecutionEnv` /
+  `OptimalExecutionVecEnv`; ``LimitOrderBook-v0``:
+  `LimitOrderBookEnv`, and the multi-agent `LimitOrderBookMarket`;
+- ``MarketMicrostructure-v0``: `MarketMicrostructureEnv` (multi-agent: a
   market maker and a directional trader).
 """
 

@@ -3,8 +3,8 @@
 Portfolio-v0 plays one of two kinds of data:
 
 - **windows of log returns** (this project's first Portfolio-v0): a window
-  sampler (:class:`~sekai.finance.sampling.WindowSampler`, by default a
-  :class:`~sekai.finance.sampling.RegimeSwitchingSampler`) draws each
+  sampler ([`WindowSampler`][sekai.envs.EpisodeSampler], by default a
+  [`RegimeSwitchingSampler`][sekai.envs.RegimeSwitchingSampler]) draws each
   episode's returns and trading halts; the portfolio starts at value 1;
 - **prices** (sekai 0.2's constructor): a history (``prices=`` / ``data=``)
   played in windows chosen by a start sampler, or a model simulated at every
@@ -62,7 +62,7 @@ def _default_gbm(
 
 
 class PortfolioConfig:
-    """Validated parameters of Portfolio-v0 (see :class:`~sekai.envs.PortfolioEnv`).
+    """Validated parameters of Portfolio-v0 (see [`PortfolioEnv`][sekai.envs.PortfolioEnv]).
 
     Attributes:
         source: The price source (a history or a model), or None with a window
@@ -299,7 +299,7 @@ class PortfolioConfig:
         Args:
             rng: The generator to sample with.
             options: The reset options of the env.
-            sampler: The sampler to use instead of :attr:`sampler`.
+            sampler: The sampler to use instead of `sampler`.
         """
         episode = None if options is None else options.get("episode")
         if episode is None:

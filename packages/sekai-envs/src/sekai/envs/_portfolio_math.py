@@ -3,8 +3,8 @@
 Every function works on a leading batch axis; the single env calls them with a
 batch of one, so both implementations compute bit-identical results. Weights
 are ``(B, n_assets + 1)`` with cash last. The trade, its cost and the period's
-settlement are :func:`sekai.envs.finance._tpm_accounting.account_step`'s, on
-:mod:`sekai.finance.account` and :mod:`sekai.finance.costs`: this module only
+settlement are `sekai.envs.finance._tpm_accounting.account_step`'s, on
+`sekai.finance.account` and `sekai.finance.costs`: this module only
 turns actions into target weights and keeps the cash column.
 """
 
@@ -93,7 +93,7 @@ def short_targets(actions: F64, weights: F64, tradable: F64, config: AccountConf
     """Map signed target weights onto weights the account allows.
 
     The tradable assets' targets go through
-    :func:`~sekai.finance.account.project_weights` (gross exposure at most
+    [`project_weights`][sekai.finance.account.project_weights] (gross exposure at most
     ``config.max_leverage``); halted assets keep their current weight (outside
     that budget). Cash is what is left.
 
@@ -144,7 +144,7 @@ def rebalance(
     Returns:
         ``(new_weights, step)``: the drifted weights ``(B, n + 1)`` (cash last;
         all cash for a wiped-out account) and the step's account
-        (:class:`~sekai.envs.finance._tpm_accounting.StepAccount`: turnover
+        (`StepAccount`: turnover
         ``sum_i |target_i - weights_i|`` over the assets, costs, growth,
         equity and the outcome for the reward).
     """

@@ -1,4 +1,4 @@
-"""CartPole-v1, kept at its first import path (see :mod:`sekai.envs.classic_control.cartpole`)."""
+"""CartPole-v1, kept at its first import path (see `sekai.envs.classic_control.cartpole`)."""
 
 from __future__ import annotations
 

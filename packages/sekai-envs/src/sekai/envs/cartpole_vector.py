@@ -1,6 +1,6 @@
 """CartPole-v1's native vector env, kept at its first import path.
 
-See :mod:`sekai.envs.classic_control.cartpole_vector`.
+See `sekai.envs.classic_control.cartpole_vector`.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 This two-agent game was registered as ``MarketMaking-v0`` before that id went to
 sekai 0.2's single-agent Avellaneda-Stoikov env
-(:class:`sekai.envs.finance.market_making.MarketMakingEnv`). The class is now
-:class:`MarketMicrostructureEnv`; ``MarketMakingEnv`` remains here as an alias
+([`sekai.envs.finance.market_making.MarketMakingEnv`][sekai.envs.MarketMakingEnv]). The class is now
+`MarketMicrostructureEnv`; ``MarketMakingEnv`` remains here as an alias
 of it for code that imported it from this module.
 """
 
@@ -180,7 +180,7 @@ class MarketMicrostructureEnv(MultiAgentEnv[_Obs, Any, str]):
     ) -> MAResetResult[_Obs, str]:
         """Start an episode: flat books, mid-price ``initial_price``, a fresh signal.
 
-        All the randomness of the episode is drawn here from :attr:`rng`.
+        All the randomness of the episode is drawn here from `rng`.
         ``options`` are not used.
         """
         self._set_rng(seed)
@@ -334,4 +334,4 @@ class MarketMicrostructureEnv(MultiAgentEnv[_Obs, Any, str]):
 
 
 MarketMakingEnv = MarketMicrostructureEnv
-"""The former name of :class:`MarketMicrostructureEnv` (an alias, kept for old imports)."""
+"""The former name of `MarketMicrostructureEnv` (an alias, kept for old imports)."""

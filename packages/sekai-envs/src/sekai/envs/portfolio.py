@@ -64,12 +64,12 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
     * **Windows of log returns** (the default, and whenever ``sampler`` is a
       window sampler): at every reset the sampler draws an episode of
       ``lookback + episode_length`` periods of log returns and trading halts;
-      by default a :class:`~sekai.envs.samplers.RegimeSwitchingSampler`
+      by default a [`RegimeSwitchingSampler`][sekai.envs.RegimeSwitchingSampler]
       (4 assets whose drift and volatility follow a hidden Markov chain, with
       occasional halts). The portfolio starts at value 1 (``capital``).
     * **Prices** (sekai 0.2's arguments): a history given as ``prices`` (a
       ``(T, n)`` array or a DataFrame) or ``data`` (a complete
-      :class:`~sekai.finance.MarketData`), played in windows whose first row
+      [`MarketData`][sekai.finance.MarketData]), played in windows whose first row
       ``sampler`` chooses (``"random"``, ``"sequential"``, an int or a start
       sampler); or a ``model`` simulated at every reset; or correlated
       geometric Brownian motion built from ``mu``, ``sigma`` and ``corr``
@@ -91,12 +91,12 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
         the assets' share is scaled by it and cash borrowed. With
         ``allow_short=True``: ``Box(-1, 1, (n_assets,))`` target weights of the
         assets, scaled down together when their gross exposure exceeds
-        ``max_leverage`` (:func:`~sekai.finance.account.project_weights`);
+        ``max_leverage`` ([`project_weights`][sekai.finance.account.project_weights]);
         cash is the rest. Halted assets (window samplers; ``action_mask()``
         False) keep their weight whatever the action says.
 
     Reward:
-        ``reward(outcome)`` of the step's :class:`~sekai.finance.StepOutcome`,
+        ``reward(outcome)`` of the step's [`StepOutcome`][sekai.finance.StepOutcome],
         by default its log growth net of costs:
         ``log(gross) + log(1 - cost)`` with ``cost`` the cost model's price of
         the rebalance (``transaction_cost * turnover`` for a rate, turnover
@@ -119,7 +119,7 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
         ``{"start": t}`` starts a history at row or time ``t``.
 
     Baseline:
-        :func:`equal_weight`.
+        `equal_weight`.
 
     Compared with sekai 0.2, whose ``PortfolioEnv()`` simulates correlated
     GBM over 5 assets with a lookback of 30: here that needs an argument
@@ -133,7 +133,7 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
         episode_length: Steps per episode (252, a trading year of days).
         lookback: Returns per observation (20 with window samplers, else 30).
         transaction_cost: A proportional rate (default 0.001) or a
-            :class:`~sekai.finance.CostModel`.
+            [`CostModel`][sekai.finance.CostModel].
         allow_short: Target weights may be negative.
         mu: Drifts of the default simulated market (per year).
         sigma: Volatilities of the default simulated market (per year).
@@ -141,7 +141,7 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
         dt: Years per period (default: the data's, the model's, or 1/252).
         model: A market model simulated at every reset.
         reward: The reward function (the env keeps its own copy).
-        sampler: A window sampler (:mod:`sekai.envs.samplers`), or for a
+        sampler: A window sampler (`sekai.envs.samplers`), or for a
             history ``"random"``, ``"sequential"``, an int or a start sampler.
         capital: Starting value (1.0 with window samplers, else 1,000,000).
         max_leverage: The largest gross exposure of the assets.
@@ -289,7 +289,7 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
 
     @property
     def equity(self) -> float:
-        """The same as :attr:`portfolio_value`."""
+        """The same as `portfolio_value`."""
         return self._value
 
     def _now(self) -> PointInTime:

@@ -29,7 +29,7 @@ class PortfolioVecEnv(NativeVecEnv[PortfolioObs, NDArray[np.float32]]):
 
     ``sekai.make_vec("Portfolio-v0", num_envs=N)`` builds this env by
     default. Observations, actions, rewards, infos, termination and the
-    action mask are those of :class:`~sekai.envs.portfolio.PortfolioEnv`,
+    action mask are those of [`PortfolioEnv`][sekai.envs.PortfolioEnv],
     batched along a leading ``num_envs`` axis; the accounting runs through the
     same functions, so given the same episodes and actions the results are
     bit-identical to ``num_envs`` single envs. Both kinds of data work: window
@@ -43,13 +43,13 @@ class PortfolioVecEnv(NativeVecEnv[PortfolioObs, NDArray[np.float32]]):
     (its returns copied into the batch) and a step draws nothing, so for the
     same seed and actions the trajectories, autoresets included, are
     identical to those of ``SyncVecEnv``, ``AsyncVecEnv`` or ``ProcVecEnv``
-    over :class:`~sekai.envs.portfolio.PortfolioEnv`. A sub-env that finished
+    over [`PortfolioEnv`][sekai.envs.PortfolioEnv]. A sub-env that finished
     is reset within the step, or frozen with ``autoreset=False`` (its data is
     then never read past its end).
 
     Args:
         num_envs: Number of sub-envs.
-        prices: See :class:`~sekai.envs.portfolio.PortfolioEnv` (and every
+        prices: See [`PortfolioEnv`][sekai.envs.PortfolioEnv] (and every
             argument below up to ``risk_free_rate``).
         data: A complete MarketData.
         n_assets: Number of assets.

@@ -1,4 +1,4 @@
-"""The limit order book behind :mod:`sekai.finance.lob` (private: import from there).
+"""The limit order book behind `sekai.finance.lob` (private: import from there).
 
 Layout, chosen for speed in pure Python:
 
@@ -54,10 +54,10 @@ class OrderBook:
 
     Incoming orders trade against the best opposite price first and, at one
     price, against the oldest resting order first; each trade is at the resting
-    order's price and is reported as a :class:`Fill`. Whatever is left of a
+    order's price and is reported as a `Fill`. Whatever is left of a
     limit order rests in the book, whatever is left of a market order is
     dropped. Every limit and market order takes the next order id (1, 2, ...;
-    ids are never reused, not even after :meth:`clear`), so fills can name
+    ids are never reused, not even after `clear`), so fills can name
     their taker.
 
     Prices are ints >= 1 (ticks), quantities ints >= 1, owners ints
@@ -66,7 +66,7 @@ class OrderBook:
     ``ValueError``, both naming the argument and the value given.
 
     The book has no clock of its own: ``time`` is set by whoever drives it
-    (e.g. :class:`ZeroIntelligenceFlow` or a replay) and stamps new orders and
+    (e.g. `ZeroIntelligenceFlow` or a replay) and stamps new orders and
     fills. Orders of one owner can trade with each other; preventing that is
     the caller's choice.
 
@@ -74,7 +74,7 @@ class OrderBook:
         time: The current time, a float set by the caller (0.0 initially).
         last_price: The price of the most recent fill, ``None`` before the first.
 
-    Example:
+    Examples:
         >>> book = OrderBook()
         >>> bid, _ = book.limit(Side.BID, 99, 4, owner=1)
         >>> book.limit(Side.BID, 99, 2)
@@ -295,7 +295,7 @@ class OrderBook:
         """Remove a resting order, in O(1).
 
         Args:
-            order_id: The id :meth:`limit` returned.
+            order_id: The id `limit` returned.
 
         Returns:
             ``True`` if the order was resting and is now removed, ``False`` if

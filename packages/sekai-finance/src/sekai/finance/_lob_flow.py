@@ -1,4 +1,4 @@
-"""Zero-intelligence order flow (private: import from :mod:`sekai.finance.lob`)."""
+"""Zero-intelligence order flow (private: import from `sekai.finance.lob`)."""
 
 from __future__ import annotations
 
@@ -43,8 +43,8 @@ class ZeroIntelligenceFlow:
     own side's best price (a buy from best bid + 1, a sell from best ask - 1),
     and from ``last_price`` when both are; prices below 1 tick are raised to 1.
 
-    All randomness comes from the generator passed to :meth:`initialise` and
-    :meth:`advance`: the same seed and the same calls give the same book.
+    All randomness comes from the generator passed to `initialise` and
+    `advance`: the same seed and the same calls give the same book.
 
     Attributes:
         limit_rate: Limit order arrivals per unit of time (>= 0).
@@ -54,7 +54,7 @@ class ZeroIntelligenceFlow:
         offset_decay: The ratio of the probabilities of offsets k + 1 and k, in (0, 1].
         mean_size: The mean order size (>= 1); 1 makes every order size 1.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from sekai.finance.lob import OrderBook
         >>> flow = ZeroIntelligenceFlow(limit_rate=10.0, market_rate=2.0, cancel_rate=0.5)

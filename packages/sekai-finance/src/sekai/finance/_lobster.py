@@ -39,7 +39,7 @@ LOBSTER_MESSAGE_DTYPE = np.dtype(
         ("direction", np.int64),
     ]
 )
-"""The structured dtype of the messages :func:`read_lobster_messages` returns."""
+"""The structured dtype of the messages `read_lobster_messages` returns."""
 
 _KNOWN_TYPES = (1, 2, 3, 4, 5, 6, 7)
 
@@ -92,26 +92,26 @@ def _reject(bad: NDArray[np.bool_], raw: NDArray[np.float64], expected: str) -> 
 
 
 class LobsterReplay:
-    """Apply LOBSTER messages to an :class:`OrderBook`, in order, up to a time.
+    """Apply LOBSTER messages to an `OrderBook`, in order, up to a time.
 
     A new limit order (type 1) enters the book as ``book.limit`` with owner
     ``owner``; the book gives it its own id and the replay remembers which
     LOBSTER id it stands for. A partial cancellation (2) is ``book.reduce``, a
     deletion (3) ``book.cancel``, and a visible execution (4) trades ``size``
-    of that very order, reported as a :class:`Fill` at its price whose taker
+    of that very order, reported as a `Fill` at its price whose taker
     is unknown (``taker_order_id`` -1, ``taker_owner`` ``BACKGROUND``, the
     taker side opposite to ``direction``). Hidden executions (5) and cross
-    trades (6) leave the visible book unchanged; halts (7) set :attr:`halted`.
+    trades (6) leave the visible book unchanged; halts (7) set `halted`.
 
     Messages about orders the book does not hold (orders placed before the
     file starts, which LOBSTER gives in its separate order book file) change
-    nothing and are counted in :attr:`n_unknown`. Before each message the
+    nothing and are counted in `n_unknown`. Before each message the
     book's ``time`` is set to the message time.
 
     Args:
-        messages: Records from :func:`read_lobster_messages` (or any array
+        messages: Records from `read_lobster_messages` (or any array
             with the same fields), in time order.
-        book: The book to replay into; a new empty :class:`OrderBook` by default.
+        book: The book to replay into; a new empty `OrderBook` by default.
         tick_size: The price tick in LOBSTER units (1/10000 dollar): 100 (the
             default) makes one tick one cent. Every limit order price must be
             a multiple of it.
@@ -131,7 +131,7 @@ class LobsterReplay:
         n_unknown: How many messages referred to orders the book did not hold.
         counts: How many messages of each type were applied so far.
 
-    Example:
+    Examples:
         >>> messages = read_lobster_messages([
         ...     "34200.1,1,7,100,1000000,1",  # buy 100 @ $100.00
         ...     "34200.2,1,8,40,1000200,-1",  # sell 40 @ $100.02

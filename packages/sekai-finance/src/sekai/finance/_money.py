@@ -10,7 +10,7 @@ code. Two shape conventions run through them:
   one account.
 
 Results for one account come back as numpy ``float64`` scalars (which are
-Python floats too), results for a batch as ``float64`` arrays: :func:`unwrap`
+Python floats too), results for a batch as ``float64`` arrays: `unwrap`
 does that conversion.
 """
 

@@ -7,7 +7,7 @@ signs and the expected shortfall, as noted on each function:
 
 - drawdowns, value at risk and expected shortfall are reported as positive
   losses (``0.2`` is a 20% loss), where empyrical returns negative returns;
-- :func:`conditional_value_at_risk` is the tail mean of the empirical
+- `conditional_value_at_risk` is the tail mean of the empirical
   distribution (Acerbi and Tasche 2002), which equals empyrical's estimate
   whenever ``n * (1 - level)`` is a whole number and is continuous in
   ``level`` otherwise.

@@ -1,12 +1,12 @@
 """One read-only block of memory shared between processes (private).
 
-:meth:`MarketData.share() <sekai.finance.data.MarketData.share>` copies its
-arrays once into a :class:`SharedBlock`; pickling the data then sends a handle
+[`MarketData.share()`][sekai.finance.data.MarketData.share] copies its
+arrays once into a `SharedBlock`; pickling the data then sends a handle
 (the block's name and size, and where each array lies in it) instead of the
 bytes, and the receiving process maps the same pages.
 
 The block is a POSIX shared-memory segment (``/dev/shm/sekai_data_<pid>_<random>``
-on Linux) created with :class:`multiprocessing.shared_memory.SharedMemory`, so the
+on Linux) created with `multiprocessing.shared_memory.SharedMemory`, so the
 resource tracker
 of the creating process removes it even if that process is killed. Where the
 segment is visible as a file (``/dev/shm`` on Linux) every process, the
@@ -15,7 +15,7 @@ over it raises, at the level of the operating system. Elsewhere the creator
 keeps its writable mapping, and the arrays are flagged read-only.
 
 Ownership: the process that created a block owns it. The segment's name is
-removed when the owner calls :meth:`SharedBlock.close` or when the block is
+removed when the owner calls `SharedBlock.close` or when the block is
 garbage collected (at the latest when the interpreter exits); after that no
 process can attach to it, and the kernel frees the memory once the last
 mapping of it is gone. Processes that attached never remove it.

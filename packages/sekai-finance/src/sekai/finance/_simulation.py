@@ -1,11 +1,11 @@
 """Parameter checks and read-only parameters of the price simulators (private).
 
-Every model of :mod:`sekai.finance.simulators` takes per-asset parameters that
+Every model of `sekai.finance.simulators` takes per-asset parameters that
 may be scalars or 1-D arrays, an optional correlation matrix and an optional
 ``n_assets``. The rules live here, once:
 
 - a parameter is a real number or a 1-D array of real numbers; every element
-  is checked with :func:`sekai._validation.check_real` (so the messages read
+  is checked with `sekai._validation.check_real` (so the messages read
   ``"GBM: sigma[1] must be a finite real number >= 0, got -0.1"``);
 - the number of assets is the length of the 1-D parameters (length-1 arrays
   broadcast like scalars), of ``corr``, or ``n_assets``; they must agree, and

@@ -69,7 +69,7 @@ def exp_cumsum(start: F64, increments: F64) -> F64:
     return out
 
 
-# Elements per array of one chunk of paths in :func:`gbm` (512 KiB of float64):
+# Elements per array of one chunk of paths in `gbm` (512 KiB of float64):
 # small enough to stay in a core's cache between the passes over it.
 _CHUNK_ELEMENTS = 1 << 16
 

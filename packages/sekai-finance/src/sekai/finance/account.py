@@ -10,7 +10,7 @@ Conventions (shared by every market env):
   account borrows cash to buy more than its equity (a margin loan), and
   includes the proceeds of short sales.
 - **Gross exposure** (leverage) is ``sum(|weights|)``; ``max_leverage`` bounds
-  it when target weights are projected (:func:`project_weights`).
+  it when target weights are projected (`project_weights`).
 - Positions in units of each asset are ``weights * equity / prices``, the cash
   balance is ``(1 - sum(weights)) * equity``.
 - Over a period of ``dt`` years, with simple asset returns ``r``, positive
@@ -18,13 +18,13 @@ Conventions (shared by every market env):
   positions pay ``borrow_rate`` on their value (annual rates, continuously
   compounded: a balance ``x`` accrues ``x * (exp(rate * dt) - 1)``). The
   account grows by the factor ``1 + sum(weights * r) - financing``
-  (:func:`settle`).
+  (`settle`).
 - The account is **wiped out** when its equity falls to 0 or below: the env
   ends the episode (``terminated``).
 
 A step of a market env: trade from the drifted weights to the target (paying
 the cost model's cost, a fraction of equity, so ``equity *= 1 - cost``), then
-:func:`settle` the period at the target weights (``equity *= growth``) and
+`settle` the period at the target weights (``equity *= growth``) and
 carry the drifted weights into the next step.
 """
 
@@ -54,7 +54,7 @@ class AccountConfig:
             usual Reg-T margin account.
         cash_rate: Annual rate earned on positive cash (may be negative).
         margin_rate: Annual rate paid on borrowed cash; ``None`` for the
-            ``cash_rate`` (see :attr:`effective_margin_rate`).
+            ``cash_rate`` (see `effective_margin_rate`).
         borrow_rate: Annual fee paid on the value of short positions (>= 0).
 
     Raises:
@@ -98,7 +98,7 @@ class AccountConfig:
 
 @dataclass(frozen=True)
 class Settlement:
-    """The result of one period of an account (see :func:`settle`).
+    """The result of one period of an account (see `settle`).
 
     Attributes:
         growth: The factor by which equity changed, ``1 + sum(w * r) -
@@ -211,7 +211,7 @@ def settle(
             no financing).
 
     Returns:
-        The :class:`Settlement`: growth, drifted weights, financing cost and
+        The `Settlement`: growth, drifted weights, financing cost and
         whether the account is wiped out (growth ``<= 0``; such an account's
         growth is reported as 0 and its drifted weights as 0).
 

@@ -3,7 +3,7 @@
 A cost model is called with the trades of a rebalance and returns what they
 cost, **as a fraction of the account's equity before trading**, so an env
 applies it as ``equity *= 1 - cost`` and passes it to the reward through
-:class:`~sekai.finance.rewards.StepOutcome` (costs are paid inside the reward,
+[`StepOutcome`][sekai.finance.StepOutcome] (costs are paid inside the reward,
 not only reported). The call is::
 
     cost = model(trades, **market)
@@ -70,8 +70,8 @@ _NO_FALLBACKS: Mapping[str, float] = MappingProxyType({})
 class CostModel(ABC):
     """Base class of transaction cost models (see the module docstring for the call).
 
-    Subclasses implement :meth:`__call__` and set :attr:`requires` (and
-    :attr:`fallbacks`, if some of those fields may be missing) on the class or
+    Subclasses implement `__call__` and set `requires` (and
+    `fallbacks`, if some of those fields may be missing) on the class or
     the instance.
 
     Attributes:
@@ -89,7 +89,7 @@ class CostModel(ABC):
 
         Args:
             trades: Signed weight changes, shape ``(..., n_assets)``.
-            **market: The keywords in :attr:`requires` (others are ignored).
+            **market: The keywords in `requires` (others are ignored).
 
         Returns:
             The cost, shape ``(...)``: a float64 scalar for one account.
@@ -150,7 +150,7 @@ class NoCost(CostModel):
     """Trading is free: every rebalance costs 0."""
 
     def __call__(self, trades: ArrayLike, **market: ArrayLike | None) -> Array:
-        """Zero, one per account (see :class:`CostModel`)."""
+        """Zero, one per account (see `CostModel`)."""
         return sum_assets(np.zeros_like(_sizes(trades)))
 
 
@@ -174,7 +174,7 @@ class ProportionalCost(CostModel):
         self.rate: float | F64 = check_rate_array(rate, "ProportionalCost: rate")
 
     def __call__(self, trades: ArrayLike, **market: ArrayLike | None) -> Array:
-        """``sum_i rate_i * |trade_i|`` over the last axis (see :class:`CostModel`)."""
+        """``sum_i rate_i * |trade_i|`` over the last axis (see `CostModel`)."""
         return sum_assets(_sizes(trades) * self.rate)
 
     def __repr__(self) -> str:
@@ -205,7 +205,7 @@ class FixedCost(CostModel):
         self.requires: tuple[str, ...] = ("equity",)
 
     def __call__(self, trades: ArrayLike, **market: ArrayLike | None) -> Array:
-        """``amount * (number of assets traded) / equity`` (see :class:`CostModel`)."""
+        """``amount * (number of assets traded) / equity`` (see `CostModel`)."""
         equity = _account_values(market.get("equity"), "FixedCost", "equity")
         count = (_sizes(trades) > self.threshold).sum(axis=-1)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -229,7 +229,8 @@ class SpreadCost(CostModel):
 
     Args:
         half_spread: A fixed half spread (fraction of the mid), a real number
-            >= 0 or one per asset; ``None`` to read ``spread`` from the market.
+            ``>= 0`` or one per asset; ``None`` to read ``spread`` from the
+            market.
         fallback_spread: The full relative spread used where the market's
             ``spread`` is missing (>= 0); only with ``half_spread=None``.
 
@@ -265,7 +266,7 @@ class SpreadCost(CostModel):
         )
 
     def __call__(self, trades: ArrayLike, **market: ArrayLike | None) -> Array:
-        """``sum_i spread_i / 2 * |trade_i|`` (see :class:`CostModel`)."""
+        """``sum_i spread_i / 2 * |trade_i|`` (see `CostModel`)."""
         size = _sizes(trades)
         if self.half_spread is not None:
             return sum_assets(size * self.half_spread)
@@ -366,7 +367,7 @@ class CompositeCost(CostModel):
         models: The cost models to add up (at least one).
 
     Raises:
-        TypeError: An element of ``models`` is not a :class:`CostModel`.
+        TypeError: An element of ``models`` is not a `CostModel`.
         ValueError: ``models`` is empty.
     """
 
@@ -395,7 +396,7 @@ class CompositeCost(CostModel):
         self.fallbacks: Mapping[str, float] = MappingProxyType(fallbacks)
 
     def __call__(self, trades: ArrayLike, **market: ArrayLike | None) -> Array:
-        """The sum of every model's cost (see :class:`CostModel`)."""
+        """The sum of every model's cost (see `CostModel`)."""
         total: Any = 0.0
         for model in self.models:
             total = total + model(trades, **market)
@@ -409,9 +410,9 @@ def as_cost_model(cost: float | CostModel | None, what: str = "transaction_cost"
     """A cost model from what an env accepts as its ``transaction_cost`` argument.
 
     Args:
-        cost: A :class:`CostModel` (returned as is), a real number (a
-            :class:`ProportionalCost` rate, ``0`` included) or ``None``
-            (:class:`NoCost`).
+        cost: A `CostModel` (returned as is), a real number (a
+            `ProportionalCost` rate, ``0`` included) or ``None``
+            (`NoCost`).
         what: The argument's name in error messages.
 
     Raises:

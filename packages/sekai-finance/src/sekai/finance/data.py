@@ -1,6 +1,6 @@
 """Market data that is point-in-time by construction.
 
-:class:`MarketData` holds a table of prices (rows: times, columns: assets)
+`MarketData` holds a table of prices (rows: times, columns: assets)
 and any other per-asset fields (open, high, low, volume, spreads, ...), the
 timestamps of its rows, the asset labels, exogenous series (rates, indices,
 calendar flags) and which assets are available at each time (a NaN price
@@ -9,22 +9,22 @@ read-only and every method returns new data (sharing memory where it can).
 
 Row ``t`` holds what is known at time ``timestamps[t]``, e.g. that period's
 close. An environment deciding at row ``t`` reads the data through
-``data.at(t)``, a :class:`PointInTime`: it shows rows ``0..t`` only and the
+``data.at(t)``, a `PointInTime`: it shows rows ``0..t`` only and the
 price at which the decision executes, from row ``t + 1``. Anything that
-reaches past ``t`` raises :class:`~sekai.error.LookAheadError`, and no array
+reaches past ``t`` raises [`LookAheadError`][sekai.error.LookAheadError], and no array
 it returns shares memory with the future rows.
 
 Time arguments (``between``, ``split``, ``index_of``, slices of times, ...)
 are *time-like*: a datetime, a numpy datetime64, an ISO string or a pandas
 Timestamp for data stamped with dates, an int for data stamped with ints, or
-any of them wrapped in :class:`Time`. Where an int could mean a row or a
+any of them wrapped in `Time`. Where an int could mean a row or a
 time (``data[5:10]``, ``data.at(5)``), a plain int is a row and ``Time(5)``
 is the time 5.
 
-Sharing between processes: :meth:`MarketData.share` copies the arrays once
+Sharing between processes: `MarketData.share` copies the arrays once
 into shared memory; the shared data then pickles as a small handle, so every
-worker of a :class:`~sekai.vector.ProcVecEnv` maps the same pages instead of
-receiving a copy (see :meth:`MarketData.share`).
+worker of a [`ProcVecEnv`][sekai.vector.ProcVecEnv] maps the same pages instead of
+receiving a copy (see `MarketData.share`).
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def _copy(array: NDArray[Any]) -> NDArray[Any]:
 
 
 def _frozen(value: Any) -> Any:
-    """:func:`_copy` for an array; a numpy scalar is returned as is."""
+    """`_copy` for an array; a numpy scalar is returned as is."""
     return _copy(value) if isinstance(value, np.ndarray) else value
 
 
@@ -329,14 +329,14 @@ class MarketData:
         Args:
             path: The file.
             layout: ``"long"``: columns ``time``, ``asset`` (None: one asset),
-                ``price`` and ``fields``, as in :meth:`from_long`. ``"wide"``: a
+                ``price`` and ``fields``, as in `from_long`. ``"wide"``: a
                 ``time`` column and one price column per asset, as in
-                :meth:`from_pandas` (then ``price`` names the price field).
+                `from_pandas` (then ``price`` names the price field).
             time: The column of times.
             asset: The column of asset labels (long layout).
             price: The column of prices (long layout) and the price field's name.
             fields: Other columns to keep (long layout).
-            **read_options: Passed to :func:`pandas.read_csv`.
+            **read_options: Passed to `pandas.read_csv`.
 
         Raises:
             ImportError: pandas is not installed.
@@ -356,7 +356,7 @@ class MarketData:
         fields: Sequence[str] = (),
         **read_options: Any,
     ) -> MarketData:
-        """Data from a Parquet file; the arguments are those of :meth:`from_csv`.
+        """Data from a Parquet file; the arguments are those of `from_csv`.
 
         ``time`` may also name the stored index (as ``DataFrame.to_parquet``
         writes it).
@@ -537,7 +537,7 @@ class MarketData:
         return result
 
     def index_of(self, when: TimeLike, *, side: str = "left") -> int:
-        """The row where ``when`` falls, as :func:`numpy.searchsorted` finds it.
+        """The row where ``when`` falls, as `numpy.searchsorted` finds it.
 
         Args:
             when: A time.
@@ -574,8 +574,8 @@ class MarketData:
         the warmup that remain stay warmup. Arrays are views, not copies.
 
         Raises:
-            TypeError: The key is not a slice (use :meth:`select` for assets,
-                :meth:`field` for fields, :meth:`at` for one time).
+            TypeError: The key is not a slice (use `select` for assets,
+                `field` for fields, `at` for one time).
             ValueError: A step other than 1, or no row selected.
         """
         if not isinstance(key, slice):
@@ -813,18 +813,18 @@ class MarketData:
         """A copy of this data in shared memory, that pickles as a handle to it.
 
         Use it to give one dataset to many worker processes (e.g. to the envs of
-        a :class:`~sekai.vector.ProcVecEnv`): each process that unpickles the
+        a [`ProcVecEnv`][sekai.vector.ProcVecEnv]): each process that unpickles the
         shared data maps the same read-only pages (once per process, however
         many envs hold it) instead of receiving a copy. The shared data, and
-        everything derived from it (slices, :meth:`split` pieces,
-        :meth:`with_fields` results), pickle as a handle for the arrays that
+        everything derived from it (slices, `split` pieces,
+        `with_fields` results), pickle as a handle for the arrays that
         live in the block and by value for the others (``select()`` copies).
 
         Ownership: the calling process owns the block. It is removed by
-        :meth:`close` (also on leaving a ``with`` block), or when the last data
+        `close` (also on leaving a ``with`` block), or when the last data
         over it in this process is garbage collected, or at interpreter exit,
         and even if this process is killed (by the resource tracker of
-        :mod:`multiprocessing`). Once removed, no process can attach to it any
+        `multiprocessing`). Once removed, no process can attach to it any
         more (unpickling raises FileNotFoundError and pickling raises
         ValueError), while arrays already mapped stay readable until they are
         dropped. Keep the shared data alive while workers may still unpickle it.
@@ -844,7 +844,7 @@ class MarketData:
 
     @property
     def is_shared(self) -> bool:
-        """Whether this data lives (at least in part) in a shared block; see :meth:`share`."""
+        """Whether this data lives (at least in part) in a shared block; see `share`."""
         return self._block is not None
 
     def close(self) -> None:
@@ -864,7 +864,7 @@ class MarketData:
         self.close()
 
     def _arrays(self) -> list[NDArray[Any]]:
-        """Every array, in the order :meth:`_rebuild_from` takes them."""
+        """Every array, in the order `_rebuild_from` takes them."""
         return [
             *self._fields.values(),
             self._mask,
@@ -956,14 +956,14 @@ class Past:
     Indexing works like indexing the array, with rows numbered as in the whole
     data (``past[t]`` is row ``t``; ``past[-1]`` is also row ``t``, and negative
     indices count back from it), over the rows ``0..t`` only. Anything that
-    would read a row after ``t`` raises :class:`~sekai.error.LookAheadError`
+    would read a row after ``t`` raises [`LookAheadError`][sekai.error.LookAheadError]
     instead of being clipped: an int index, a slice bound, an index array or
-    a boolean mask reaching past ``t``, :meth:`asof` or :meth:`between` with a
+    a boolean mask reaching past ``t``, `asof` or `between` with a
     later time. Every array returned is a read-only copy of the rows asked
     for, so it cannot be used to reach later rows (no ``.base`` over the full
     array, no stride tricks into the memory after it).
 
-    Obtained from a :class:`PointInTime` (``data.at(t).prices``,
+    Obtained from a `PointInTime` (``data.at(t).prices``,
     ``.field(name)``, ``.mask``, ``.exogenous(name)``, ``.timestamps``).
 
     Attributes:
@@ -1142,22 +1142,22 @@ def _axis0_position(parts: list[Any], ndim: int) -> int | None:
 
 
 class PointInTime:
-    """The data as known at decision row ``t``, from :meth:`MarketData.at`.
+    """The data as known at decision row ``t``, from `MarketData.at`.
 
-    The observation side sees rows ``0..t`` through :class:`Past` accessors
-    (:attr:`prices`, :meth:`field`, :attr:`mask`, :meth:`exogenous`,
-    :attr:`timestamps`) and helpers (:meth:`log_returns`, :attr:`available`).
-    The execution side reads :meth:`execution_price`: the price of row
+    The observation side sees rows ``0..t`` through `Past` accessors
+    (`prices`, `field`, `mask`, `exogenous`,
+    `timestamps`) and helpers (`log_returns`, `available`).
+    The execution side reads `execution_price`: the price of row
     ``t + 1``, at which a decision taken at ``t`` trades. That is the only
     access to a later row; use it to fill orders and score them, never to
     build observations. Reads past ``t`` raise
-    :class:`~sekai.error.LookAheadError`; arrays returned are read-only copies.
+    [`LookAheadError`][sekai.error.LookAheadError]; arrays returned are read-only copies.
 
     The full data stays reachable through private attributes (Python has no
     sandbox): the accessor guards against accidental look-ahead, not against
     code that sets out to cheat.
 
-    Example:
+    Examples:
         >>> data = MarketData([[10.0], [11.0], [12.0]])
         >>> now = data.at(1)
         >>> now.prices.latest.tolist(), now.execution_price().tolist()

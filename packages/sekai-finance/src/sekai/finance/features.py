@@ -5,13 +5,13 @@ Every function takes an array whose first axis is time (``(n_steps,)`` or
 of the same shape whose row ``t`` depends on rows ``0..t`` only: features
 can be computed once over a whole history and read at any row without
 look-ahead. A window that is not full, or that holds a NaN, gives NaN.
-:func:`check_causal` tests that property for any function, yours included.
+`check_causal` tests that property for any function, yours included.
 
 Environments take features by name (``MarketEnv(features=("momentum_20",
-"volatility"))``): :func:`compute_feature` resolves a name to a field of the
+"volatility"))``): `compute_feature` resolves a name to a field of the
 data, or to a registered feature, with an optional ``_<window>`` suffix
 (``"momentum"`` uses the default window, ``"momentum_60"`` a window of 60);
-:func:`add_features` adds them to the data as fields. :func:`register_feature`
+`add_features` adds them to the data as fields. `register_feature`
 adds your own.
 """
 
@@ -553,7 +553,7 @@ def register_feature(
     description: str = "",
     override: bool = False,
 ) -> Feature:
-    """Make ``name`` (and ``name_<window>``) available to :func:`compute_feature`.
+    """Make ``name`` (and ``name_<window>``) available to `compute_feature`.
 
     Raises:
         ValueError: ``name`` is registered already (and ``override`` is False),
@@ -618,7 +618,7 @@ def compute_feature(data: MarketData, name: str) -> Array:
 
 
 def compute_features(data: MarketData, names: Sequence[str]) -> dict[str, Array]:
-    """:func:`compute_feature` for each name, in order."""
+    """`compute_feature` for each name, in order."""
     if isinstance(names, str):
         raise TypeError(f"compute_features: names must be a sequence of names, got {names!r}")
     return {name: compute_feature(data, name) for name in names}

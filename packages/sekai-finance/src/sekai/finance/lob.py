@@ -1,23 +1,24 @@
 """Limit order book: price-time priority matching, order flow and LOBSTER replay.
 
-The book (:class:`OrderBook`) keeps resting limit orders at integer price
-ticks and matches incoming orders by price, then time priority:
+The book (`OrderBook`) keeps resting limit orders at integer price
+ticks and matches incoming orders by price, then time priority.
 
->>> from sekai.finance.lob import OrderBook, Side
->>> book = OrderBook()
->>> book.limit(Side.ASK, 101, 5)  # rests: (its id, no fills)
-(1, [])
->>> taken, fills = book.market(Side.BID, 3)  # lifts 3 of the 5 lots at 101
->>> taken, fills[0].price, fills[0].maker_order_id
-(3, 101, 1)
->>> [a.tolist() for a in book.depth(2)]  # bid prices, bid sizes, ask prices, ask sizes
-[[0, 0], [0, 0], [101, 0], [2, 0]]
+Examples:
+    >>> from sekai.finance.lob import OrderBook, Side
+    >>> book = OrderBook()
+    >>> book.limit(Side.ASK, 101, 5)  # rests: (its id, no fills)
+    (1, [])
+    >>> taken, fills = book.market(Side.BID, 3)  # lifts 3 of the 5 lots at 101
+    >>> taken, fills[0].price, fills[0].maker_order_id
+    (3, 101, 1)
+    >>> [a.tolist() for a in book.depth(2)]  # bid prices, bid sizes, ask prices, ask sizes
+    [[0, 0], [0, 0], [101, 0], [2, 0]]
 
 Semantics in brief:
 
 - ``limit`` returns ``(resting id or None, fills)``, ``market`` returns
   ``(quantity traded, fills)``; the unfilled part of a market order is
-  dropped. Each trade is one :class:`Fill` at the resting (maker) order's
+  dropped. Each trade is one `Fill` at the resting (maker) order's
   price, naming maker and taker ids and owners and the taker's side.
 - ``cancel`` removes an order in O(1), ``reduce`` takes quantity off an order
   without losing its queue position; both return whether the order rested.
@@ -26,8 +27,8 @@ Semantics in brief:
 - ``time`` is set by whoever drives the book and stamps orders and fills;
   ``last_price`` is the price of the latest fill.
 
-Order flow: :class:`ZeroIntelligenceFlow` simulates Poisson limit, market and
-cancel arrivals; :func:`read_lobster_messages` and :class:`LobsterReplay`
+Order flow: `ZeroIntelligenceFlow` simulates Poisson limit, market and
+cancel arrivals; `read_lobster_messages` and `LobsterReplay`
 replay LOBSTER message files into a book.
 """
 

@@ -1,17 +1,17 @@
 """Performance metrics of a trading strategy, and a wrapper that records them per episode.
 
-:func:`performance_summary` condenses a series of periodic returns into the
+`performance_summary` condenses a series of periodic returns into the
 usual figures (total and annualised return, volatility, Sharpe, Sortino,
 maximum drawdown, Calmar, historical value at risk and expected shortfall,
-hit rate, turnover and costs); :func:`pnl_summary` does the same for a series
-of profits and losses in currency. :class:`RecordPerformance` computes one of
+hit rate, turnover and costs); `pnl_summary` does the same for a series
+of profits and losses in currency. `RecordPerformance` computes one of
 them at the end of every episode of a trading env from its info dicts.
 
-The statistics are also available one by one (:func:`sharpe_ratio`,
-:func:`max_drawdown`, ...). They agree with ``empyrical`` except that losses
+The statistics are also available one by one (`sharpe_ratio`,
+`max_drawdown`, ...). They agree with ``empyrical`` except that losses
 (drawdowns, value at risk, expected shortfall) are positive numbers here and
 the expected shortfall is the empirical tail mean (see
-:func:`conditional_value_at_risk`). Rates and the risk-free return are per
+`conditional_value_at_risk`). Rates and the risk-free return are per
 period, like the returns.
 """
 
@@ -75,7 +75,7 @@ __all__ = [  # noqa: RUF022 (grouped by topic)
 
 @dataclass(frozen=True)
 class PerformanceSummary:
-    """The performance of a series of periodic returns (see :func:`performance_summary`).
+    """The performance of a series of periodic returns (see `performance_summary`).
 
     Attributes:
         n_periods: Number of returns.
@@ -117,7 +117,7 @@ class PerformanceSummary:
 
 @dataclass(frozen=True)
 class PnLSummary:
-    """The performance of a series of profits and losses (see :func:`pnl_summary`).
+    """The performance of a series of profits and losses (see `pnl_summary`).
 
     Attributes:
         n_periods: Number of periods.
@@ -166,7 +166,7 @@ def performance_summary(
         costs: The transaction cost of each period, for ``total_cost``.
 
     Returns:
-        The :class:`PerformanceSummary`.
+        The `PerformanceSummary`.
 
     Raises:
         TypeError: An argument has the wrong type.
@@ -220,7 +220,7 @@ def pnl_summary(pnl: ArrayLike, periods_per_year: float = 252, *, scale: float =
             as a fraction of its peak.
 
     Returns:
-        The :class:`PnLSummary`; its Sharpe ratio is NaN for fewer than two
+        The `PnLSummary`; its Sharpe ratio is NaN for fewer than two
         periods or a constant PnL.
 
     Raises:
@@ -261,10 +261,10 @@ class RecordPerformance(Wrapper[ObsType, ActType, ObsType, ActType]):
     Each step reads the account's value from ``info[equity_key]`` (or its PnL
     from ``info[pnl_key]``), and ``info[turnover_key]`` and ``info[cost_key]``
     when present. On the step that ends an episode (``terminated`` or
-    ``truncated``) it computes a :class:`PerformanceSummary` of the episode's
-    returns (``equity[t] / equity[t - 1] - 1``), or a :class:`PnLSummary` of
-    its PnL when ``pnl_key`` is given, keeps it (:attr:`last_summary`,
-    :attr:`summaries`) and returns a copy of the info whose ``"episode"``
+    ``truncated``) it computes a `PerformanceSummary` of the episode's
+    returns (``equity[t] / equity[t - 1] - 1``), or a `PnLSummary` of
+    its PnL when ``pnl_key`` is given, keeps it (`last_summary`,
+    `summaries`) and returns a copy of the info whose ``"episode"``
     entry holds the summary's fields as a dict (``info["episode"]
     ["sharpe_ratio"]``). If an inner ``RecordEpisodeStatistics`` has already
     put an ``EpisodeStats`` there, the fields are added to its ``extra``
@@ -284,7 +284,7 @@ class RecordPerformance(Wrapper[ObsType, ActType, ObsType, ActType]):
         periods_per_year: Steps in a year, for annualising.
         equity_key: The info key holding the account value.
         pnl_key: The info key holding each step's PnL; when given the
-            summaries are :class:`PnLSummary` built from it and the equity is
+            summaries are `PnLSummary` built from it and the equity is
             not needed.
         turnover_key: The info key holding each step's turnover (``None``:
             not recorded). A summary has ``mean_turnover`` when every step
@@ -293,7 +293,7 @@ class RecordPerformance(Wrapper[ObsType, ActType, ObsType, ActType]):
             (``None``: not recorded), summed into ``total_cost`` likewise.
         risk_free: The risk-free return per step, for the Sharpe and Sortino
             ratios.
-        deque_size: How many recent summaries :attr:`summaries` keeps (>= 1).
+        deque_size: How many recent summaries `summaries` keeps (>= 1).
 
     Attributes:
         summaries: The most recent summaries, oldest first.
@@ -393,7 +393,7 @@ class RecordPerformance(Wrapper[ObsType, ActType, ObsType, ActType]):
         )
 
     def summary(self) -> dict[str, float]:
-        """The mean of each figure over the recorded episodes (:attr:`summaries`).
+        """The mean of each figure over the recorded episodes (`summaries`).
 
         NaN and missing (``None``) values are left out of the means; a figure
         no episode has is left out. ``"n_episodes"`` counts the episodes.

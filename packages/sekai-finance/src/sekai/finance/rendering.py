@@ -1,7 +1,7 @@
 """Market charts for dashboards: a price chart with trades and quotes, an order book, a universe.
 
-These are :class:`sekai.rendering.Panel` s: put them in a
-:class:`sekai.rendering.Dashboard` next to its generic charts::
+These are [`sekai.rendering.Panel`][sekai.rendering.Panel] s: put them in a
+[`sekai.rendering.Dashboard`][sekai.rendering.Dashboard] next to its generic charts::
 
     from sekai.finance.rendering import OrderBookChart, PriceChart
     from sekai.rendering import Dashboard, LineChart, Row
@@ -292,7 +292,7 @@ class OrderBookChart(Panel):
     """The best levels of a limit order book: asks above, bids below, sized bars, owners' shares.
 
     Args:
-        book: A source of the book: a :class:`~sekai.finance.lob.OrderBook`,
+        book: A source of the book: a [`OrderBook`][sekai.finance.OrderBook],
             or anything with its ``depth(levels)`` method, or the four arrays
             ``depth`` returns (bid prices, bid sizes, ask prices, ask sizes).
         owners: Owners to highlight: ``{owner_id: (label, colour)}`` (or a

@@ -1,8 +1,8 @@
 """Reward functions of trading envs: what one step of an account is worth to the agent.
 
-An env describes each step with a :class:`StepOutcome` (the account's return,
+An env describes each step with a `StepOutcome` (the account's return,
 equity, turnover and transaction cost over the step, usually built with
-:meth:`StepOutcome.from_growth`) and passes it to its reward function::
+`StepOutcome.from_growth`) and passes it to its reward function::
 
     reward = reward_fn(StepOutcome.from_growth(growth, equity=..., turnover=..., cost=...))
 
@@ -12,8 +12,8 @@ are paid inside every reward, never only in a report.
 Every field may be a scalar (one env) or an array of shape ``(n_envs,)`` (a
 native vector env stepping a batch); a reward function returns a numpy
 float64 scalar or an array of the same shape. Stateful rewards
-(:class:`DifferentialSharpe`, :class:`DrawdownPenalty`) keep one state per
-env: :meth:`RewardFunction.reset` clears all of it, ``reset(mask)`` only the
+(`DifferentialSharpe`, `DrawdownPenalty`) keep one state per
+env: `RewardFunction.reset` clears all of it, ``reset(mask)`` only the
 rows where ``mask`` is true (the sub-envs that start a new episode). An env
 computes the reward of the step that ends an episode first, then resets.
 """
@@ -63,7 +63,7 @@ class StepOutcome:
         turnover: ``sum |trade|`` of the step's rebalance, as a fraction of
             equity.
         cost: The transaction cost of the step as a fraction of the equity
-            before trading (what a :class:`~sekai.finance.costs.CostModel`
+            before trading (what a [`CostModel`][sekai.finance.CostModel]
             returns); already included in the returns.
         pnl: ``equity - previous_equity`` in currency, or ``None`` if unknown.
     """
@@ -91,7 +91,7 @@ class StepOutcome:
             growth: ``equity / previous_equity``, the factor by which the
                 account's value changed over the step, **net** of costs and
                 financing: for a rebalance costing ``cost`` followed by a
-                :func:`~sekai.finance.account.settle` growth ``g``, it is
+                [`settle`][sekai.finance.account.settle] growth ``g``, it is
                 ``(1 - cost) * g``. At most 0 when the account is wiped out.
             equity: The account value at the end of the step.
             turnover: The step's turnover (fraction of equity).
@@ -126,8 +126,8 @@ class StepOutcome:
 class RewardFunction(ABC):
     """Base class of reward functions: ``reward = reward_fn(outcome)``.
 
-    Subclasses implement :meth:`__call__`; those with per-env state also
-    override :meth:`reset`.
+    Subclasses implement `__call__`; those with per-env state also
+    override `reset`.
     """
 
     @abstractmethod
@@ -217,7 +217,7 @@ class TurnoverPenalty(RewardFunction):
     grows with turnover at the rate the env's cost model charges for it, needs
     no coefficient, and is the usual remedy for an agent that over-trades
     (train at doubled costs, evaluate at real ones). With free trading it
-    equals :class:`LogReturn`.
+    equals `LogReturn`.
     """
 
     def __call__(self, outcome: StepOutcome) -> Array:

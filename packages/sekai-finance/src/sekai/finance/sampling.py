@@ -2,15 +2,15 @@
 
 Two families live here.
 
-**Start samplers** (sekai 0.2's :class:`EpisodeSampler`): an environment
-playing a history (a :class:`~sekai.finance.data.MarketData`) asks its
+**Start samplers** (sekai 0.2's `EpisodeSampler`): an environment
+playing a history (a [`MarketData`][sekai.finance.MarketData]) asks its
 sampler, at every reset, which of the valid first rows to start at:
-:class:`RandomStart` (uniform), :class:`SequentialStart` (one episode after
-the other, wrapping around) or :class:`FixedStart`. The environment passes
+`RandomStart` (uniform), `SequentialStart` (one episode after
+the other, wrapping around) or `FixedStart`. The environment passes
 its own generator, so ``reset(seed=...)`` reproduces the start; each sub-env
 of a vector env gets its own ``spawn()``. Envs take ``sampler="random"``,
-``"sequential"``, an int or a sampler; :func:`as_sampler` turns any of these
-into a sampler, and :func:`sample_start` / :func:`resolve_start` do the row
+``"sequential"``, an int or a sampler; `as_sampler` turns any of these
+into a sampler, and `sample_start` / `resolve_start` do the row
 arithmetic:
 
 * an episode of ``episode_length`` decisions starting at row ``s`` decides at
@@ -20,16 +20,16 @@ arithmetic:
   come after the data's warmup: ``s >= first_start(data, lookback)``.
 
 A sampler draws an *offset* among the ``n_starts`` valid first rows; offset
-0 is :func:`first_start`. Train / test splits by time are
-:meth:`MarketData.split <sekai.finance.data.MarketData.split>` and
-:meth:`~sekai.finance.data.MarketData.walk_forward`: give each piece to its
+0 is `first_start`. Train / test splits by time are
+[`MarketData.split`][sekai.finance.data.MarketData.split] and
+[`walk_forward`][sekai.finance.data.MarketData.walk_forward]: give each piece to its
 own env.
 
-**Window samplers** (:class:`WindowSampler`): draw a whole episode of log
-returns and trading halts at once, synthetic (:class:`RegimeSwitchingSampler`)
-or cut from a table (:class:`HistoricalSampler`). They feed
-:class:`~sekai.envs.PortfolioEnv`; ``sekai.envs.samplers`` re-exports them,
-with :class:`WindowSampler` under its former name ``EpisodeSampler``.
+**Window samplers** (`WindowSampler`): draw a whole episode of log
+returns and trading halts at once, synthetic (`RegimeSwitchingSampler`)
+or cut from a table (`HistoricalSampler`). They feed
+[`PortfolioEnv`][sekai.envs.PortfolioEnv]; ``sekai.envs.samplers`` re-exports them,
+with `WindowSampler` under its former name ``EpisodeSampler``.
 """
 
 from __future__ import annotations
@@ -73,8 +73,8 @@ def _check_request(n_starts: int, episode_length: int, owner: str) -> tuple[int,
 class EpisodeSampler(ABC):
     """Chooses the first row of each episode played on a history.
 
-    Subclasses implement :meth:`sample`; :meth:`reset` (forget progress) does
-    nothing by default and :meth:`spawn` (an independent copy for another
+    Subclasses implement `sample`; `reset` (forget progress) does
+    nothing by default and `spawn` (an independent copy for another
     env) deep-copies.
     """
 
@@ -116,7 +116,7 @@ class SequentialStart(EpisodeSampler):
     The first episode starts at offset ``start``, each next one ``stride``
     later (default: the episode length, so episodes tile the data without
     overlapping). When the next offset is not valid any more, an epoch ends:
-    :attr:`epoch` grows by one and episodes start again from ``start``.
+    `epoch` grows by one and episodes start again from ``start``.
 
     Args:
         start: The offset of the first episode (>= 0).
@@ -126,7 +126,7 @@ class SequentialStart(EpisodeSampler):
     Attributes:
         start: The ``start`` argument.
         stride: The ``stride`` argument.
-        epoch: Completed passes over the data since the last :meth:`reset`.
+        epoch: Completed passes over the data since the last `reset`.
     """
 
     def __init__(self, start: int = 0, stride: int | None = None) -> None:
@@ -203,8 +203,8 @@ class FixedStart(EpisodeSampler):
 def as_sampler(sampler: str | int | EpisodeSampler) -> EpisodeSampler:
     """The start sampler an env's ``sampler=`` argument means.
 
-    ``"random"`` gives :class:`RandomStart`, ``"sequential"``
-    :class:`SequentialStart`, an int ``k`` ``FixedStart(k)``; a sampler is
+    ``"random"`` gives `RandomStart`, ``"sequential"``
+    `SequentialStart`, an int ``k`` ``FixedStart(k)``; a sampler is
     returned as is (not copied).
 
     Raises:
@@ -276,7 +276,7 @@ def sample_start(
 
     Args:
         sampler: The env's start sampler (keep one per env: it may hold
-            progress; convert ``sampler=`` arguments once with :func:`as_sampler`).
+            progress; convert ``sampler=`` arguments once with `as_sampler`).
         rng: The env's generator.
         data: The history the episode is played on.
         episode_length: Decisions per episode.
@@ -386,11 +386,11 @@ class Episode:
 class WindowSampler(ABC):
     """Draws the market data of whole episodes (windows of log returns and halts).
 
-    The base of :class:`RegimeSwitchingSampler` and :class:`HistoricalSampler`,
-    and of the samplers of :class:`~sekai.envs.PortfolioEnv` (which knows it
+    The base of `RegimeSwitchingSampler` and `HistoricalSampler`,
+    and of the samplers of [`PortfolioEnv`][sekai.envs.PortfolioEnv] (which knows it
     as ``sekai.envs.samplers.EpisodeSampler``, its name before it moved
-    here). Subclasses implement :attr:`n_assets` and :meth:`sample`;
-    :meth:`spawn` defaults to a deep copy.
+    here). Subclasses implement `n_assets` and `sample`;
+    `spawn` defaults to a deep copy.
     """
 
     @property

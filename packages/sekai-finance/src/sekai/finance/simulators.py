@@ -1,7 +1,7 @@
 """Price simulators: market models that simulate one path or a batch of paths.
 
-A :class:`MarketModel` turns a numpy ``Generator`` into price paths.
-Every model here follows the same contract (:meth:`MarketModel.simulate`):
+A `MarketModel` turns a numpy ``Generator`` into price paths.
+Every model here follows the same contract (`MarketModel.simulate`):
 
 - **Time grid.** Row ``t`` of a path is the time ``t * dt`` (``dt`` in years,
   1/252 by default: one trading day). A simulation of ``n_steps`` steps has
@@ -10,8 +10,8 @@ Every model here follows the same contract (:meth:`MarketModel.simulate`):
   ``(n_steps + 1, n_assets)``; ``simulate(rng, n_steps, n_paths=N)`` returns
   ``N`` paths from one vectorised numpy computation, prices of shape
   ``(N, n_steps + 1, n_assets)``. ``mask`` (availability, from
-  :class:`ListingProcess`) has the shape of ``prices``; each ``state`` series
-  named by :meth:`MarketModel.state_spec` has shape ``prices.shape[:-1] +
+  `ListingProcess`) has the shape of ``prices``; each ``state`` series
+  named by `MarketModel.state_spec` has shape ``prices.shape[:-1] +
   state_spec()[name]``.
 - **Point in time.** ``state[name][..., t, ...]`` is known at time ``t``: a
   variance or regime on row ``t`` is the one that drives the move from ``t``
@@ -27,11 +27,11 @@ Every model here follows the same contract (:meth:`MarketModel.simulate`):
   an order chosen for speed (for a few models path 0 happens to coincide; do
   not rely on it). The paths of a batch are independent draws.
 
-Models: :class:`GBM` (correlated geometric Brownian motion), :class:`Heston`,
-:class:`GARCH`, :class:`MertonJumpDiffusion`, :class:`MeanReverting`,
-:class:`CointegratedPair`, :class:`RegimeSwitching`, :class:`BlockBootstrap`
-(resampled real returns), and two wrappers: :class:`ListingProcess` (assets
-list and delist) and :class:`Randomized` (a new model per simulation: domain
+Models: `GBM` (correlated geometric Brownian motion), `Heston`,
+`GARCH`, `MertonJumpDiffusion`, `MeanReverting`,
+`CointegratedPair`, `RegimeSwitching`, `BlockBootstrap`
+(resampled real returns), and two wrappers: `ListingProcess` (assets
+list and delist) and `Randomized` (a new model per simulation: domain
 randomisation).
 """
 
@@ -80,14 +80,14 @@ _Batch = tuple[F64, NDArray[np.bool_] | None, dict[str, F64]]
 
 @dataclass(frozen=True, eq=False)
 class Simulation:
-    """The result of :meth:`MarketModel.simulate`.
+    """The result of `MarketModel.simulate`.
 
     Attributes:
         prices: float64 prices, ``(n_steps + 1, n_assets)`` for one path or
             ``(n_paths, n_steps + 1, n_assets)`` for a batch; row 0 is ``s0``.
         mask: ``None`` when every asset is always available, else a bool
             array shaped like ``prices``: ``True`` where the asset is listed.
-        state: Latent series by name (see :meth:`MarketModel.state_spec`),
+        state: Latent series by name (see `MarketModel.state_spec`),
             each float64 of shape ``prices.shape[:-1] + state_spec()[name]``.
             Counts and regime indices are whole numbers stored as float64.
     """
@@ -124,8 +124,8 @@ class Simulation:
 class MarketModel(ABC):
     """A model of asset prices that simulates paths from a numpy ``Generator``.
 
-    Subclasses implement :attr:`dt`, :attr:`n_assets` and :meth:`simulate`,
-    and override :meth:`state_spec` when they report latent series. The
+    Subclasses implement `dt`, `n_assets` and `simulate`,
+    and override `state_spec` when they report latent series. The
     conventions (time grid, shapes, point-in-time state, randomness) are those
     of the module docstring; the models of this module share them through a
     private base class that validates the arguments of ``simulate``.
@@ -161,7 +161,7 @@ class MarketModel(ABC):
         """
 
     def state_spec(self) -> dict[str, tuple[int, ...]]:
-        """Names and per-time shapes of the series in :attr:`Simulation.state`.
+        """Names and per-time shapes of the series in `Simulation.state`.
 
         ``state[name]`` has shape ``(n_steps + 1, *spec[name])`` for one path
         and ``(n_paths, n_steps + 1, *spec[name])`` for a batch. Empty by
@@ -403,7 +403,7 @@ class GARCH(_Diffusion):
     ``h`` are variances *per step*; ``mu`` is per year (the ``- h_t / 2`` keeps
     ``E[S_{t+1} / S_t] = exp(mu dt)``). The shocks ``z`` of the assets have
     correlation ``corr``. The variance starts at its unconditional value
-    ``omega / (1 - alpha - beta)`` (:attr:`unconditional_variance`), so its
+    ``omega / (1 - alpha - beta)`` (`unconditional_variance`), so its
     mean stays there.
 
     State: ``"variance"``, shape ``(n_assets,)``: ``h_t``, the conditional
@@ -722,7 +722,7 @@ class RegimeSwitching(_Model):
     the move from ``t`` to ``t + 1`` (whole numbers stored as float64).
 
     Args:
-        regimes: One :class:`GBM` per regime, all with the same ``n_assets``
+        regimes: One `GBM` per regime, all with the same ``n_assets``
             and ``dt``. The start prices are those of the first regime (the
             others' ``s0`` are not used).
         transition: ``(K, K)`` row-stochastic matrix (non-negative, each row
@@ -731,7 +731,7 @@ class RegimeSwitching(_Model):
             stationary distribution of ``transition``.
 
     Raises:
-        TypeError: A regime is not a :class:`GBM`.
+        TypeError: A regime is not a `GBM`.
         ValueError: No regime, regimes that disagree on ``n_assets`` or
             ``dt``, or a ``transition`` / ``initial`` that is not a
             distribution of the right shape.
@@ -918,7 +918,7 @@ class ListingProcess(_Model):
         min_listed: Fewest slots listed at any time, in ``[0, n_assets]``.
 
     Raises:
-        TypeError: ``model`` is not a :class:`MarketModel`.
+        TypeError: ``model`` is not a `MarketModel`.
         ValueError: A rate or probability is out of range, or ``min_listed``
             exceeds the number of assets.
     """
@@ -994,7 +994,7 @@ class ListingProcess(_Model):
 class Randomized(_Model):
     """Domain randomisation: a new model, drawn from the generator, for every simulation.
 
-    Each :meth:`simulate` first calls ``factory(rng)`` to draw a model (its
+    Each `simulate` first calls ``factory(rng)`` to draw a model (its
     parameters sampled from ``rng``), then simulates it with the same ``rng``:
     every path of one call comes from the same drawn model, and one seed
     reproduces both the model and its paths.
@@ -1009,8 +1009,8 @@ class Randomized(_Model):
 
     Raises:
         TypeError: ``factory`` is not callable or does not return a
-            :class:`MarketModel`.
-        ValueError: (from :meth:`simulate`) a drawn model's ``n_assets``,
+            `MarketModel`.
+        ValueError: (from `simulate`) a drawn model's ``n_assets``,
             ``dt`` or state spec differs from the first one's.
     """
 

@@ -1,7 +1,7 @@
 """A changing universe of assets on a fixed number of slots.
 
 Observation and action spaces have fixed shapes, while assets list and
-delist over time. :class:`SlotMap` gives each asset present a slot of its
+delist over time. `SlotMap` gives each asset present a slot of its
 own for as long as it stays present, so slot ``i`` of the observation and of
 the action always means the same asset between two changes.
 """
@@ -22,7 +22,7 @@ __all__ = ["SlotMap"]
 class SlotMap:
     """Assets mapped to ``max_slots`` fixed slots as they list and delist.
 
-    Each :meth:`update` says which assets are present now. An asset already in
+    Each `update` says which assets are present now. An asset already in
     a slot keeps it; an asset no longer present frees its slot; a new asset
     takes the lowest free slot, in the order given. When more assets are
     present than slots, those that find no free slot get ``-1`` (they are left
@@ -34,10 +34,10 @@ class SlotMap:
     Attributes:
         max_slots: The ``max_slots`` argument.
         changed: ``(max_slots,)`` bools: the slots whose asset changed in the
-            last :meth:`update` (freed, or taken by a new asset); per-slot state
+            last `update` (freed, or taken by a new asset); per-slot state
             (positions, histories) of those slots should be reset.
 
-    Example:
+    Examples:
         >>> slots = SlotMap(3)
         >>> slots.update(["a", "b"]).tolist()
         [0, 1]

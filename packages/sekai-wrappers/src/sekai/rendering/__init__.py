@@ -1,11 +1,11 @@
 """Rendering: renderers, dashboards of an env's values, drawing, and frame recording.
 
-Environments do not render themselves: a :class:`Renderer` draws an env's
-state. :class:`Dashboard` is a ready-made one that records the values its
-panels ask for (:class:`LineChart`, :class:`BarChart`, :class:`StackedArea`,
-your own :class:`Panel`) and draws them on a :class:`Canvas` in a
-:class:`Theme`. :class:`RecordFrames` collects frames step by step, and
-:func:`save_gif` / :func:`save_video` write them.
+Environments do not render themselves: a `Renderer` draws an env's
+state. `Dashboard` is a ready-made one that records the values its
+panels ask for (`LineChart`, `BarChart`, `StackedArea`,
+your own `Panel`) and draws them on a `Canvas` in a
+`Theme`. `RecordFrames` collects frames step by step, and
+`save_gif` / `save_video` write them.
 
 Drawing needs Pillow: ``pip install "sekai-wrappers[render]"`` (imported when
 something is first drawn). Writing episodes to a folder as GIF or PNG files

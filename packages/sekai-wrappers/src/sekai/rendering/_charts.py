@@ -1,6 +1,6 @@
 """The generic dashboard panels: LineChart, BarChart, StackedArea.
 
-Private: the public names are exported by :mod:`sekai.rendering.dashboard`.
+Private: the public names are exported by `sekai.rendering.dashboard`.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class LineChart(Panel):
     """Values over steps: one or more lines, with a baseline, limits, shading and value tags.
 
     Args:
-        *series: :class:`Series`, or sources (each becomes ``Series(source)``).
+        *series: `Series`, or sources (each becomes ``Series(source)``).
         title: The panel's title.
         baseline: A value drawn as a reference line; filled series are filled
             down (or up) to it.

@@ -1,6 +1,6 @@
 """The dashboard's building blocks: sources, history, View, Panel, Row, Column, Series, Stat.
 
-Private: the public names are exported by :mod:`sekai.rendering.dashboard`,
+Private: the public names are exported by `sekai.rendering.dashboard`,
 and present themselves as defined there.
 """
 
@@ -139,7 +139,7 @@ def _describe(obj: Any) -> str:
 
 
 def resolve_color(spec: ColorSpec, theme: Theme, slot: int = 0) -> Color:
-    """The colour a :data:`ColorSpec` stands for in ``theme``.
+    """The colour a `ColorSpec` stands for in ``theme``.
 
     Args:
         spec: ``None`` (the series colour of ``slot``), an int (that series
@@ -183,9 +183,9 @@ def weight(value: object, what: str) -> float:
 class View:
     """What a panel sees while it draws: its recorded history, the env, the theme and the scale.
 
-    Panels read the values they asked for in :meth:`Panel.sources` by the
-    same keys (:meth:`values`, :meth:`latest`, :meth:`raw`) and those of
-    :meth:`Panel.context` with :meth:`context`.
+    Panels read the values they asked for in `Panel.sources` by the
+    same keys (`values`, `latest`, `raw`) and those of
+    `Panel.context` with `context`.
 
     Attributes:
         env: The env being drawn.
@@ -254,14 +254,14 @@ class View:
         return self._history.values(self._prefix + key)
 
     def context(self, key: str) -> Any:
-        """The value of context source ``key`` read for this frame (see :meth:`Panel.context`)."""
+        """The value of context source ``key`` read for this frame (see `Panel.context`)."""
         full = self._prefix + key
         if full not in self._history.context:
             raise KeyError(f"no context source {key!r} was read for this panel")
         return self._history.context[full]
 
     def color(self, spec: ColorSpec, slot: int = 0) -> Color:
-        """The colour ``spec`` stands for in the theme (see :func:`resolve_color`)."""
+        """The colour ``spec`` stands for in the theme (see `resolve_color`)."""
         return resolve_color(spec, self.theme, slot)
 
     def size(self, px: float) -> float:
@@ -275,17 +275,17 @@ class View:
 class Panel:
     """A rectangle of a dashboard that draws something: the base class of every chart.
 
-    A panel declares what it needs from the env with :meth:`sources`
+    A panel declares what it needs from the env with `sources`
     (values recorded at every frame, so that history can be drawn) and
-    :meth:`context` (values read for the current frame only), and draws
-    itself into its box in :meth:`draw`. Write your own by overriding those;
-    :meth:`frame` draws the title and legend and returns the plotting area,
-    :meth:`time_axis` labels the shared step axis.
+    `context` (values read for the current frame only), and draws
+    itself into its box in `draw`. Write your own by overriding those;
+    `frame` draws the title and legend and returns the plotting area,
+    `time_axis` labels the shared step axis.
 
     Args:
         title: Shown at the panel's top left; ``None`` for none.
-        width: Relative width inside a :class:`Row` (> 0).
-        height: Relative height inside a :class:`Column` or the dashboard (> 0).
+        width: Relative width inside a `Row` (> 0).
+        height: Relative height inside a `Column` or the dashboard (> 0).
 
     Attributes:
         timeseries: Class attribute: whether the panel draws values over
@@ -344,7 +344,7 @@ class Panel:
             box: The panel's box.
             view: The panel's view.
             legend_items: ``(label, colour, swatch)`` entries, drawn at the top right.
-            gutter: Leave :attr:`View.gutter` free on the left for value
+            gutter: Leave `View.gutter` free on the left for value
                 labels; by default for time-series panels.
 
         Returns:

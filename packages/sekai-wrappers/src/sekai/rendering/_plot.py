@@ -153,7 +153,7 @@ class Plot:
         self.canvas.rect(left, self.box.bottom, right, self.box.top, rgb(color), alpha=alpha)
 
     def tag_width(self, text: str) -> float:
-        """The width :meth:`tag` needs for ``text`` (to reserve room right of the box)."""
+        """The width `tag` needs for ``text`` (to reserve room right of the box)."""
         size = self.size(font_sizes["tag"])
         return text_width(text, size) + self.size(8)
 

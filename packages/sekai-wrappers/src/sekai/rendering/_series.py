@@ -16,12 +16,12 @@ __all__ = ["Series", "Stat"]
 
 @dataclass(frozen=True)
 class Series:
-    """One line of a :class:`LineChart`.
+    """One line of a `LineChart`.
 
     Args:
         source: Where the values come from (an attribute name or a callable).
         label: The legend's text; ``None`` leaves the series out of the legend.
-        color: Its colour (a :data:`ColorSpec`; ``None``: the series slot's colour).
+        color: Its colour (a `ColorSpec`; ``None``: the series slot's colour).
         fill: Shade the area between the line and the chart's baseline (or its bottom).
         signed: Shade above the baseline in the theme's ``up`` colour and below in ``down``.
         step: Draw a step line (the value holds until the next step).
@@ -96,7 +96,7 @@ class Stat:
         check_bool(self.higher_is_better, "Stat: higher_is_better")
 
     def text(self, value: Any) -> str:
-        """``value`` written with :attr:`format` (an en dash for None or NaN)."""
+        """``value`` written with `format` (an en dash for None or NaN)."""
         if value is None or (isinstance(value, float) and math.isnan(value)):
             return MISSING
         if callable(self.format):

@@ -1,7 +1,7 @@
 """Writing recorded frames to disk: GIF and MP4 files, PNG folders and npz archives.
 
-:func:`save_gif` and :func:`save_video` are public (exported by
-:mod:`sekai.rendering.recorder`); the rest serves ``RecordFrames``.
+`save_gif` and `save_video` are public (exported by
+`sekai.rendering.recorder`); the rest serves ``RecordFrames``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ FrameFormat = Literal["gif", "png", "npz"]
 """How an episode's frames are written: an animated GIF, one PNG per frame, or a numpy archive."""
 
 VIDEO_SUFFIXES = (".mp4", ".m4v", ".mov", ".mkv", ".avi", ".webm")
-"""File suffixes :func:`save_video` writes (the container follows the suffix)."""
+"""File suffixes `save_video` writes (the container follows the suffix)."""
 
 _VIDEO_INSTALL = "pip install imageio imageio-ffmpeg"
 
@@ -100,7 +100,7 @@ def save_gif(frames: Sequence[NDArray[np.uint8]], path: str | Path, fps: float =
         fps: Frames per second (> 0).
 
     Returns:
-        ``path`` as a :class:`~pathlib.Path`.
+        ``path`` as a `Path`.
 
     Raises:
         ValueError: No frames, frames of different shapes or not uint8 RGB, or
@@ -138,7 +138,7 @@ def save_video(frames: Sequence[NDArray[np.uint8]], path: str | Path, fps: float
         fps: Frames per second (> 0).
 
     Returns:
-        ``path`` as a :class:`~pathlib.Path`.
+        ``path`` as a `Path`.
 
     Raises:
         ValueError: No frames, malformed frames, a bad ``fps`` or an unknown suffix.

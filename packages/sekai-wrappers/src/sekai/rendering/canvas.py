@@ -59,8 +59,9 @@ def rotate(
     Raises:
         ValueError: ``points`` is not one point or an ``(n, 2)`` array.
 
-    >>> rotate([1.0, 0.0], math.pi / 2).round(12).tolist()
-    [0.0, 1.0]
+    Examples:
+        >>> rotate([1.0, 0.0], math.pi / 2).round(12).tolist()
+        [0.0, 1.0]
     """
     array = np.asarray(points, dtype=np.float64)
     if array.shape[-1:] != (2,) or array.ndim > 2:
@@ -101,7 +102,7 @@ class Canvas:
         height: Height in pixels.
         antialias: Whether drawing is supersampled.
 
-    Example:
+    Examples:
         >>> canvas = Canvas(40, 20)
         >>> canvas.rect(0, 0, 20, 20, (255, 0, 0))  # the left half
         >>> frame = canvas.to_array()
@@ -178,7 +179,7 @@ class Canvas:
 
     @property
     def pixels(self) -> NDArray[np.uint8]:
-        """The frame as an ``(height, width, 3)`` uint8 array: a copy, as :meth:`to_array`."""
+        """The frame as an ``(height, width, 3)`` uint8 array: a copy, as `to_array`."""
         return self.to_array()
 
     def clear(self, color: Color = (255, 255, 255)) -> None:
@@ -194,7 +195,7 @@ class Canvas:
         Clips nest: inside another clip, drawing is restricted to the
         intersection of both boxes.
 
-        Example:
+        Examples:
             >>> canvas = Canvas(10, 10)
             >>> with canvas.clip(0, 0, 5, 10):
             ...     canvas.rect(0, 0, 10, 10, (0, 0, 0))  # only the left half is painted
@@ -318,7 +319,7 @@ class Canvas:
         alpha: float = 1.0,
         dash: tuple[float, float] | None = None,
     ) -> None:
-        """Draw a straight line from ``start`` to ``end`` (``dash``: see :meth:`polyline`)."""
+        """Draw a straight line from ``start`` to ``end`` (``dash``: see `polyline`)."""
         self.polyline((start, end), color, width, alpha=alpha, dash=dash)
 
     def polyline(
@@ -499,7 +500,7 @@ class Canvas:
             alpha: Opacity in ``[0, 1]``.
 
         Returns:
-            The width of the text, as :func:`~sekai.rendering.text_width` measures it.
+            The width of the text, as [`text_width`][sekai.rendering.text_width] measures it.
 
         Raises:
             ValueError: An unknown ``align`` or ``valign``.

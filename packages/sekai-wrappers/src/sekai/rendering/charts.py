@@ -1,10 +1,10 @@
 """Chart helpers shared by the dashboard panels: boxes, scales, ticks, number formats, legends.
 
-Write a panel of your own with these: :class:`Box` for layout, :class:`Plot`
-to map data to pixels and draw the grid and axes, :func:`nice_ticks` and
-:func:`tick_labels` for axis labels, :func:`format_number` for values,
-:func:`value_range` for a padded data range, :func:`legend` for a legend.
-Numbers are written with a true minus sign (:data:`MINUS`) and thousands
+Write a panel of your own with these: `Box` for layout, `Plot`
+to map data to pixels and draw the grid and axes, `nice_ticks` and
+`tick_labels` for axis labels, `format_number` for values,
+`value_range` for a padded data range, `legend` for a legend.
+Numbers are written with a true minus sign (`MINUS`) and thousands
 separators.
 """
 
@@ -74,8 +74,9 @@ def nice_step(span: float, count: int = 5) -> float:
     Raises:
         ValueError: ``span`` is not a finite number > 0, or ``count`` < 1.
 
-    >>> nice_step(10, 5), nice_step(0.7, 5), nice_step(1234, 4)
-    (2.0, 0.1, 250.0)
+    Examples:
+        >>> nice_step(10, 5), nice_step(0.7, 5), nice_step(1234, 4)
+        (2.0, 0.1, 250.0)
     """
     span = check_real(span, "nice_step: span", minimum=0.0, min_open=True)
     count = check_int(count, "nice_step: count", minimum=1)
@@ -89,8 +90,9 @@ def nice_step(span: float, count: int = 5) -> float:
 def decimals_for(step: float) -> int:
     """How many decimals show values spaced ``step`` apart without losing a digit.
 
-    >>> decimals_for(5), decimals_for(0.25), decimals_for(0.1)
-    (0, 2, 1)
+    Examples:
+        >>> decimals_for(5), decimals_for(0.25), decimals_for(0.1)
+        (0, 2, 1)
     """
     step = abs(float(step))
     if not math.isfinite(step) or step == 0:
@@ -107,8 +109,9 @@ def nice_ticks(low: float, high: float, count: int = 5) -> NDArray[np.float64]:
     Raises:
         ValueError: ``low`` or ``high`` is not finite, or ``count`` < 1.
 
-    >>> nice_ticks(0.0, 9.3).tolist()
-    [0.0, 2.0, 4.0, 6.0, 8.0]
+    Examples:
+        >>> nice_ticks(0.0, 9.3).tolist()
+        [0.0, 2.0, 4.0, 6.0, 8.0]
     """
     low = check_real(low, "nice_ticks: low")
     high = check_real(high, "nice_ticks: high")
@@ -142,10 +145,11 @@ def format_number(
         sign: Write ``+`` in front of positive values.
         compact: Write large values with a suffix (``12.3k``, ``4.5M``, ``1.2B``).
 
-    >>> format_number(-1234.5), format_number(0.0123, 1, percent=True, sign=True)
-    ('\u22121,234.50', '+1.2%')
-    >>> format_number(2_500_000, 1, compact=True), format_number(None)
-    ('2.5M', '\u2013')
+    Examples:
+        >>> format_number(-1234.5), format_number(0.0123, 1, percent=True, sign=True)
+        ('\u22121,234.50', '+1.2%')
+        >>> format_number(2_500_000, 1, compact=True), format_number(None)
+        ('2.5M', '\u2013')
     """
     if value is None:
         return MISSING
@@ -178,13 +182,14 @@ def tick_labels(
     """Labels for axis ticks, all with the same number of decimals.
 
     Args:
-        ticks: The tick values (evenly spaced, as :func:`nice_ticks` makes them).
+        ticks: The tick values (evenly spaced, as `nice_ticks` makes them).
         percent: Label ``tick * 100`` with ``%``.
         compact: Use one suffix for all (``k``, ``M``, ...; zero is written
             ``0``); by default when the largest tick is at least 100,000.
 
-    >>> tick_labels([0.0, 0.5, 1.0]), tick_labels([0.0, 0.05, 0.1], percent=True)
-    (['0.0', '0.5', '1.0'], ['0%', '5%', '10%'])
+    Examples:
+        >>> tick_labels([0.0, 0.5, 1.0]), tick_labels([0.0, 0.05, 0.1], percent=True)
+        (['0.0', '0.5', '1.0'], ['0%', '5%', '10%'])
     """
     values = np.asarray(ticks, dtype=np.float64).ravel()
     if values.size == 0:
@@ -224,8 +229,9 @@ def value_range(
         ``(low, high)`` with ``low < high``: ``(0, 1)`` (``(-1, 1)`` if
         symmetric) when nothing is finite, a small interval around a single value.
 
-    >>> value_range([1.0, 3.0], pad=0.0), value_range([np.nan]), value_range([2.0], pad=0.0)
-    ((1.0, 3.0), (0.0, 1.0), (1.9, 2.1))
+    Examples:
+        >>> value_range([1.0, 3.0], pad=0.0), value_range([np.nan]), value_range([2.0], pad=0.0)
+        ((1.0, 3.0), (0.0, 1.0), (1.9, 2.1))
     """
     low, high = math.inf, -math.inf
     for value in (*values, np.asarray(list(include), dtype=np.float64)):
@@ -271,11 +277,12 @@ def step_points(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The corners of a step line through ``(xs, ys)``: each value holds until the next x.
 
-    >>> xs, ys = step_points(np.array([0.0, 1.0, 2.0]), np.array([5.0, 6.0, 7.0]))
-    >>> xs.tolist()
-    [0.0, 1.0, 1.0, 2.0, 2.0]
-    >>> ys.tolist()
-    [5.0, 5.0, 6.0, 6.0, 7.0]
+    Examples:
+        >>> xs, ys = step_points(np.array([0.0, 1.0, 2.0]), np.array([5.0, 6.0, 7.0]))
+        >>> xs.tolist()
+        [0.0, 1.0, 1.0, 2.0, 2.0]
+        >>> ys.tolist()
+        [5.0, 5.0, 6.0, 6.0, 7.0]
     """
     if len(xs) < 2:
         return xs, ys
@@ -303,7 +310,7 @@ def _swatch_width(size: float) -> float:
 
 
 def legend_width(items: Sequence[LegendItem], size: float = font_sizes["legend"]) -> float:
-    """The width :func:`legend` needs for ``items`` at text ``size``."""
+    """The width `legend` needs for ``items`` at text ``size``."""
     if not items:
         return 0.0
     gap = size * 0.4
@@ -334,7 +341,7 @@ def legend(
         align: Which end ``x`` is.
 
     Returns:
-        The width drawn (as :func:`legend_width`).
+        The width drawn (as `legend_width`).
     """
     width = legend_width(items, size)
     position = x - width if align == "right" else x

@@ -1,6 +1,6 @@
 """Dashboards: a renderer that records an env's values step by step and draws them as panels.
 
-A :class:`Dashboard` is a :class:`~sekai.rendering.BaseRenderer`. Each call
+A `Dashboard` is a [`BaseRenderer`][sekai.rendering.BaseRenderer]. Each call
 to ``render(env)`` reads the values its panels ask for (their *sources*:
 attribute names of the env such as ``"equity"``, or callables taking the env),
 appends them to a history, and draws the layout of panels into an RGB frame::
@@ -14,9 +14,9 @@ appends them to a history, and draws the layout of panels into an RGB frame::
 
 The history belongs to the current episode: it starts afresh when the step
 (``env.elapsed_steps``, kept by ``TimeLimit``) goes back, or on
-:meth:`Dashboard.reset`. Panels: :class:`LineChart`, :class:`BarChart`,
-:class:`StackedArea`, the market charts of ``sekai.finance.rendering``, or
-your own :class:`Panel` subclass. Drawing needs Pillow:
+`Dashboard.reset`. Panels: `LineChart`, `BarChart`,
+`StackedArea`, the market charts of ``sekai.finance.rendering``, or
+your own `Panel` subclass. Drawing needs Pillow:
 ``pip install "sekai-wrappers[render]"``.
 """
 
@@ -89,21 +89,21 @@ class Dashboard(BaseRenderer):
     """Panels of an env's values over the episode, drawn into RGB frames.
 
     Args:
-        *items: The layout, top to bottom: panels, :class:`Row` and :class:`Column`.
+        *items: The layout, top to bottom: panels, `Row` and `Column`.
         title: The frame's title: a str, or a callable taking the env (read
             every frame); ``None`` for none.
         subtitle: A smaller line under the title (same kinds).
-        stats: Figures shown at the top right (:class:`Stat`).
+        stats: Figures shown at the top right (`Stat`).
         heights: Relative heights of ``items`` (default: each item's ``height``).
         width: Frame width in pixels (64 to 8192).
         height: Frame height in pixels (64 to 8192).
-        theme: A :class:`~sekai.rendering.Theme` or a built-in theme's name.
+        theme: A [`Theme`][sekai.rendering.Theme] or a built-in theme's name.
         step: The source of the step number that the time axis shows and that
             tells episodes apart (a step below the last one starts a new
             history). The default, ``"elapsed_steps"``, is kept by
             ``TimeLimit``; when the env has no such attribute, frames are
-            counted instead (call :meth:`reset` between episodes, or record
-            with :class:`~sekai.rendering.RecordFrames`, which does).
+            counted instead (call `reset` between episodes, or record
+            with [`RecordFrames`][sekai.rendering.RecordFrames], which does).
             ``None`` always counts frames.
         horizon: Where the time axis ends: ``"auto"`` (the env's
             ``max_episode_steps`` (from ``TimeLimit``), else its
@@ -124,7 +124,7 @@ class Dashboard(BaseRenderer):
             edges (the default, a class attribute). Set it to ``False`` on a
             dashboard (or the class) for frames about twice as fast.
         panels: Every panel of the layout, in drawing order.
-        root: The layout: a :class:`Column` of ``items``.
+        root: The layout: a `Column` of ``items``.
         scale: Pixel sizes (text, lines) are multiplied by this:
             ``min(width / 720, height / 450)``.
     """

@@ -1,4 +1,4 @@
-"""RecordFrames under its earlier module path (it lives in :mod:`sekai.rendering.recorder`)."""
+"""RecordFrames under its earlier module path (it lives in `sekai.rendering.recorder`)."""
 
 from __future__ import annotations
 

@@ -35,21 +35,21 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
     Episodes are numbered from 0 by their ``reset()``. For each episode that
     ``episode_trigger(episode_id)`` selects (all of them by default), the
     wrapper calls ``renderer.render(self.env)`` after the reset and after
-    every step, and keeps the frames in :attr:`frames` until the next reset.
+    every step, and keeps the frames in `frames` until the next reset.
     If the renderer has a ``reset(env)`` method (as
-    :class:`~sekai.rendering.Dashboard` does, to forget the last episode's
+    [`Dashboard`][sekai.rendering.Dashboard] does, to forget the last episode's
     history), it is called at every reset, before the first frame.
 
     ``enabled=False`` turns recording off: the renderer is never called and
     a step costs what a step through an empty wrapper costs. Set
-    :attr:`enabled` at any time; it takes effect from the next step (or
+    `enabled` at any time; it takes effect from the next step (or
     reset). ``max_frames`` caps the frames kept per episode: later steps of
     the episode are not rendered.
 
-    :meth:`save` writes the current frames to a file of your choice (GIF,
+    `save` writes the current frames to a file of your choice (GIF,
     MP4 or npz). With a ``directory``, each recorded episode is also written
     there when it ends (a step returns ``terminated`` or ``truncated``), or,
-    if it is cut short, at the next ``reset()`` or at :meth:`close`:
+    if it is cut short, at the next ``reset()`` or at `close`:
 
     - ``format="gif"``: ``<name_prefix>-<episode_id>.gif``, an animated GIF
       at ``fps`` frames per second;
@@ -64,7 +64,7 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
     GIF and PNG episodes written to a ``directory`` need the optional
     imaging dependency: ``pip install "sekai-wrappers[images]"``; without it,
     the constructor raises an ``ImportError`` saying so. Paths written so far
-    are in :attr:`saved_paths`.
+    are in `saved_paths`.
 
     The frames are per-episode state: put ``AutoReset`` outside this wrapper
     (it warns when built around one), otherwise the frames after the first
@@ -72,7 +72,7 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
 
     Args:
         env: The environment to record.
-        renderer: Draws each frame (see :class:`~sekai.rendering.Renderer`).
+        renderer: Draws each frame (see [`Renderer`][sekai.rendering.Renderer]).
         enabled: Record frames; ``False`` records nothing.
         max_frames: Keep at most this many frames per episode (``None``: no cap).
         directory: Where to write recorded episodes; ``None`` keeps the
@@ -82,7 +82,7 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
         fps: Frames per second stored with the episode (> 0).
         episode_trigger: Selects the episodes to record by id; ``None``
             records every episode.
-        close_renderer: Close the renderer in :meth:`close`.
+        close_renderer: Close the renderer in `close`.
 
     Raises:
         TypeError: ``renderer`` is not a Renderer, ``episode_trigger`` is not
@@ -195,8 +195,8 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
     def save(self, path: str | Path, fps: float | None = None) -> Path:
         """Write the frames recorded since the last reset to ``path``.
 
-        The suffix chooses the format: ``.gif`` (:func:`save_gif`, needs
-        Pillow), ``.mp4`` and the other video suffixes (:func:`save_video`,
+        The suffix chooses the format: ``.gif`` (`save_gif`, needs
+        Pillow), ``.mp4`` and the other video suffixes (`save_video`,
         needs imageio and imageio-ffmpeg), or ``.npz`` (numpy only).
 
         Args:
@@ -204,7 +204,7 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
             fps: Frames per second; by default the wrapper's ``fps``.
 
         Returns:
-            ``path`` as a :class:`~pathlib.Path`.
+            ``path`` as a `Path`.
 
         Raises:
             ValueError: No frames were recorded, or an unknown suffix.
@@ -247,7 +247,7 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
     async def async_reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[ObsType]:
-        """Async form of :meth:`reset`."""
+        """Async form of `reset`."""
         self._finish()
         result = await self.env.async_reset(seed=seed, options=options)
         self._start()

@@ -26,16 +26,16 @@ _Self = TypeVar("_Self", bound="BaseRenderer")
 class Renderer(Protocol):
     """Draws the current state of an environment as a frame.
 
-    Rendering is not a method of :class:`~sekai.core.Env` in sekai: a renderer
+    Rendering is not a method of [`Env`][sekai.core.Env] in sekai: a renderer
     is a separate object, injected where frames are needed (e.g.
-    :class:`~sekai.rendering.RecordFrames`), so one environment can be drawn
+    [`RecordFrames`][sekai.rendering.RecordFrames]), so one environment can be drawn
     in several ways and an environment never pays for a display it does not
     use. A renderer reads what it needs from the env it is given (attribute
     reads go through wrappers to the base env).
 
     Any object with these methods is a renderer (``isinstance`` checks
     work); subclassing ``Renderer`` explicitly inherits the context-manager
-    methods, which call :meth:`close` on exit::
+    methods, which call `close` on exit::
 
         class PriceChart(Renderer):
             def render(self, env):
@@ -49,7 +49,7 @@ class Renderer(Protocol):
         """Return a frame of ``env``'s current state.
 
         Frames are usually RGB images, ``uint8`` arrays of shape ``(H, W, 3)``
-        (what :class:`~sekai.rendering.RecordFrames` writes as images), or
+        (what [`RecordFrames`][sekai.rendering.RecordFrames] writes as images), or
         text for terminals; a renderer may return anything its consumer
         understands.
         """
@@ -72,13 +72,13 @@ class Renderer(Protocol):
 
 
 class BaseRenderer:
-    """A convenient base class for renderers: implement :meth:`render`, the rest is here.
+    """A convenient base class for renderers: implement `render`, the rest is here.
 
-    It satisfies the :class:`Renderer` protocol: :meth:`close` does nothing
+    It satisfies the `Renderer` protocol: `close` does nothing
     (override it to release windows, figures or files) and ``with renderer:``
-    closes the renderer on exit. :class:`~sekai.rendering.Dashboard` is one.
+    closes the renderer on exit. [`Dashboard`][sekai.rendering.Dashboard] is one.
 
-    Example:
+    Examples:
         >>> class Blank(BaseRenderer):
         ...     def render(self, env):
         ...         return np.zeros((2, 2, 3), np.uint8)

@@ -5,7 +5,7 @@ embedded in Pillow itself), so frames look the same on every machine and no
 font file is looked up on disk. Bold is a faux bold (the glyphs struck twice,
 a fraction of a pixel apart). The typeface covers ASCII and most of Latin-1;
 a few typographic characters it lacks are drawn as their ASCII equivalents
-(``"\u2212"`` as ``"-"``, ``"\u2264"`` as ``"<="``, ...), see :attr:`Face.fallbacks`.
+(``"\u2212"`` as ``"-"``, ``"\u2264"`` as ``"<="``, ...), see `Face.fallbacks`.
 
 Everything here needs Pillow: ``pip install "sekai-wrappers[render]"``. It is
 imported the first time a face is loaded; without it that raises an
@@ -105,7 +105,7 @@ class Glyph:
 class Face:
     """The typeface at one size and weight: measures text and hands Pillow its font.
 
-    Get faces from :func:`face`, which caches them. Sizes are pixels (the
+    Get faces from `face`, which caches them. Sizes are pixels (the
     height of the em square).
 
     Attributes:
@@ -217,15 +217,16 @@ def face(size: float = 12, bold: bool = False) -> Face:
 def text_width(text: str, size: float = 12, bold: bool = False) -> float:
     """The width in pixels of ``text`` drawn on one line at ``size`` (and ``bold``).
 
-    What :meth:`Canvas.text <sekai.rendering.Canvas.text>` returns after
+    What [`Canvas.text`][sekai.rendering.canvas.Canvas.text] returns after
     drawing the same text, so layouts can be measured before drawing.
 
     Raises:
         TypeError: ``text`` is not a str.
         ImportError: Pillow is not installed.
 
-    >>> text_width("") == 0.0 and text_width("Equity") < text_width("Equity curve")
-    True
+    Examples:
+        >>> text_width("") == 0.0 and text_width("Equity") < text_width("Equity curve")
+        True
     """
     if not isinstance(text, str):
         raise TypeError(f"text_width: text must be a str, got {text!r}")

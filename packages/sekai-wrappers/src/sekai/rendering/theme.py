@@ -1,11 +1,11 @@
-"""Themes: the colours a dashboard draws with (:data:`LIGHT`, :data:`DARK`, your own).
+"""Themes: the colours a dashboard draws with (`LIGHT`, `DARK`, your own).
 
-A :class:`Theme` names every colour a chart needs by its role (background,
+A `Theme` names every colour a chart needs by its role (background,
 grid, text, rising and falling values, ...) plus a cycle of series colours, so
 that panels never hard-code a colour and the same dashboard can be drawn light
 or dark. Colours are ``(r, g, b)`` tuples of ints in ``0..255``; wherever a
 colour is accepted, a hex string (``"#1f77b4"`` or ``"#18b"``) or any sequence
-of three numbers in ``0..255`` works too (see :func:`rgb`).
+of three numbers in ``0..255`` works too (see `rgb`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ Color: TypeAlias = tuple[int, int, int]
 """An RGB colour: three ints in ``0..255``."""
 
 ColorLike: TypeAlias = Color | Sequence[float] | str
-"""Anything :func:`rgb` turns into a colour: an RGB triple or a hex string."""
+"""Anything `rgb` turns into a colour: an RGB triple or a hex string."""
 
 
 def rgb(color: ColorLike) -> Color:
@@ -41,8 +41,9 @@ def rgb(color: ColorLike) -> Color:
         TypeError: ``color`` is neither a string nor a sequence of three numbers.
         ValueError: A malformed hex string, or a component outside ``0..255``.
 
-    >>> rgb("#1f77b4"), rgb("#fff"), rgb((10, 20.4, 30))
-    ((31, 119, 180), (255, 255, 255), (10, 20, 30))
+    Examples:
+        >>> rgb("#1f77b4"), rgb("#fff"), rgb((10, 20.4, 30))
+        ((31, 119, 180), (255, 255, 255), (10, 20, 30))
     """
     if type(color) is tuple and len(color) == 3:
         r, g, b = color
@@ -86,8 +87,9 @@ def mix(a: ColorLike, b: ColorLike, t: float) -> Color:
 
     ``t`` is clipped to ``[0, 1]``.
 
-    >>> mix((0, 0, 0), (255, 255, 255), 0.5)
-    (128, 128, 128)
+    Examples:
+        >>> mix((0, 0, 0), (255, 255, 255), 0.5)
+        (128, 128, 128)
     """
     ca, cb = rgb(a), rgb(b)
     t = min(1.0, max(0.0, float(t)))
@@ -118,13 +120,13 @@ def _contrast(a: Color, b: Color) -> float:
 class Theme:
     """The colours of a dashboard, each named by its role.
 
-    Build one from scratch, or derive one from :data:`LIGHT` or :data:`DARK`
-    with :meth:`with_colors`. Every field holds an ``(r, g, b)`` tuple;
+    Build one from scratch, or derive one from `LIGHT` or `DARK`
+    with `with_colors`. Every field holds an ``(r, g, b)`` tuple;
     ``series`` holds the cycle of colours that series, bars and areas take
-    in turn (see :meth:`color`).
+    in turn (see `color`).
 
     Attributes:
-        name: The theme's name (what :func:`get_theme` looks up).
+        name: The theme's name (what `get_theme` looks up).
         background: The frame's background.
         grid: Grid lines.
         axis: Axis lines, reference lines and outlines.
@@ -195,7 +197,7 @@ class Theme:
 
         Returns:
             The new theme. It keeps this theme's name (rename it with
-            :func:`dataclasses.replace`).
+            `dataclasses.replace`).
 
         Raises:
             TypeError: An unknown colour name.
@@ -273,10 +275,10 @@ THEMES: Mapping[str, Theme] = MappingProxyType({LIGHT.name: LIGHT, DARK.name: DA
 
 
 def get_theme(theme: Theme | str) -> Theme:
-    """The theme ``theme`` names, or ``theme`` itself when it is a :class:`Theme`.
+    """The theme ``theme`` names, or ``theme`` itself when it is a `Theme`.
 
     Args:
-        theme: A :class:`Theme`, or the name of a built-in one (``"light"``,
+        theme: A `Theme`, or the name of a built-in one (``"light"``,
             ``"dark"``; case does not matter).
 
     Raises:

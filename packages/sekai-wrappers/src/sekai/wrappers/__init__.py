@@ -1,19 +1,19 @@
 """Wrappers that change observations, actions, rewards and episode control.
 
-Every wrapper is a layer around a :class:`sekai.core.Env` and keeps its
+Every wrapper is a layer around a [`sekai.core.Env`][sekai.core.Env] and keeps its
 ``observation_space`` / ``action_space`` consistent with what it returns and
 accepts. Wrappers that keep per-episode state (``TimeLimit``,
 ``TimeAwareObservation``, ``FrameStackObservation``, ``DelayObservation``,
 ``DelayAction``, ``StickyAction``) belong inside ``AutoReset`` and warn when
 built around one.
 
-``TimeLimit`` and ``OrderEnforcing`` live in :mod:`sekai.core` (``make()``
+``TimeLimit`` and ``OrderEnforcing`` live in `sekai.core` (``make()``
 applies them) and are re-exported here.
 
 sekai 0.2's module paths (``sekai.wrappers.frame_stack``,
 ``sekai.wrappers.normalize_obs``, ``sekai.wrappers.stats``, ...) are thin
 re-export modules of the modules named here; see
-:mod:`sekai.wrappers._old_paths`.
+`sekai.wrappers._old_paths`.
 """
 
 from sekai._aliases import install as _install_aliases

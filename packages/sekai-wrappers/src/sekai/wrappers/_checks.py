@@ -1,6 +1,6 @@
 """Argument handling and warnings shared by the wrappers.
 
-The plain type and range checks live in :mod:`sekai._validation`.
+The plain type and range checks live in `sekai._validation`.
 """
 
 from __future__ import annotations

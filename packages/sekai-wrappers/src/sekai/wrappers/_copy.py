@@ -1,7 +1,7 @@
 """Copies of actions and observations that a wrapper keeps for a later step.
 
 The copier is chosen from the space by the one space walker of
-:mod:`sekai.spaces` (see :func:`sekai.spaces._layout.copier_for`), shared with
+`sekai.spaces` (see `sekai.spaces._layout.copier_for`), shared with
 the vector envs.
 """
 

@@ -1,4 +1,4 @@
-"""sekai-wrappers' table of sekai 0.2 module paths (installed by :mod:`sekai._aliases`).
+"""sekai-wrappers' table of sekai 0.2 module paths (installed by `sekai._aliases`).
 
 sekai 0.2 named most wrapper modules with short suffixes (``frame_stack``,
 ``normalize_obs``, ``stats``, ...); each old path is a thin re-export of the

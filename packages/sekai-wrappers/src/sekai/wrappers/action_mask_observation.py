@@ -16,11 +16,11 @@ class ActionMaskObservation(ObservationWrapper[dict[str, Any], ActType, Any]):
 
     For policies that apply the mask themselves (masked logits in PPO,
     RLlib's action-masking models). The mask returned by the env's
-    ``action_mask()`` (see :mod:`sekai.utils.masking`) after each reset and
+    ``action_mask()`` (see `sekai.utils.masking`) after each reset and
     step is flattened to an ``int8`` vector
-    (:func:`sekai.utils.flatten_action_mask`) living in
-    :func:`sekai.utils.action_mask_space` of the action space, a
-    :class:`~sekai.spaces.MultiBinary`. A Dict observation gains the entry
+    ([`sekai.utils.flatten_action_mask`][sekai.utils.masking.flatten_action_mask]) living in
+    [`sekai.utils.action_mask_space`][sekai.utils.masking.action_mask_space] of the action space, a
+    [`MultiBinary`][sekai.spaces.MultiBinary]. A Dict observation gains the entry
     ``key``; any other observation becomes ``{"observation": obs, key: mask}``.
 
     Args:

@@ -44,7 +44,7 @@ class ActionRepeat(Wrapper[ObsType, ActType, ObsType, ActType]):
                 return _finish(result, total, runs)
 
     async def async_step(self, action: ActType) -> StepResult[ObsType]:
-        """Async form of :meth:`step`."""
+        """Async form of `step`."""
         total = 0.0
         runs = 0
         while True:

@@ -27,7 +27,7 @@ class AutoReset(Wrapper[ObsType, ActType, ObsType, ActType]):
 
     When the inner step returns ``terminated`` or ``truncated``, the wrapper
     calls the inner ``reset()`` (without seed or options, so the random
-    stream continues) and returns a :class:`~sekai.core.StepResult` whose:
+    stream continues) and returns a [`StepResult`][sekai.core.StepResult] whose:
 
     - ``observation`` is the first observation of the new episode;
     - ``reward``, ``terminated`` and ``truncated`` are those of the final step;
@@ -78,7 +78,7 @@ class AutoReset(Wrapper[ObsType, ActType, ObsType, ActType]):
         return result
 
     async def async_step(self, action: ActType) -> StepResult[ObsType]:
-        """Async form of :meth:`step` (awaits the inner ``async_reset``)."""
+        """Async form of `step` (awaits the inner ``async_reset``)."""
         result = await self.env.async_step(action)
         if result.terminated or result.truncated:
             final = self._keep(result)

@@ -12,7 +12,7 @@ __all__ = ["FilterObservation"]
 
 
 class FilterObservation(ObservationWrapper[dict[str, Any], ActType, dict[str, Any]]):
-    """Keeps only the given keys of a :class:`~sekai.spaces.Dict` observation.
+    """Keeps only the given keys of a [`Dict`][sekai.spaces.Dict] observation.
 
     The new observation space is a ``Dict`` of those keys' sub-spaces, in the
     order the keys are given, and so are the observations (new dicts; the

@@ -17,10 +17,10 @@ __all__ = ["FlattenObservation"]
 class FlattenObservation(ObservationWrapper[NDArray[np.float32], ActType, Any]):
     """Flattens observations of a nested space into 1-D ``float32`` arrays.
 
-    Uses :func:`sekai.spaces.flatten` (Boxes raveled, Discretes one-hot,
+    Uses [`sekai.spaces.flatten`][sekai.spaces.flatten] (Boxes raveled, Discretes one-hot,
     Dicts and Tuples concatenated in order, a MaskedBox as its values then
     its mask); the observation space becomes
-    :func:`sekai.spaces.flatten_space` of the env's. The flattening function
+    [`sekai.spaces.flatten_space`][sekai.spaces.flatten_space] of the env's. The flattening function
     for the space is chosen once, at construction.
 
     Args:

@@ -20,7 +20,7 @@ class FrameStackObservation(Wrapper[Any, ActType, Any, ActType]):
 
     Gives a memoryless policy temporal context: recent prices, or motion in
     pixel observations. Any observation space that can be batched works
-    (:func:`sekai.spaces.batch_space`), and nested spaces stack leaf by leaf:
+    ([`sekai.spaces.batch_space`][sekai.spaces.batch_space]), and nested spaces stack leaf by leaf:
     a Dict observation ``{"returns": (L, n), "weights": (n + 1,)}`` becomes
     ``{"returns": (N, L, n), "weights": (N, n + 1)}``, a MaskedBox keeps its
     ``values``/``mask`` layout with the stack axis in front of both, and a
@@ -31,9 +31,9 @@ class FrameStackObservation(Wrapper[Any, ActType, Any, ActType]):
     writes every observation into the same buffer still gets its past
     observations stacked, not N views of the latest one.
 
-    ``padding`` fills the stack right after :meth:`reset`: ``"reset"`` (the
+    ``padding`` fills the stack right after `reset`: ``"reset"`` (the
     default) repeats the first observation, ``"zeros"`` uses the space's zero
-    (:func:`sekai.spaces.zero_sample`), which makes the start of an episode
+    ([`sekai.spaces.zero_sample`][sekai.spaces.zero_sample]), which makes the start of an episode
     visible to the agent.
 
     The stack is per-episode state: put ``AutoReset`` outside this wrapper

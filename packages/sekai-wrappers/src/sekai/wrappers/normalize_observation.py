@@ -18,10 +18,10 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
 
     Works on any observation space:
 
-    - every :class:`~sekai.spaces.Box` (at the top level or inside a Dict or
+    - every [`Box`][sekai.spaces.Box] (at the top level or inside a Dict or
       Tuple) gets its own statistics of its shape, and its observations
       become ``float64`` arrays ``(x - mean) / sqrt(var + epsilon)``;
-    - a :class:`~sekai.spaces.MaskedBox` gets per-feature statistics (of the
+    - a [`MaskedBox`][sekai.spaces.MaskedBox] gets per-feature statistics (of the
       element shape) updated with its occupied slots only, so padding does
       not bias them; occupied slots are normalised, empty slots hold 0, and
       the mask is passed through;
@@ -36,10 +36,10 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
     normalised values are clipped to ``[-clip, clip]`` and the new Box bounds
     say so; otherwise they are unbounded.
 
-    Set :attr:`update_running_mean` to ``False`` to freeze the statistics
-    (e.g. for evaluation); :meth:`state_dict` and :meth:`load_state_dict`
+    Set `update_running_mean` to ``False`` to freeze the statistics
+    (e.g. for evaluation); `state_dict` and `load_state_dict`
     save and restore them. The statistics and the transform live in
-    :attr:`normalizer`, a :class:`~sekai.utils.normalization.ObservationNormalizer`
+    `normalizer`, a [`ObservationNormalizer`][sekai.utils.normalization.ObservationNormalizer]
     built once, at construction.
 
     Args:
@@ -50,7 +50,7 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
         clip: If given (> 0), normalised values are clipped to ``[-clip, clip]``.
 
     Attributes:
-        normalizer: The :class:`~sekai.utils.normalization.ObservationNormalizer`
+        normalizer: The [`ObservationNormalizer`][sekai.utils.normalization.ObservationNormalizer]
             doing the work.
 
     Raises:
@@ -105,8 +105,9 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
         """The statistics, nested like the observation space.
 
         For a Box (or MaskedBox) observation it is the statistics object itself
-        (:class:`~sekai.utils.RunningMeanStd` or
-        :class:`~sekai.utils.ExponentialMovingStats`); for a Dict a dict and for
+        ([`RunningMeanStd`][sekai.utils.running_stats.RunningMeanStd] or
+        [`ExponentialMovingStats`][sekai.utils.running_stats.ExponentialMovingStats]);
+        for a Dict a dict and for
         a Tuple a tuple of the parts' statistics, ``None`` for parts that pass
         through.
         """
@@ -117,11 +118,11 @@ class NormalizeObservation(ObservationWrapper[Any, ActType, Any]):
         return self.normalizer(obs)
 
     def state_dict(self) -> Any:
-        """The statistics as plain data (arrays and numbers), nested like :attr:`obs_rms`."""
+        """The statistics as plain data (arrays and numbers), nested like `obs_rms`."""
         return self.normalizer.state_dict()
 
     def load_state_dict(self, state: Any) -> None:
-        """Restore statistics saved by :meth:`state_dict`.
+        """Restore statistics saved by `state_dict`.
 
         Raises:
             ValueError: ``state`` does not match the observation space's nesting

@@ -27,14 +27,14 @@ class NormalizeReward(Wrapper[ObsType, ActType, ObsType, ActType]):
 
     As in OpenAI baselines' ``VecNormalize``: the wrapper keeps the discounted
     return ``G = gamma * G + r`` of the current episode, feeds it to a
-    :class:`~sekai.utils.RunningMeanStd` (:attr:`return_rms`) and returns
+    [`RunningMeanStd`][sekai.utils.running_stats.RunningMeanStd] (`return_rms`) and returns
     ``r / sqrt(var(G) + epsilon)``. The mean is not subtracted, only the
     scale changes, so the sign of every reward is kept. ``G`` restarts at 0
-    after every step that ends an episode (and on :meth:`reset`), so the
+    after every step that ends an episode (and on `reset`), so the
     wrapper works on either side of ``AutoReset``.
 
-    Set :attr:`update_running_mean` to ``False`` to freeze the statistics;
-    :meth:`state_dict` / :meth:`load_state_dict` save and restore them.
+    Set `update_running_mean` to ``False`` to freeze the statistics;
+    `state_dict` / `load_state_dict` save and restore them.
 
     Args:
         env: The environment to wrap.
@@ -63,11 +63,11 @@ class NormalizeReward(Wrapper[ObsType, ActType, ObsType, ActType]):
         self._zero = np.zeros((), dtype=np.float64)
 
     def state_dict(self) -> dict[str, Any]:
-        """The return statistics as plain data (see :meth:`RunningMeanStd.state_dict`)."""
+        """The return statistics as plain data (see `RunningMeanStd.state_dict`)."""
         return self.return_rms.state_dict()
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restore statistics saved by :meth:`state_dict`."""
+        """Restore statistics saved by `state_dict`."""
         self.return_rms.load_state_dict(state)
 
     def _after_reset(self, result: ResetResult[ObsType]) -> ResetResult[ObsType]:

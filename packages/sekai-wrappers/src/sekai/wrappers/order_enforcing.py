@@ -1,7 +1,7 @@
 """OrderEnforcing: refuse to step an env that has not been reset.
 
-Thin re-export: the class lives in :mod:`sekai.core.order_enforcing`, because
-:func:`sekai.registry.make` (in sekai-core) applies it to every env it builds.
+Thin re-export: the class lives in `sekai.core.order_enforcing`, because
+[`sekai.registry.make`][sekai.registry.make] (in sekai-core) applies it to every env it builds.
 """
 
 from sekai.core.order_enforcing import ActType, ObsType, OrderEnforcing, SeedType

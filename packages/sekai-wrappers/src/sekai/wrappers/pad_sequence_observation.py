@@ -23,9 +23,9 @@ _Fn = Callable[[Any], Any]
 class PadSequenceObservation(ObservationWrapper[Any, ActType, Any]):
     """Turns variable-length Sequence observations into fixed-size MaskedBox ones.
 
-    Every :class:`~sekai.spaces.Sequence` of :class:`~sekai.spaces.Box`
+    Every [`Sequence`][sekai.spaces.Sequence] of [`Box`][sekai.spaces.Box]
     elements in the observation space, at the top level or nested in Dicts
-    and Tuples, becomes a :class:`~sekai.spaces.MaskedBox` with the element's
+    and Tuples, becomes a [`MaskedBox`][sekai.spaces.MaskedBox] with the element's
     bounds, shape and dtype and ``max_length`` slots. A sequence of ``k``
     elements fills the first ``k`` slots in order (``mask`` 1 there) and the
     other slots hold the element zero (0 clipped into the bounds) with mask
@@ -34,7 +34,7 @@ class PadSequenceObservation(ObservationWrapper[Any, ActType, Any]):
 
     A sequence longer than its slots is handled by ``truncate``: ``"tail"``
     (the default) keeps the most recent (last) elements, ``"head"`` the
-    first ones, and ``"error"`` raises :class:`~sekai.error.InvalidObservation`.
+    first ones, and ``"error"`` raises [`InvalidObservation`][sekai.error.InvalidObservation].
 
     Args:
         env: The environment to wrap.

@@ -26,12 +26,12 @@ class RecordEpisodeStatistics(Wrapper[ObsType, ActType, ObsType, ActType]):
 
     On the step that ends an episode (``terminated`` or ``truncated``) the
     returned info is a copy of the env's info with ``info["episode"]`` set
-    to an :class:`~sekai.stats.EpisodeStats` (a typed dataclass, not a
-    dict). The latest one stays available as :attr:`episode_stats`; the last
+    to an [`EpisodeStats`][sekai.stats.EpisodeStats] (a typed dataclass, not a
+    dict). The latest one stays available as `episode_stats`; the last
     ``deque_size`` returns, lengths and durations are kept in
-    :attr:`return_queue`, :attr:`length_queue` and :attr:`time_queue`.
+    `return_queue`, `length_queue` and `time_queue`.
 
-    The tracker (a :class:`~sekai.stats.StatsTracker`) is called at each
+    The tracker (a [`StatsTracker`][sekai.stats.StatsTracker]) is called at each
     moment of an episode: ``on_reset(env_id, seed)`` when it starts (with the
     env's registered id, if any, and the int seed given to ``reset``, if
     any), ``on_step(reward, terminated, truncated, info)`` after every step
@@ -43,12 +43,12 @@ class RecordEpisodeStatistics(Wrapper[ObsType, ActType, ObsType, ActType]):
     also starts counting the next one, so the resets made inside an
     ``AutoReset`` need not reach this wrapper (the tracker's ``on_reset`` is
     then called, with ``seed=None``, before the next episode's first step).
-    :meth:`reset` discards an unfinished episode and starts a new one.
+    `reset` discards an unfinished episode and starts a new one.
 
     Args:
         env: The environment to wrap.
         tracker: Where the statistics go. Defaults to an
-            :class:`~sekai.stats.InMemoryTracker` keeping ``deque_size``
+            [`InMemoryTracker`][sekai.stats.InMemoryTracker] keeping ``deque_size``
             episodes.
         deque_size: How many recent episodes the queues keep (>= 1).
 
@@ -105,7 +105,7 @@ class RecordEpisodeStatistics(Wrapper[ObsType, ActType, ObsType, ActType]):
     async def async_reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[ObsType]:
-        """Async form of :meth:`reset`."""
+        """Async form of `reset`."""
         result = await self.env.async_reset(seed=seed, options=options)
         self._begin(seed)
         return result

@@ -22,18 +22,18 @@ class RescaleAction(ActionWrapper[ObsType, NDArray[np.float32], NDArray[np.float
     Useful when a policy outputs actions in a fixed range (e.g. ``[-1, 1]``)
     and the env expects another one. Each component is mapped affinely from
     ``[min_action, max_action]`` onto ``[low, high]`` of the env's Box and
-    clipped to the env's bounds; :meth:`reverse_action` maps the other way
+    clipped to the env's bounds; `reverse_action` maps the other way
     and clips to ``[min_action, max_action]``. The wrapper's action space is
     ``Box(min_action, max_action)`` with the env's shape and dtype; an action
     of another shape is refused rather than broadcast.
 
     Action masks: if the env implements ``action_mask()`` (see
-    :mod:`sekai.utils.masking`), the components its mask sets to ``False``
+    `sekai.utils.masking`), the components its mask sets to ``False``
     reach the env as the env's zero (``env.action_space.zero()``), as the
     mask convention requires, whatever the policy put there. Rescaling would
     otherwise turn this wrapper's zero (what ``sample(mask=...)`` puts in a
     masked component) into the middle of the env's range.
-    :meth:`reverse_action` does not apply the mask.
+    `reverse_action` does not apply the mask.
 
     Args:
         env: An environment with a floating-point Box action space with

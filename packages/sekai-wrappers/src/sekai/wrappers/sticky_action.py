@@ -32,7 +32,7 @@ class StickyAction(ActionWrapper[ObsType, ActType, ActType]):
 
     The wrapper keeps its own random generator, so it never draws from (and
     never perturbs) the env's stream. It is derived from the seed given to
-    :meth:`reset`: an int, or a Generator's ``SeedSequence`` (the Generator
+    `reset`: an int, or a Generator's ``SeedSequence`` (the Generator
     itself is not drawn from); a reset without a seed continues the current
     stream (seeded from OS entropy if there is none yet). The same reset seed
     therefore gives the same sticky decisions.
@@ -81,7 +81,7 @@ class StickyAction(ActionWrapper[ObsType, ActType, ActType]):
     async def async_reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[ObsType]:
-        """Async form of :meth:`reset`."""
+        """Async form of `reset`."""
         self._reseed(seed)
         return await self.env.async_reset(seed=seed, options=options)
 

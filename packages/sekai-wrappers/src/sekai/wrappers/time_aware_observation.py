@@ -32,7 +32,7 @@ class TimeAwareObservation(ObservationWrapper[Any, ActType, Any]):
     ``t / max_episode_steps``, in ``[0, 1]`` (it stays at 1 if an episode runs
     longer); otherwise it is ``t`` itself, in ``[0, inf)``.
     ``max_episode_steps`` defaults to the limit of a
-    :class:`~sekai.core.TimeLimit` inside this wrapper, else to the env spec's
+    [`TimeLimit`][sekai.core.TimeLimit] inside this wrapper, else to the env spec's
     ``max_episode_steps``.
 
     The count is per-episode state: put ``AutoReset`` outside this wrapper (it

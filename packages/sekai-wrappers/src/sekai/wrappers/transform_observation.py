@@ -20,11 +20,11 @@ class TransformObservation(ObservationWrapper[Any, ActType, Any]):
 
     Pass ``new_observation_space`` whenever ``func`` changes the shape, dtype
     or bounds of the observations, so the wrapper's
-    :attr:`observation_space` keeps containing them; without it the env's
+    `observation_space` keeps containing them; without it the env's
     space is kept.
 
     ``func`` was called ``fn`` before sekai 0.2: ``fn=`` is still accepted
-    and emits a :class:`~sekai.error.DeprecatedAPI` warning (a
+    and emits a [`DeprecatedAPI`][sekai.error.DeprecatedAPI] warning (a
     ``DeprecationWarning``).
 
     Args:

@@ -14,7 +14,7 @@ class TransformReward(RewardWrapper[ObsType, ActType]):
     """Applies ``func`` to every reward.
 
     ``func`` was called ``fn`` before sekai 0.2: ``fn=`` is still accepted
-    and emits a :class:`~sekai.error.DeprecatedAPI` warning (a
+    and emits a [`DeprecatedAPI`][sekai.error.DeprecatedAPI] warning (a
     ``DeprecationWarning``).
 
     Args:

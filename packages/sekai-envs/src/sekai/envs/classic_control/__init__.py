@@ -4,21 +4,21 @@ Each task reproduces Gymnasium's environment of the same id step for step
 (bit-identical observations, rewards and flags from the same seed and
 actions) and has a native vector env that gives the same trajectories as
 ``SyncVecEnv`` over the single env, with every sub-env simulated in numpy
-arrays. The renderers of :mod:`sekai.envs.classic_control.rendering` draw them
+arrays. The renderers of `sekai.envs.classic_control.rendering` draw them
 (``pip install "sekai-envs[render]"``).
 
 Environments (id: single env / native vector env / renderer):
 
-- ``CartPole-v1``: :class:`CartPoleEnv` / :class:`CartPoleVecEnv` /
-  :class:`CartPoleRenderer`;
-- ``MountainCar-v0``: :class:`MountainCarEnv` / :class:`MountainCarVecEnv` /
-  :class:`MountainCarRenderer`;
-- ``MountainCarContinuous-v0``: :class:`ContinuousMountainCarEnv` /
-  :class:`ContinuousMountainCarVecEnv` / :class:`MountainCarRenderer`;
-- ``Pendulum-v1``: :class:`PendulumEnv` / :class:`PendulumVecEnv` /
-  :class:`PendulumRenderer`;
-- ``Acrobot-v1``: :class:`AcrobotEnv` / :class:`AcrobotVecEnv` /
-  :class:`AcrobotRenderer`.
+- ``CartPole-v1``: `CartPoleEnv` / `CartPoleVecEnv` /
+  `CartPoleRenderer`;
+- ``MountainCar-v0``: `MountainCarEnv` / `MountainCarVecEnv` /
+  `MountainCarRenderer`;
+- ``MountainCarContinuous-v0``: `ContinuousMountainCarEnv` /
+  `ContinuousMountainCarVecEnv` / `MountainCarRenderer`;
+- ``Pendulum-v1``: `PendulumEnv` / `PendulumVecEnv` /
+  `PendulumRenderer`;
+- ``Acrobot-v1``: `AcrobotEnv` / `AcrobotVecEnv` /
+  `AcrobotRenderer`.
 
 Importing this package is cheap: each class is imported on first access.
 """

@@ -24,17 +24,17 @@ class ClassicEnv(Env[NDArray[np.float32], ActT], Generic[ActT, FloatT]):
     """A classic-control env: a short state vector, reset from uniform draws.
 
     The state is held in ``_state``, a list of ``_size`` numbers (``None``
-    before the first reset), and read or assigned through :attr:`state`.
-    :meth:`reset` reads its options with :meth:`_bounds`, draws ``_width``
-    numbers from :attr:`rng` in one ``uniform`` call and hands them to
-    :meth:`_start`. The native vector env of the task resets its sub-envs
-    with the same :meth:`_bounds` and ``_width`` (see ``ClassicVecEnv``), so
+    before the first reset), and read or assigned through `state`.
+    `reset` reads its options with `_bounds`, draws ``_width``
+    numbers from `rng` in one ``uniform`` call and hands them to
+    `_start`. The native vector env of the task resets its sub-envs
+    with the same `_bounds` and ``_width`` (see ``ClassicVecEnv``), so
     both consume a stream alike.
 
     Subclasses set ``_name`` (for messages), ``_size`` and ``_width``,
-    implement :meth:`_bounds` and ``step``, and override :meth:`_start`,
-    :meth:`_begin` or :meth:`_observation` where the defaults do not fit.
-    ``FloatT`` is the scalar type of :attr:`state`.
+    implement `_bounds` and ``step``, and override `_start`,
+    `_begin` or `_observation` where the defaults do not fit.
+    ``FloatT`` is the scalar type of `state`.
     """
 
     _name: ClassVar[str]
@@ -48,7 +48,7 @@ class ClassicEnv(Env[NDArray[np.float32], ActT], Generic[ActT, FloatT]):
         """Start a new episode from a random initial state (see the class docstring's *Reset*).
 
         Args:
-            seed: Seed of the env's generator (see :class:`~sekai.core.Env`).
+            seed: Seed of the env's generator (see [`Env`][sekai.core.Env]).
             options: Other bounds of the initial-state distribution, under the
                 keys the class docstring's *Reset* names (``"low"`` and
                 ``"high"``; Pendulum's ``"x_init"`` and ``"y_init"``).
@@ -96,7 +96,7 @@ class ClassicEnv(Env[NDArray[np.float32], ActT], Generic[ActT, FloatT]):
         self._begin(draws.tolist())
 
     def _begin(self, values: list[Any]) -> None:
-        """Make ``values`` the state, after a reset or an assignment to :attr:`state`."""
+        """Make ``values`` the state, after a reset or an assignment to `state`."""
         self._state = values
 
     def _observation(self) -> NDArray[np.float32]:

@@ -4,7 +4,7 @@ The native classic-control vector envs reset sub-envs inside ``step``. Each
 reset draws the sub-env's initial state from its own generator, as the single
 env does, so the trajectories match ``SyncVecEnv``'s. One ``rng.uniform``
 call per resetting sub-env costs about a microsecond, as much as the rest of
-a step at 1024 sub-envs; :class:`InitialStates` draws them ahead instead.
+a step at 1024 sub-envs; `InitialStates` draws them ahead instead.
 """
 
 from __future__ import annotations
@@ -29,13 +29,13 @@ class InitialStates:
     Taking the next row of many sub-envs is then one fancy index.
 
     A generator with a block is ahead of its true position by the rows not
-    taken yet. :meth:`settle` puts it back (it restores the state saved
+    taken yet. `settle` puts it back (it restores the state saved
     before the block and replays the rows taken) before anything else draws
     from it: a reset with other bounds, a caller reading the vector env's
     ``rngs``, a step that draws, or a re-seed that replaces it (an adopted
     generator is handed back at its true position). When one generator
     serves several sub-envs, their draws interleave, so none draws ahead;
-    nor does any while :meth:`pause` is in force.
+    nor does any while `pause` is in force.
 
     Args:
         count: Number of sub-envs.
@@ -69,7 +69,7 @@ class InitialStates:
         self.rngs = rngs
 
     def pause(self) -> None:
-        """Settle every generator and stop drawing ahead (until :meth:`resume`)."""
+        """Settle every generator and stop drawing ahead (until `resume`)."""
         if not self.paused:
             self.settle_all()
             self.paused = True
@@ -126,7 +126,7 @@ class InitialStates:
         self.cursor[index] = self.ends[index]
 
     def settle_all(self) -> None:
-        """:meth:`settle` every sub-env."""
+        """`settle` every sub-env."""
         for index, owner in enumerate(self.owners):
             if owner is not None:
                 self.settle(index)

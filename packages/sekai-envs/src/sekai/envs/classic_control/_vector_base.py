@@ -61,14 +61,14 @@ class ClassicVecEnv(NativeVecEnv[NDArray[np.float32], ActT]):
     its state size and its resets. A reset draws the single env's ``_width``
     uniform numbers per sub-env, within the bounds its ``_bounds`` reads from
     the options, from each sub-env's own stream, in the order the single env
-    draws them, ahead of time when it can (see :class:`InitialStates`);
-    subclasses turn the draws into states (:meth:`_start`) and implement
+    draws them, ahead of time when it can (see `InitialStates`);
+    subclasses turn the draws into states (`_start`) and implement
     ``_step``.
 
     The states are held in ``_state``: float64, one row per sub-env, or one
     row per state variable when the class sets ``_by_variable`` (the
-    subclass's ``_step`` may replace the array). :attr:`state` reads and
-    assigns them; the default :meth:`_observe` rounds them to float32.
+    subclass's ``_step`` may replace the array). `state` reads and
+    assigns them; the default `_observe` rounds them to float32.
 
     Args:
         num_envs: Number of sub-envs.
@@ -126,11 +126,11 @@ class ClassicVecEnv(NativeVecEnv[NDArray[np.float32], ActT]):
         self._assigned()
 
     def _assigned(self) -> None:
-        """Called when :attr:`state` has been assigned; the default does nothing."""
+        """Called when `state` has been assigned; the default does nothing."""
 
     @property
     def rngs(self) -> tuple[np.random.Generator, ...]:
-        """The sub-envs' generators (see :attr:`NativeVecEnv.rngs`), each at its exact position.
+        """The sub-envs' generators (see `NativeVecEnv.rngs`), each at its exact position.
 
         Initial states drawn ahead and not used yet are given back to the
         streams first, so a generator read here continues exactly where a
@@ -140,7 +140,7 @@ class ClassicVecEnv(NativeVecEnv[NDArray[np.float32], ActT]):
         return super().rngs
 
     def _followed_rngs(self) -> tuple[np.random.Generator, ...]:
-        """The generators, with :attr:`_initial` following the current ones."""
+        """The generators, with `_initial` following the current ones."""
         initial = self._initial
         rngs = self._rngs  # the base's tuple: self.rngs would settle every generator
         if rngs is None or rngs is not initial.rngs:  # first use, or re-seeded

@@ -25,7 +25,7 @@ GRAVITY = 9.8
 def wrap(x: float, m: float, M: float) -> float:
     """Shift ``x`` by whole periods ``M - m`` until ``m <= x <= M`` (for angles).
 
-    Unlike :func:`bound`, which cuts ``x`` off at the limits, ``wrap`` moves
+    Unlike `bound`, which cuts ``x`` off at the limits, ``wrap`` moves
     it around the circle: with ``m = -180`` and ``M = 180``, ``x = 190``
     becomes ``-170``.
     """

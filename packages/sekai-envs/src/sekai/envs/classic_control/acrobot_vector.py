@@ -20,11 +20,11 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
     """``num_envs`` Acrobot-v1 simulations advanced together with numpy.
 
     ``sekai.make_vec("Acrobot-v1", num_envs=N)`` builds this env by default.
-    Each sub-env follows :class:`~sekai.envs.classic_control.AcrobotEnv` bit
+    Each sub-env follows [`AcrobotEnv`][sekai.envs.AcrobotEnv] bit
     for bit (the same Runge-Kutta step over the same equations, in the same
     floating-point order, squares included), and draws its initial states
     (and its torque noise, when ``torque_noise_max > 0``) from its own stream
-    (:attr:`rngs`) as the single env does, so for the same seed and actions
+    (`rngs`) as the single env does, so for the same seed and actions
     the trajectories, autoresets included, are identical to those of
     ``SyncVecEnv`` over ``AcrobotEnv``.
 

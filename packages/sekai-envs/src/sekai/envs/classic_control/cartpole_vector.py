@@ -18,24 +18,24 @@ class CartPoleVecEnv(ClassicVecEnv[np.int64]):
     """``num_envs`` CartPole-v1 simulations advanced together with numpy.
 
     ``sekai.make_vec("CartPole-v1", num_envs=N)`` builds this env by default.
-    Each sub-env follows :class:`~sekai.envs.classic_control.CartPoleEnv`
+    Each sub-env follows [`CartPoleEnv`][sekai.envs.CartPoleEnv]
     exactly: the same equations in the same floating-point order, so from the
     same states and actions the observations, rewards and flags are
     bit-identical to N single envs (and to Gymnasium's CartPole-v1). Initial
-    states are drawn from each sub-env's own stream (:attr:`rngs`) as the
+    states are drawn from each sub-env's own stream (`rngs`) as the
     single env draws them, so for the same seed and actions the trajectories,
     autoresets included, are identical to those of ``SyncVecEnv``,
     ``AsyncVecEnv`` or ``ProcVecEnv`` over ``CartPoleEnv``
     (``make_vec(..., vectorization_mode="sync")``). To keep autoreset cheap,
     initial states are drawn ahead, up to 128 per sub-env at a time (fewer
-    beyond 1024 sub-envs); :attr:`rngs` puts every generator back at its exact
+    beyond 1024 sub-envs); `rngs` puts every generator back at its exact
     position before handing it out.
 
     Observation, action, reward and termination are those of
-    :class:`~sekai.envs.classic_control.CartPoleEnv`, batched: observations
+    [`CartPoleEnv`][sekai.envs.CartPoleEnv], batched: observations
     have shape ``(num_envs, 4)`` (float32) and actions are an int array of
     shape ``(num_envs,)`` holding 0 or 1. Finished sub-envs are reset within
-    the step (see :class:`~sekai.vector.NativeVecEnv`), or frozen with
+    the step (see [`NativeVecEnv`][sekai.vector.NativeVecEnv]), or frozen with
     ``autoreset=False``. Per-env reset options ``{"low": l, "high": h}`` change
     the initial-state bounds as for the single env.
 

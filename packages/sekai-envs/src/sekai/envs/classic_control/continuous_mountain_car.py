@@ -24,7 +24,7 @@ ACTION_COST = 0.1  # times the squared action, every step
 
 
 class ContinuousMountainCarEnv(_MountainCarBase[NDArray[np.float32], np.floating[Any]]):
-    """The mountain car of :class:`MountainCarEnv` driven by a continuous force.
+    """The mountain car of `MountainCarEnv` driven by a continuous force.
 
     Position ``p`` and velocity ``v`` follow
 

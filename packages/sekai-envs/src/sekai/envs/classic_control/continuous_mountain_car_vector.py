@@ -35,11 +35,11 @@ class ContinuousMountainCarVecEnv(_MountainCarVecBase[NDArray[np.float32]]):
 
     ``sekai.make_vec("MountainCarContinuous-v0", num_envs=N)`` builds this
     env by default. Each sub-env follows
-    :class:`~sekai.envs.classic_control.ContinuousMountainCarEnv` bit for
+    [`ContinuousMountainCarEnv`][sekai.envs.ContinuousMountainCarEnv] bit for
     bit, down to its precision rules (float64 on the first step after a
     reset, float32 after; here every value is held in float64 and rounded to
     float32 where the single env computes in float32), and draws its initial
-    positions from its own stream (:attr:`rngs`) as the single env does. For
+    positions from its own stream (`rngs`) as the single env does. For
     the same seed and actions the trajectories, autoresets included, are
     identical to those of ``SyncVecEnv`` over the single env.
 
@@ -50,7 +50,7 @@ class ContinuousMountainCarVecEnv(_MountainCarVecBase[NDArray[np.float32]]):
 
     Args:
         num_envs: Number of sub-envs.
-        goal_velocity: See :class:`~sekai.envs.classic_control.ContinuousMountainCarEnv`.
+        goal_velocity: See [`ContinuousMountainCarEnv`][sekai.envs.ContinuousMountainCarEnv].
         autoreset: Reset finished sub-envs within the step (else freeze them).
         max_episode_steps: Time limit per episode (``make_vec`` passes 999).
 

@@ -48,7 +48,7 @@ class _MountainCarBase(ClassicEnv[ActT, FloatT]):
     The track runs from ``min_position`` to ``max_position`` with the speed
     limit ``max_speed``; a reset puts the car at rest at a position drawn
     from ``(-0.6, -0.4)`` (or the bounds of the options ``"low"`` and
-    ``"high"``). Subclasses set the goal with :meth:`_lay_track` and say at
+    ``"high"``). Subclasses set the goal with `_lay_track` and say at
     which precision the car starts (``_start``).
     """
 

@@ -51,12 +51,12 @@ class MountainCarVecEnv(_MountainCarVecBase[np.int64]):
 
     ``sekai.make_vec("MountainCar-v0", num_envs=N)`` builds this env by
     default. Each sub-env follows
-    :class:`~sekai.envs.classic_control.MountainCarEnv` exactly (same
+    [`MountainCarEnv`][sekai.envs.MountainCarEnv] exactly (same
     equations, same floating-point order), and draws its initial positions
-    from its own stream (:attr:`rngs`) as the single env does, so for the same
+    from its own stream (`rngs`) as the single env does, so for the same
     seed and actions the trajectories, autoresets included, are identical to
     those of ``SyncVecEnv`` over ``MountainCarEnv``. Initial positions are
-    drawn ahead, a block per sub-env; :attr:`rngs` gives every generator back
+    drawn ahead, a block per sub-env; `rngs` gives every generator back
     at its exact position.
 
     Observations have shape ``(num_envs, 2)`` (float32); actions are an int
@@ -66,7 +66,7 @@ class MountainCarVecEnv(_MountainCarVecBase[np.int64]):
 
     Args:
         num_envs: Number of sub-envs.
-        goal_velocity: See :class:`~sekai.envs.classic_control.MountainCarEnv`.
+        goal_velocity: See [`MountainCarEnv`][sekai.envs.MountainCarEnv].
         autoreset: Reset finished sub-envs within the step (else freeze them).
         max_episode_steps: Time limit per episode (``make_vec`` passes 200).
 

@@ -33,7 +33,7 @@ def pendulum_reset_high(options: dict[str, Any] | None) -> NDArray[np.float64]:
 
     The initial angle is uniform in ``[-x, x]`` and the angular velocity in
     ``[-y, y]``; ``options`` may set ``"x_init"`` and ``"y_init"`` (defaults
-    :data:`DEFAULT_X` and :data:`DEFAULT_Y`).
+    `DEFAULT_X` and `DEFAULT_Y`).
 
     Raises:
         ValueError: An option is not a finite real number >= 0.

@@ -35,10 +35,10 @@ class PendulumVecEnv(ClassicVecEnv[NDArray[np.float32]]):
     """``num_envs`` Pendulum-v1 simulations advanced together with numpy.
 
     ``sekai.make_vec("Pendulum-v1", num_envs=N)`` builds this env by default.
-    Each sub-env follows :class:`~sekai.envs.classic_control.PendulumEnv` bit
+    Each sub-env follows [`PendulumEnv`][sekai.envs.PendulumEnv] bit
     for bit (the same equations in the same floating-point order and
     precision, squares included), and draws its initial states from its own
-    stream (:attr:`rngs`) as the single env does, so for the same seed and
+    stream (`rngs`) as the single env does, so for the same seed and
     actions the trajectories, autoresets included, are identical to those of
     ``SyncVecEnv`` over ``PendulumEnv``.
 
@@ -50,7 +50,7 @@ class PendulumVecEnv(ClassicVecEnv[NDArray[np.float32]]):
 
     Args:
         num_envs: Number of sub-envs.
-        g: See :class:`~sekai.envs.classic_control.PendulumEnv`.
+        g: See [`PendulumEnv`][sekai.envs.PendulumEnv].
         autoreset: Reset finished sub-envs within the step (else freeze them).
         max_episode_steps: Time limit per episode (``make_vec`` passes 200).
 

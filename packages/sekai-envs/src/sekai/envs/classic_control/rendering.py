@@ -1,11 +1,11 @@
 """Renderers of the classic-control envs: RGB frames drawn with Pillow.
 
-Each renderer implements the :class:`sekai.rendering.Renderer` protocol:
+Each renderer implements the [`sekai.rendering.Renderer`][sekai.rendering.Renderer] protocol:
 ``render(env)`` draws the current state of ``env`` (wrapped or not; the
 renderer reads ``env.unwrapped``) and returns an ``(height, width, 3)``
 ``uint8`` RGB array; ``close()`` releases nothing and may be called twice.
-Pass one to :class:`sekai.rendering.RecordFrames` to record episodes, or to
-:func:`sekai.compat.to_gymnasium` to give the Gymnasium env an
+Pass one to [`sekai.rendering.RecordFrames`][sekai.rendering.RecordFrames] to record episodes, or to
+[`sekai.compat.to_gymnasium`][sekai.compat.to_gymnasium] to give the Gymnasium env an
 ``"rgb_array"`` render mode.
 
 Drawing needs Pillow: ``pip install "sekai-envs[render]"``. It is imported
@@ -61,7 +61,7 @@ def _rotate(points: Sequence[Point], angle: float) -> list[Point]:
 
 
 def _placed(points: Sequence[Point], angle: float, at: Point) -> list[Point]:
-    """``points`` turned by ``angle`` about the origin (:func:`_rotate`), then moved to ``at``."""
+    """``points`` turned by ``angle`` about the origin (`_rotate`), then moved to ``at``."""
     return [(at[0] + x, at[1] + y) for x, y in _rotate(points, angle)]
 
 
@@ -178,7 +178,7 @@ class _PillowRenderer:
 
 
 class CartPoleRenderer(_PillowRenderer):
-    """Draws a :class:`~sekai.envs.classic_control.CartPoleEnv`: the cart on its track and the pole.
+    """Draws a [`CartPoleEnv`][sekai.envs.CartPoleEnv]: the cart on its track and the pole.
 
     The visible track spans ``±2 * x_threshold`` (the observation bounds);
     the pole is drawn with its full length (``2 * length``).
@@ -215,7 +215,7 @@ class CartPoleRenderer(_PillowRenderer):
 
 
 class MountainCarRenderer(_PillowRenderer):
-    """Draws a :class:`~sekai.envs.classic_control.MountainCarEnv` or ``ContinuousMountainCarEnv``.
+    """Draws a [`MountainCarEnv`][sekai.envs.MountainCarEnv] or ``ContinuousMountainCarEnv``.
 
     The track ``0.45 sin(3x) + 0.55``, the car on it (tilted with the
     slope) and the flag at ``goal_position``.
@@ -273,7 +273,7 @@ class MountainCarRenderer(_PillowRenderer):
 
 
 class PendulumRenderer(_PillowRenderer):
-    """Draws a :class:`~sekai.envs.classic_control.PendulumEnv`: the rod, its pivot and the torque.
+    """Draws a [`PendulumEnv`][sekai.envs.PendulumEnv]: the rod, its pivot and the torque.
 
     The last step's torque is shown as an arc around the pivot, its length
     proportional to the torque, its side the torque's direction.
@@ -324,7 +324,7 @@ class PendulumRenderer(_PillowRenderer):
 
 
 class AcrobotRenderer(_PillowRenderer):
-    """Draws an :class:`~sekai.envs.classic_control.AcrobotEnv`: both links and the goal line.
+    """Draws an [`AcrobotEnv`][sekai.envs.AcrobotEnv]: both links and the goal line.
 
     The goal line is at height 1 above the pivot, the height the tip must
     pass (``-cos θ1 - cos(θ1 + θ2) > 1``).

@@ -1,30 +1,30 @@
 """Market environments: trading, portfolios, a changing universe, market making, execution, books.
 
-Every environment here is built on the markets toolkit :mod:`sekai.finance`
+Every environment here is built on the markets toolkit `sekai.finance`
 (point-in-time data, simulators, costs, rewards, the account), so data,
 costs, rewards and metrics are shared rather than re-implemented per env.
 
 Environments (id: single env / native vector env):
 
-- ``Trading-v0``: :class:`TradingEnv` / :class:`TradingVecEnv`: one asset,
+- ``Trading-v0``: `TradingEnv` / `TradingVecEnv`: one asset,
   discrete target positions;
-- ``Portfolio-v0``: :class:`PortfolioEnv` / :class:`PortfolioVecEnv`: weights
+- ``Portfolio-v0``: `PortfolioEnv` / `PortfolioVecEnv`: weights
   across assets and cash;
-- ``Market-v0``: :class:`MarketEnv`: a universe whose assets list and delist,
+- ``Market-v0``: `MarketEnv`: a universe whose assets list and delist,
   on fixed slots with availability masks;
-- ``MarketMaking-v0``: :class:`MarketMakingEnv` / :class:`MarketMakingVecEnv`
+- ``MarketMaking-v0``: `MarketMakingEnv` / `MarketMakingVecEnv`
   (Avellaneda & Stoikov);
-- ``OptimalExecution-v0``: :class:`OptimalExecutionEnv` /
-  :class:`OptimalExecutionVecEnv` (Almgren & Chriss);
-- ``LimitOrderBook-v0``: :class:`LimitOrderBookEnv`, and the multi-agent
-  :class:`LimitOrderBookMarket`.
+- ``OptimalExecution-v0``: `OptimalExecutionEnv` /
+  `OptimalExecutionVecEnv` (Almgren & Chriss);
+- ``LimitOrderBook-v0``: `LimitOrderBookEnv`, and the multi-agent
+  `LimitOrderBookMarket`.
 
-Baselines: :func:`buy_and_hold` (Trading-v0) and :func:`equal_weight`
-(Portfolio-v0, Market-v0). Helpers: :func:`default_market` (Market-v0's
+Baselines: `buy_and_hold` (Trading-v0) and `equal_weight`
+(Portfolio-v0, Market-v0). Helpers: `default_market` (Market-v0's
 default model) and, in
-:mod:`sekai.envs.finance.market`, :func:`random_correlation`,
-:func:`sample_window`, :func:`simulate_gbm` and ``validate_prices``. The
-vector envs are also importable from :mod:`sekai.envs.finance.vector`.
+`sekai.envs.finance.market`, `random_correlation`,
+`sample_window`, `simulate_gbm` and ``validate_prices``. The
+vector envs are also importable from `sekai.envs.finance.vector`.
 
 Importing this package is cheap: each name loads its module on first access.
 """

@@ -1,9 +1,9 @@
 """The shared machinery of the order-book envs: the market and its traders (private).
 
-:class:`MarketCore` owns one :class:`~sekai.finance.lob.OrderBook`, the
-:class:`~sekai.finance.lob.ZeroIntelligenceFlow` that drives it, the session
+`MarketCore` owns one [`OrderBook`][sekai.finance.OrderBook], the
+[`ZeroIntelligenceFlow`][sekai.finance.ZeroIntelligenceFlow] that drives it, the session
 clock and the tape of recent trades; it routes every fill to the
-:class:`Trader` it concerns. A :class:`Trader` is one agent: its account
+`Trader` it concerns. A `Trader` is one agent: its account
 (inventory and cash, in lots and ticks), its two resting quotes, how an
 action of ``MultiDiscrete([K + 1, K + 1, 3])`` becomes orders, its action
 mask and its observation. ``LimitOrderBookEnv`` is one trader on a core,
@@ -47,7 +47,7 @@ class LobConfig:
     """The checked constructor arguments shared by the two order-book envs.
 
     Attributes hold the arguments under their own names; ``flow`` is the
-    default :class:`ZeroIntelligenceFlow` when none is given.
+    default `ZeroIntelligenceFlow` when none is given.
     """
 
     def __init__(
@@ -142,7 +142,7 @@ class Trader:
     ``side * quantity`` at every fill, ``cash`` by ``-side * price *
     quantity``; the trader never holds more than ``max_inventory`` lots long
     or short (a buy that could pass the limit is not sent, see
-    :meth:`act`).
+    `act`).
 
     Attributes:
         owner: The trader's owner id in the book.
@@ -150,7 +150,7 @@ class Trader:
         cash: Cash in ticks (0 at the start).
         bid_id: The id of the resting bid quote, ``None`` if none.
         ask_id: The id of the resting ask quote, ``None`` if none.
-        fills: The trader's fills since :meth:`begin_step` (maker or taker).
+        fills: The trader's fills since `begin_step` (maker or taker).
     """
 
     def __init__(self, owner: int, config: LobConfig) -> None:
@@ -292,16 +292,16 @@ class Trader:
 class MarketCore:
     """One book, its background flow, the session clock and the trade tape.
 
-    Every :meth:`start` makes a new :class:`~sekai.finance.lob.OrderBook`
-    (read :attr:`book` again after a reset).
+    Every `start` makes a new [`OrderBook`][sekai.finance.OrderBook]
+    (read `book` again after a reset).
 
     The book's ``time`` runs from 0 at a reset; the session starts after
-    ``warmup`` (so ``session_time = book.time - warmup``). :attr:`mid` is the
+    ``warmup`` (so ``session_time = book.time - warmup``). `mid` is the
     last two-sided mid-price (the start's until the book has one).
 
     Attributes:
-        book: The :class:`~sekai.finance.lob.OrderBook`.
-        flow: The background :class:`~sekai.finance.lob.ZeroIntelligenceFlow`.
+        book: The [`OrderBook`][sekai.finance.OrderBook].
+        flow: The background [`ZeroIntelligenceFlow`][sekai.finance.ZeroIntelligenceFlow].
         traders: The traders by owner id.
         trades: The last ``max_trades`` fills on the book, oldest first.
         mid: The last known mid-price, in ticks.

@@ -1,14 +1,14 @@
 """The Avellaneda & Stoikov (2008) market-making model (private).
 
-One description of the model, shared by :class:`~sekai.envs.finance.market_making.MarketMakingEnv`
+One description of the model, shared by [`MarketMakingEnv`][sekai.envs.MarketMakingEnv]
 and its native vector env, so that both run the same arithmetic in the same
 floating-point order:
 
-- :class:`MarketMakingConfig` checks the constructor arguments once and holds
+- `MarketMakingConfig` checks the constructor arguments once and holds
   the constants a step needs;
-- :func:`avellaneda_stoikov_offsets` is the paper's closed-form (approximate)
+- `avellaneda_stoikov_offsets` is the paper's closed-form (approximate)
   optimal quotes;
-- :func:`fill_probability` is the chance that a quote fills within a step.
+- `fill_probability` is the chance that a quote fills within a step.
 
 Every function takes Python floats or numpy arrays alike.
 """

@@ -1,12 +1,12 @@
 """The Almgren & Chriss (2000) execution model (private).
 
-Shared by :class:`~sekai.envs.finance.optimal_execution.OptimalExecutionEnv`
+Shared by [`OptimalExecutionEnv`][sekai.envs.OptimalExecutionEnv]
 and its native vector env:
 
-- :class:`ExecutionConfig` checks the constructor arguments and holds the
+- `ExecutionConfig` checks the constructor arguments and holds the
   step constants;
-- :func:`optimal_holdings` is the paper's optimal trajectory;
-- :func:`shortfall_moments` is the mean and variance of the implementation
+- `optimal_holdings` is the paper's optimal trajectory;
+- `shortfall_moments` is the mean and variance of the implementation
   shortfall of any static schedule (the paper's ``E[x]`` and ``V[x]``).
 
 Notation (the paper's): ``X`` shares to sell in ``N`` periods of length

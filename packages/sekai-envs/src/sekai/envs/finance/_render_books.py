@@ -1,6 +1,6 @@
 """The renderers of the order-book envs: LimitOrderBook-v0 and LimitOrderBookMarket (private).
 
-Public under :mod:`sekai.envs.finance.rendering`, which documents them.
+Public under `sekai.envs.finance.rendering`, which documents them.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def _agent_wealth(env: Any) -> float:
 
 
 class LimitOrderBookRenderer(Dashboard):
-    """A dashboard of ``LimitOrderBook-v0`` (:class:`~sekai.envs.finance.LimitOrderBookEnv`).
+    """A dashboard of ``LimitOrderBook-v0`` ([`LimitOrderBookEnv`][sekai.envs.LimitOrderBookEnv]).
 
     - **Mid, spread and quotes**: the mid-price (ticks), the book's best bid
       and ask as a band, the agent's resting bid and ask, a buy (sell)
@@ -69,13 +69,13 @@ class LimitOrderBookRenderer(Dashboard):
     Args:
         levels: Price levels per side in the book panel (1 to 50).
         title: The frame's title; ``None`` for none.
-        theme: A :class:`~sekai.rendering.Theme` or a built-in theme's name.
+        theme: A [`Theme`][sekai.rendering.Theme] or a built-in theme's name.
         width: Frame width in pixels.
         height: Frame height in pixels.
         window: Show only the last ``window`` steps; ``None`` shows the whole session.
 
     Raises:
-        TypeError, ValueError: A bad argument (see :class:`~sekai.rendering.Dashboard`).
+        TypeError, ValueError: A bad argument (see [`Dashboard`][sekai.rendering.Dashboard]).
     """
 
     def __init__(
@@ -176,7 +176,7 @@ def _inventories(env: Any) -> NDArray[np.float64]:
 
 
 class LimitOrderBookMarketRenderer(Dashboard):
-    """A dashboard of :class:`~sekai.envs.finance.LimitOrderBookMarket`: traders on one book.
+    """A dashboard of [`LimitOrderBookMarket`][sekai.envs.LimitOrderBookMarket]: one book's traders.
 
     - **Mid and spread**: the mid-price (ticks) and the book's best bid and
       ask as a band; a buy (sell) marker where the traders, together, bought
@@ -194,13 +194,13 @@ class LimitOrderBookMarketRenderer(Dashboard):
     Args:
         levels: Price levels per side in the book panel (1 to 50).
         title: The frame's title; ``None`` for none.
-        theme: A :class:`~sekai.rendering.Theme` or a built-in theme's name.
+        theme: A [`Theme`][sekai.rendering.Theme] or a built-in theme's name.
         width: Frame width in pixels.
         height: Frame height in pixels.
         window: Show only the last ``window`` time units; ``None`` shows the whole session.
 
     Raises:
-        TypeError, ValueError: A bad argument (see :class:`~sekai.rendering.Dashboard`).
+        TypeError, ValueError: A bad argument (see [`Dashboard`][sekai.rendering.Dashboard]).
     """
 
     def __init__(

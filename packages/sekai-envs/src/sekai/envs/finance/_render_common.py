@@ -1,6 +1,6 @@
 """What the market renderers share: the drawing imports, argument checks, step memories (private).
 
-The renderers of :mod:`sekai.envs.finance.rendering` are dashboards of
+The renderers of `sekai.envs.finance.rendering` are dashboards of
 ``sekai.rendering`` (from the sekai-wrappers distribution) with the market
 panels of ``sekai.finance.rendering``. Both are optional for sekai-envs, so
 this module is imported only when a renderer is asked for, and it says which
@@ -98,7 +98,7 @@ class StepMemory(Generic[_Record]):
     again at the same step (several sources of one frame, ``check``, a second
     render) derives from the same previous record, so every read of a step
     agrees; a step below the last one starts a new episode, as in
-    :class:`~sekai.rendering.Dashboard`. When frames skip steps the change
+    [`Dashboard`][sekai.rendering.Dashboard]. When frames skip steps the change
     covers every step since the last frame.
 
     Args:

@@ -1,6 +1,6 @@
 """The renderers of the model envs: MarketMaking-v0 and OptimalExecution-v0 (private).
 
-Public under :mod:`sekai.envs.finance.rendering`, which documents them.
+Public under `sekai.envs.finance.rendering`, which documents them.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ __all__ = ["MarketMakingRenderer", "OptimalExecutionRenderer"]
 
 
 class MarketMakingRenderer(Dashboard):
-    """A dashboard of ``MarketMaking-v0`` (:class:`~sekai.envs.finance.MarketMakingEnv`).
+    """A dashboard of ``MarketMaking-v0`` ([`MarketMakingEnv`][sekai.envs.MarketMakingEnv]).
 
     - **Mid and quotes**: the mid-price and the agent's bid and ask of the
       last step (gaps where a side was not quoted); a buy marker where the
@@ -41,13 +41,13 @@ class MarketMakingRenderer(Dashboard):
 
     Args:
         title: The frame's title; ``None`` for none.
-        theme: A :class:`~sekai.rendering.Theme` or a built-in theme's name.
+        theme: A [`Theme`][sekai.rendering.Theme] or a built-in theme's name.
         width: Frame width in pixels.
         height: Frame height in pixels.
         window: Show only the last ``window`` steps; ``None`` shows the whole session.
 
     Raises:
-        TypeError, ValueError: A bad argument (see :class:`~sekai.rendering.Dashboard`).
+        TypeError, ValueError: A bad argument (see [`Dashboard`][sekai.rendering.Dashboard]).
     """
 
     def __init__(
@@ -120,7 +120,7 @@ def _shortfall_bps(env: Any) -> float:
 
 
 class OptimalExecutionRenderer(Dashboard):
-    """A dashboard of ``OptimalExecution-v0`` (:class:`~sekai.envs.finance.OptimalExecutionEnv`).
+    """Draws ``OptimalExecution-v0`` ([`OptimalExecutionEnv`][sekai.envs.OptimalExecutionEnv]).
 
     - **Mid price**: the mid against the arrival price ``s0`` (dashed), a
       sell marker at every period in which shares were sold.
@@ -135,13 +135,13 @@ class OptimalExecutionRenderer(Dashboard):
 
     Args:
         title: The frame's title; ``None`` for none.
-        theme: A :class:`~sekai.rendering.Theme` or a built-in theme's name.
+        theme: A [`Theme`][sekai.rendering.Theme] or a built-in theme's name.
         width: Frame width in pixels.
         height: Frame height in pixels.
         window: Show only the last ``window`` steps; ``None`` shows the whole horizon.
 
     Raises:
-        TypeError, ValueError: A bad argument (see :class:`~sekai.rendering.Dashboard`).
+        TypeError, ValueError: A bad argument (see [`Dashboard`][sekai.rendering.Dashboard]).
     """
 
     def __init__(

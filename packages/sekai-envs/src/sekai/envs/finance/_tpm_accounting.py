@@ -1,10 +1,10 @@
 """One step of a market env's account: trade, pay costs, hold, reward (private).
 
-The step every market env takes, written once on :mod:`sekai.finance`:
+The step every market env takes, written once on `sekai.finance`:
 trade from the drifted weights to the target (the cost model's cost, a
-fraction of equity), :func:`~sekai.finance.account.settle` the period at the
+fraction of equity), [`settle`][sekai.finance.account.settle] the period at the
 target weights, then describe the step with
-:meth:`~sekai.finance.rewards.StepOutcome.from_growth` for the reward
+[`from_growth`][sekai.finance.rewards.StepOutcome.from_growth] for the reward
 function. Weights have the assets on the last axis: ``(n_assets,)`` for one
 account, ``(n_envs, n_assets)`` for a batch, and every operation is
 element-wise or a sum over that axis, so a single env (a batch of one) and a
@@ -108,7 +108,7 @@ def account_step(
         equity: The account value before trading, ``(...)``.
 
     Returns:
-        The :class:`StepAccount`.
+        The `StepAccount`.
     """
     traded = turnover(target, current)
     cost = np.asarray(cost_model(target - current, **market), dtype=np.float64)

@@ -1,8 +1,8 @@
 """What the market envs tell their cost model, decided once at construction (private).
 
-A :class:`~sekai.finance.costs.CostModel` is called as ``model(trades,
+A [`CostModel`][sekai.finance.CostModel] is called as ``model(trades,
 **market)`` and lists in ``requires`` the keywords it reads
-(:mod:`sekai.finance.costs`). The envs can supply:
+(`sekai.finance.costs`). The envs can supply:
 
 - ``equity``: the account value before trading, always;
 - ``prices``: the prices at the decision row, when the env plays prices;

@@ -1,7 +1,7 @@
 """Validated parameters of Market-v0 (private).
 
 The data side (features by name, their causality check, exogenous series)
-and the spaces live here; :mod:`sekai.envs.finance.market_env` plays the
+and the spaces live here; `sekai.envs.finance.market_env` plays the
 episodes.
 """
 
@@ -46,7 +46,7 @@ def check_features(data: MarketData, features: tuple[str, ...]) -> MarketData:
 
     A registered feature (not a field of the data) is recomputed on the
     first rows of the prices with the later rows perturbed
-    (:func:`~sekai.finance.features.check_causal`); one whose past changes
+    ([`check_causal`][sekai.finance.features.check_causal]); one whose past changes
     reads the future and is refused.
 
     Raises:
@@ -76,7 +76,7 @@ def check_features(data: MarketData, features: tuple[str, ...]) -> MarketData:
 
 
 class MarketConfig:
-    """Validated parameters of Market-v0 (see :class:`~sekai.envs.finance.MarketEnv`)."""
+    """Validated parameters of Market-v0 (see [`MarketEnv`][sekai.envs.MarketEnv])."""
 
     def __init__(
         self,
@@ -233,7 +233,7 @@ class MarketConfig:
         return self.source.model if isinstance(self.source, Simulated) else None
 
     def observation_space(self) -> Dict:
-        """The Dict observation space (see :class:`~sekai.envs.finance.MarketEnv`)."""
+        """The Dict observation space (see [`MarketEnv`][sekai.envs.MarketEnv])."""
         width = 2 + len(self.features)
         low, high = (0.0, 1.0) if self.bounded else (-np.inf, np.inf)
         spaces: dict[str, Space[Any]] = {

@@ -1,9 +1,9 @@
 """Where the prices of Trading-v0, Portfolio-v0 and Market-v0 come from (private).
 
-An env plays either a **history** (a :class:`~sekai.finance.MarketData`
+An env plays either a **history** (a [`MarketData`][sekai.finance.MarketData]
 given as ``prices=`` or ``data=``), cutting one window per episode at a
 first decision row chosen by a start sampler (or ``reset(options={"start":
-...})``), or a **model** (a :class:`~sekai.finance.MarketModel`), simulating
+...})``), or a **model** (a [`MarketModel`][sekai.finance.MarketModel]), simulating
 a new path of ``lookback + episode_length`` steps at every reset, whose
 first decision row is ``lookback``. Either way the draw uses the env's own
 generator and nothing else, in the same order in the single env and in the
@@ -13,7 +13,7 @@ trajectories identical.
 Rows: an episode of ``episode_length`` decisions starting at row ``s``
 decides at rows ``s .. s + episode_length - 1`` and observes the
 ``lookback`` log returns ending at its decision row, so it uses price rows
-``s - lookback .. s + episode_length`` (:mod:`sekai.finance.sampling`).
+``s - lookback .. s + episode_length`` (`sekai.finance.sampling`).
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ class History:
             start: The ``"start"`` reset option, or None.
             lookback: Rows of returns the first observation needs.
             episode_length: Decisions per episode.
-            sampler: The sampler to use instead of :attr:`sampler` (a vector
+            sampler: The sampler to use instead of `sampler` (a vector
                 env's sub-env copy).
         """
         if start is not None:
@@ -159,7 +159,7 @@ def as_market_data(prices: Any, owner: str, *, complete: bool) -> MarketData:
     """The ``prices=`` argument of an env as MarketData.
 
     Accepts a MarketData, a pandas Series or DataFrame (rows: times, columns:
-    assets; read with :meth:`MarketData.from_pandas`) or an array of shape
+    assets; read with `MarketData.from_pandas`) or an array of shape
     ``(n_rows,)`` / ``(n_rows, n_assets)``.
     """
     if isinstance(prices, MarketData):

@@ -43,7 +43,7 @@ def _positions(positions: Sequence[float], owner: str) -> tuple[float, ...]:
 
 
 class TradingConfig:
-    """Validated parameters of Trading-v0 (see :class:`~sekai.envs.finance.TradingEnv`)."""
+    """Validated parameters of Trading-v0 (see [`TradingEnv`][sekai.envs.TradingEnv])."""
 
     owner: str
 

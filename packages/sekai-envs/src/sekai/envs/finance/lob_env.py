@@ -1,10 +1,10 @@
 """LimitOrderBook-v0 and LimitOrderBookMarket: trading on a real limit order book.
 
-Both envs run the price-time-priority :class:`~sekai.finance.lob.OrderBook`
+Both envs run the price-time-priority [`OrderBook`][sekai.finance.OrderBook]
 of the markets toolkit, driven by its
-:class:`~sekai.finance.lob.ZeroIntelligenceFlow`: one agent in
-:class:`LimitOrderBookEnv`, several on one shared book in
-:class:`LimitOrderBookMarket`.
+[`ZeroIntelligenceFlow`][sekai.finance.ZeroIntelligenceFlow]: one agent in
+`LimitOrderBookEnv`, several on one shared book in
+`LimitOrderBookMarket`.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class LimitOrderBookEnv(Env[dict[str, Any], NDArray[np.int64]]):
 
     The book starts around ``mid_price`` (ticks), seeded and then run for
     ``warmup`` time units by the background ``flow`` (Poisson limit, market
-    and cancel orders; see :class:`~sekai.finance.lob.ZeroIntelligenceFlow`).
+    and cancel orders; see [`ZeroIntelligenceFlow`][sekai.finance.ZeroIntelligenceFlow]).
     The session then lasts ``session_length`` and the agent decides every
     ``decision_interval`` (``n_steps`` decisions; a last shorter interval when
     the length is not a multiple). At each decision the agent's orders go in
@@ -76,7 +76,7 @@ class LimitOrderBookEnv(Env[dict[str, Any], NDArray[np.int64]]):
         sent before the quotes. Each quote is ``order_size`` lots.
 
     Action mask:
-        :meth:`action_mask` (the :mod:`sekai.utils.masking` protocol: one
+        `action_mask` (the `sekai.utils.masking` protocol: one
         int8 array per entry) disables the bid levels and the market buy when
         a buy of ``order_size`` would take the inventory above
         ``max_inventory``, and the ask levels and the market sell at the short
@@ -107,9 +107,9 @@ class LimitOrderBookEnv(Env[dict[str, Any], NDArray[np.int64]]):
     Info: ``timestamp`` (session time after the step), ``dt``, ``mid_price``,
     ``spread`` (NaN when a side is empty), ``inventory``, ``cash``,
     ``wealth``, ``pnl`` (the step's change of wealth) and ``fills`` (the
-    agent's :class:`~sekai.finance.lob.Fill` objects of the step).
+    agent's [`Fill`][sekai.finance.Fill] objects of the step).
 
-    Baseline: :meth:`baseline_action` quotes both sides at the touch and
+    Baseline: `baseline_action` quotes both sides at the touch and
     leans against its inventory.
 
     Args:
@@ -224,7 +224,7 @@ class LimitOrderBookEnv(Env[dict[str, Any], NDArray[np.int64]]):
 
         Raises:
             ResetRequired: Before the first reset or after the session ended.
-            InvalidAction: ``action`` is not in :attr:`action_space`.
+            InvalidAction: ``action`` is not in `action_space`.
         """
         if not self._started or self._t >= self.n_steps:
             raise ResetRequired("LimitOrderBookEnv: call reset() to start a session")
@@ -253,28 +253,28 @@ class LimitOrderBookMarket(MultiAgentEnv[dict[str, Any], NDArray[np.int64], str]
     """Several traders on one limit order book, each deciding on its own clock.
 
     ``n_agents`` traders ``"trader_0"``, ``"trader_1"``, ... share one book
-    driven by zero-intelligence flow, set up as in :class:`LimitOrderBookEnv`
+    driven by zero-intelligence flow, set up as in `LimitOrderBookEnv`
     (same action, action mask, observation and reward per trader; trader
     ``i`` is owner ``i`` in the book). Trader ``i`` decides every
     ``decision_intervals[i]`` time units plus a latency drawn uniformly from
     ``[0, jitter)`` (its first decision comes after such a latency too).
 
     A step carries out the decisions of the traders whose turn it is
-    (:attr:`acting`, in a random order when several act at once), then the
+    (`acting`, in a random order when several act at once), then the
     flow runs until the next decision time of any trader, which is where the
     next step starts. Actions for traders who are not acting are checked and
     ignored; every action is checked before any is carried out.
 
     Observations, rewards, flags and info are given for every trader at every
     step (PettingZoo's parallel API, whose ``parallel_api_test`` the env
-    passes through :func:`sekai.compat.to_pettingzoo`): a trader's reward is
+    passes through [`sekai.compat.to_pettingzoo`][sekai.compat.to_pettingzoo]): a trader's reward is
     the change of its wealth over the step minus its inventory penalty, so
     the rewards between two of its decisions add up to what its last decision
     earned. sekai 0.2 returned observations only for the acting traders;
-    ``info[agent]["acting"]`` (and :attr:`acting`) say who acts next. At the
-    session's end every trader is terminated and :attr:`agents` is empty.
+    ``info[agent]["acting"]`` (and `acting`) say who acts next. At the
+    session's end every trader is terminated and `agents` is empty.
 
-    Info per trader: the keys of :class:`LimitOrderBookEnv`, plus ``acting``
+    Info per trader: the keys of `LimitOrderBookEnv`, plus ``acting``
     (whether it acts at the next step) and ``next_decision`` (its next
     decision time).
 
@@ -282,7 +282,7 @@ class LimitOrderBookMarket(MultiAgentEnv[dict[str, Any], NDArray[np.int64], str]
         n_agents: Number of traders (>= 1).
         decision_intervals: One interval for all, or one per trader (> 0).
         jitter: The largest extra latency of a decision (>= 0).
-        flow: See :class:`LimitOrderBookEnv`.
+        flow: See `LimitOrderBookEnv`.
         mid_price: Idem.
         session_length: Idem.
         levels: Idem.
@@ -365,18 +365,18 @@ class LimitOrderBookMarket(MultiAgentEnv[dict[str, Any], NDArray[np.int64], str]
         return self.core.book
 
     def action_mask(self, agent: str) -> tuple[NDArray[np.int8], ...]:
-        """The valid choices of ``agent``'s action entries (see :class:`LimitOrderBookEnv`).
+        """The valid choices of ``agent``'s action entries (see `LimitOrderBookEnv`).
 
         Raises:
-            KeyError: ``agent`` is not one of :attr:`possible_agents`.
+            KeyError: ``agent`` is not one of `possible_agents`.
         """
         return self._trader(agent).action_mask()
 
     def baseline_action(self, agent: str) -> NDArray[np.int64]:
-        """The baseline of :meth:`LimitOrderBookEnv.baseline_action` for ``agent``.
+        """The baseline of `LimitOrderBookEnv.baseline_action` for ``agent``.
 
         Raises:
-            KeyError: ``agent`` is not one of :attr:`possible_agents`.
+            KeyError: ``agent`` is not one of `possible_agents`.
         """
         return self._trader(agent).baseline_action()
 

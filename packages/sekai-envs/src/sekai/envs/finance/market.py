@@ -1,12 +1,12 @@
 """Price helpers of the market environments: checks, windows, simulated paths, correlations.
 
-Conveniences for preparing data for :class:`~sekai.envs.finance.TradingEnv`,
-:class:`~sekai.envs.finance.PortfolioEnv` and
-:class:`~sekai.envs.finance.MarketEnv`, kept at sekai 0.2's import path
+Conveniences for preparing data for [`TradingEnv`][sekai.envs.TradingEnv],
+[`PortfolioEnv`][sekai.envs.PortfolioEnv] and
+[`MarketEnv`][sekai.envs.MarketEnv], kept at sekai 0.2's import path
 (``sekai.envs.finance.market``). The models and the point-in-time data they
-build on live in :mod:`sekai.finance`: :func:`simulate_gbm` is a shortcut for
-:class:`sekai.finance.GBM`, and the envs read histories through
-:class:`sekai.finance.MarketData`.
+build on live in `sekai.finance`: `simulate_gbm` is a shortcut for
+[`sekai.finance.GBM`][sekai.finance.GBM], and the envs read histories through
+[`sekai.finance.MarketData`][sekai.finance.MarketData].
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def simulate_gbm(
         n_assets: Number of assets (default: from the parameters' shapes).
 
     Raises:
-        TypeError, ValueError: As :class:`sekai.finance.GBM` and its ``simulate``.
+        TypeError, ValueError: As [`sekai.finance.GBM`][sekai.finance.GBM] and its ``simulate``.
     """
     model = GBM(mu, sigma, s0=s0, corr=corr, dt=dt, n_assets=n_assets)
     return model.simulate(_generator(rng, "simulate_gbm"), n_steps).prices
@@ -175,7 +175,7 @@ def sample_window(
 
     Args:
         prices: A ``(n_rows,)`` or ``(n_rows, n_assets)`` array of prices, or a
-            :class:`~sekai.finance.MarketData` (its price table).
+            [`MarketData`][sekai.finance.MarketData] (its price table).
         length: Rows in the window, in ``[1, n_rows]``.
         rng: A numpy Generator, an int seed, or None (OS entropy).
 

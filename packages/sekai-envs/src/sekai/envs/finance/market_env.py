@@ -37,7 +37,7 @@ def default_market(n_assets: int = 10, *, dt: float = _DAY) -> ListingProcess:
     ``n_assets`` slots of geometric Brownian motion with drifts from 2% to
     10% a year and volatilities from 15% to 40% (spread evenly over the
     assets), a pairwise correlation of 0.3, wrapped in a
-    :class:`~sekai.finance.ListingProcess`: 80% of the slots listed at the
+    [`ListingProcess`][sekai.finance.ListingProcess]: 80% of the slots listed at the
     start, an unlisted slot lists at a rate of once a year, a listed one
     delists at 0.25 a year, and at least one asset is always listed. The
     parameters are fixed (no randomness), so two calls give equal models.
@@ -69,27 +69,27 @@ def default_market(n_assets: int = 10, *, dt: float = _DAY) -> ListingProcess:
 class MarketEnv(Env[dict[str, Any], NDArray[np.float32]]):
     """Manage a portfolio over a changing universe of assets, on fixed slots.
 
-    The universe is a history (``data``, a :class:`~sekai.finance.MarketData`
+    The universe is a history (``data``, a [`MarketData`][sekai.finance.MarketData]
     whose NaN prices mark assets not listed at the time) or a model simulated
-    at every reset (``model``, by default :func:`default_market`: GBM stocks
-    in a :class:`~sekai.finance.ListingProcess`). At each decision row ``t``
+    at every reset (``model``, by default `default_market`: GBM stocks
+    in a [`ListingProcess`][sekai.finance.ListingProcess]). At each decision row ``t``
     the assets with a price are mapped to ``max_assets`` fixed slots by a
-    :class:`~sekai.finance.SlotMap`: an asset keeps its slot while it stays
+    [`SlotMap`][sekai.finance.SlotMap]: an asset keeps its slot while it stays
     listed, a new listing takes the lowest free slot, and assets that find
-    no free slot are left out until one frees up. :attr:`slot_assets` names
+    no free slot are left out until one frees up. `slot_assets` names
     each slot's asset.
 
     Point in time: every read goes through ``data.at(t)``; the observation,
     the slots, the features and the cost inputs use rows up to ``t``, the
     trade executes at row ``t + 1``. Features are computed once over the data
-    by name (:mod:`sekai.finance.features`) and checked to be causal when the
+    by name (`sekai.finance.features`) and checked to be causal when the
     env is built (a feature that reads the future raises
-    :class:`~sekai.error.LookAheadError`).
+    [`LookAheadError`][sekai.error.LookAheadError]).
 
     Observation:
         ``Dict`` with
 
-        - ``"assets"``: a :class:`~sekai.spaces.MaskedBox` of ``max_assets``
+        - ``"assets"``: a [`MaskedBox`][sekai.spaces.MaskedBox] of ``max_assets``
           slots, each ``(lookback, 2 + len(features))`` float32: the log
           return, the availability flag (1 where the asset had a price), then
           each feature, over the last ``lookback`` rows (missing values are
@@ -115,13 +115,13 @@ class MarketEnv(Env[dict[str, Any], NDArray[np.float32]]):
         Rebalance to the target, paying the cost model's costs; hold over
         the period: cash earns ``cash_rate`` (pays ``margin_rate`` when
         borrowed), shorts pay ``borrow_rate`` (annual rates,
-        :func:`~sekai.finance.account.settle`). An asset without a price at
+        [`settle`][sekai.finance.account.settle]). An asset without a price at
         ``t + 1`` delists: it returns ``delisting_return`` over the period and
         its position becomes cash.
 
     Reward:
-        ``reward(outcome)`` of the step's :class:`~sekai.finance.StepOutcome`
-        (default :class:`~sekai.finance.LogReturn`, log growth net of costs
+        ``reward(outcome)`` of the step's [`StepOutcome`][sekai.finance.StepOutcome]
+        (default [`LogReturn`][sekai.finance.LogReturn], log growth net of costs
         and financing).
 
     Termination:
@@ -140,11 +140,11 @@ class MarketEnv(Env[dict[str, Any], NDArray[np.float32]]):
         time ``t``.
 
     Baseline:
-        :func:`~sekai.envs.portfolio.equal_weight` (every listed asset alike).
+        [`equal_weight`][sekai.envs.equal_weight] (every listed asset alike).
 
     Args:
         data: A history (NaN where an asset is not listed).
-        model: A market model (default :func:`default_market`).
+        model: A market model (default `default_market`).
         max_assets: Slots (default: every asset of the data or model).
         features: Feature names: fields of the data or registered features,
             with an optional ``_<window>`` suffix (``"momentum_60"``).

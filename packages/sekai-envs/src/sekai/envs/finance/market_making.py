@@ -39,7 +39,7 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
 
     The defaults are the paper's simulation: ``s0 = 100``, ``sigma = 2``,
     ``T = 1``, ``dt = 0.005`` (200 steps), ``A = 140``, ``k = 1.5`` and
-    ``gamma = 0.1``. Following :meth:`avellaneda_stoikov_action` then
+    ``gamma = 0.1``. Following `avellaneda_stoikov_action` then
     reproduces the paper's table (mean profit about 63-65, against the
     paper's 62.94); see the market-microstructure guide for the numbers.
 
@@ -64,14 +64,14 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
     Info (after each step; the reset's info has the same keys with no quotes):
         ``mid_price`` (after the move), ``inventory``, ``cash``, ``wealth``
         (``cash + inventory * mid_price``), ``pnl`` (the step's change of
-        wealth, for :class:`~sekai.finance.metrics.RecordPerformance`),
+        wealth, for [`RecordPerformance`][sekai.finance.RecordPerformance]),
         ``bid`` and ``ask`` (the quoted prices, NaN for a side not quoted),
         ``bid_filled`` and ``ask_filled`` (bools), ``timestamp`` (session
         time, in the units of ``total_time``) and ``dt``.
 
     Randomness: the uniforms that decide the fills and the normal shocks of
     the mid are drawn for the whole episode at ``reset``, so the native
-    :class:`~sekai.envs.finance.vector.MarketMakingVecEnv` gives the same
+    [`MarketMakingVecEnv`][sekai.envs.MarketMakingVecEnv] gives the same
     episodes for the same seeds and actions.
 
     Args:
@@ -195,7 +195,7 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         paper's "inventory strategy", the baseline to beat.
 
         Returns:
-            A float32 action ``(delta_b, delta_a)`` in :attr:`action_space`.
+            A float32 action ``(delta_b, delta_a)`` in `action_space`.
         """
         bid, ask = avellaneda_stoikov_offsets(
             float(self.inventory), self.time_remaining, self.config

@@ -28,7 +28,7 @@ class MarketMakingVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float32]])
 
     ``sekai.make_vec("MarketMaking-v0", num_envs=N)`` builds this env by
     default. Each sub-env is a
-    :class:`~sekai.envs.finance.market_making.MarketMakingEnv` with the same
+    [`MarketMakingEnv`][sekai.envs.MarketMakingEnv] with the same
     parameters: observations ``(num_envs, 2)`` float32, actions ``(num_envs,
     2)`` (bid and ask distances), and the same rewards, termination and info
     keys, computed by the same functions in the same floating-point order. As
@@ -39,13 +39,13 @@ class MarketMakingVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float32]])
     ``ProcVecEnv``) over ``MarketMakingEnv``. Finished sub-envs are reset
     within the step, or frozen with ``autoreset=False``.
 
-    :meth:`avellaneda_stoikov_action` gives the closed-form quotes of every
+    `avellaneda_stoikov_action` gives the closed-form quotes of every
     sub-env at once, so the paper's 1000-episode simulation is one vector env
     of 1000 sub-envs run for one session.
 
     Args:
         num_envs: Number of sub-envs.
-        s0: See :class:`~sekai.envs.finance.market_making.MarketMakingEnv`.
+        s0: See [`MarketMakingEnv`][sekai.envs.MarketMakingEnv].
         sigma: Idem.
         total_time: Idem.
         n_steps: Idem.
@@ -193,7 +193,7 @@ class MarketMakingVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float32]])
         """The closed-form quotes of every sub-env, ``(num_envs, 2)`` float32.
 
         Row ``i`` is what
-        :meth:`~sekai.envs.finance.market_making.MarketMakingEnv.avellaneda_stoikov_action`
+        [`avellaneda_stoikov_action`][sekai.envs.MarketMakingEnv.avellaneda_stoikov_action]
         gives in sub-env ``i``'s state.
         """
         bid, ask = avellaneda_stoikov_offsets(

@@ -31,7 +31,7 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
     period; then the mid moves by ``sigma sqrt(tau) Z - gamma n`` (noise and
     permanent impact). The implementation shortfall of an episode is
     ``X0 s0 - sum n_k price_k``, in dollars. For a static schedule its mean and
-    variance are the paper's ``E`` and ``V`` (:meth:`expected_shortfall`);
+    variance are the paper's ``E`` and ``V`` (`expected_shortfall`);
     with ``sigma = 0`` the shortfall equals ``E`` exactly.
 
     The defaults are the paper's example: one million shares of a $50 stock
@@ -70,8 +70,8 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
     s0``), ``timestamp`` (time elapsed, in the units of ``total_time``) and
     ``dt`` (``tau``).
 
-    Baselines: :meth:`almgren_chriss_actions` (the optimal static schedule for
-    ``risk_aversion``) and :meth:`twap_action` (equal slices).
+    Baselines: `almgren_chriss_actions` (the optimal static schedule for
+    ``risk_aversion``) and `twap_action` (equal slices).
 
     Args:
         initial_inventory: ``X0``, the shares to sell.
@@ -168,7 +168,7 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         return optimal_holdings(self.config)
 
     def almgren_chriss_actions(self) -> NDArray[np.float32]:
-        """The actions that follow :meth:`almgren_chriss_trajectory`, shape ``(n_steps, 1)``.
+        """The actions that follow `almgren_chriss_trajectory`, shape ``(n_steps, 1)``.
 
         Row ``k`` is the fraction ``1 - x_{k+1} / x_k`` to sell in period ``k``
         (the trajectory is static: it does not depend on the prices seen).

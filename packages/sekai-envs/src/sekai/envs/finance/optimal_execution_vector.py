@@ -28,7 +28,7 @@ class OptimalExecutionVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float3
 
     ``sekai.make_vec("OptimalExecution-v0", num_envs=N)`` builds this env by
     default. Each sub-env is an
-    :class:`~sekai.envs.finance.optimal_execution.OptimalExecutionEnv` with
+    [`OptimalExecutionEnv`][sekai.envs.OptimalExecutionEnv] with
     the same parameters: observations ``(num_envs, 3)`` float32, actions
     ``(num_envs, 1)`` (fractions of the remaining inventory to sell), and the
     same rewards, termination and info keys, computed in the same
@@ -46,7 +46,7 @@ class OptimalExecutionVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float3
     Args:
         num_envs: Number of sub-envs.
         initial_inventory: See
-            :class:`~sekai.envs.finance.optimal_execution.OptimalExecutionEnv`.
+            [`OptimalExecutionEnv`][sekai.envs.OptimalExecutionEnv].
         s0: Idem.
         sigma: Idem.
         total_time: Idem.

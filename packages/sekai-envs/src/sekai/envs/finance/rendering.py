@@ -1,30 +1,30 @@
 """Renderers of the market envs: dashboards of prices, quotes, fills, positions, PnL, books.
 
-One renderer per env, each a :class:`sekai.rendering.Dashboard` laid out for
+One renderer per env, each a [`sekai.rendering.Dashboard`][sekai.rendering.Dashboard] laid out for
 what its env is about:
 
-- :class:`TradingRenderer` (``Trading-v0``): the price with the lookback
+- `TradingRenderer` (``Trading-v0``): the price with the lookback
   before the episode, the position as a tint, trades where the target
   position changes; the return and the position over the episode.
-- :class:`PortfolioRenderer` (``Portfolio-v0``): the portfolio's return, its
+- `PortfolioRenderer` (``Portfolio-v0``): the portfolio's return, its
   allocation over time and its current weights, cash last.
-- :class:`MarketRenderer` (``Market-v0``): the return, the universe of slots
+- `MarketRenderer` (``Market-v0``): the return, the universe of slots
   shaded by weight (unlisted slots hollow), the allocation and the number of
   listed assets.
-- :class:`MarketMakingRenderer` (``MarketMaking-v0``): the mid with the
+- `MarketMakingRenderer` (``MarketMaking-v0``): the mid with the
   agent's bid and ask, its fills and inventory; PnL and inventory.
-- :class:`OptimalExecutionRenderer` (``OptimalExecution-v0``): the mid
+- `OptimalExecutionRenderer` (``OptimalExecution-v0``): the mid
   against the arrival price with the sales; the inventory left against the
   Almgren-Chriss trajectory; the implementation shortfall.
-- :class:`LimitOrderBookRenderer` (``LimitOrderBook-v0``) and
-  :class:`LimitOrderBookMarketRenderer` (``LimitOrderBookMarket``): the mid,
+- `LimitOrderBookRenderer` (``LimitOrderBook-v0``) and
+  `LimitOrderBookMarketRenderer` (``LimitOrderBookMarket``): the mid,
   the book's best prices, the agents' quotes and fills, the book's depth
   with each agent's resting orders, PnL and inventory.
 
 Like every dashboard, a renderer records the env's values at each
 ``render(env)`` (the episode's history) and draws them into an
 ``(height, width, 3)`` ``uint8`` RGB frame; pass it to
-:class:`sekai.rendering.RecordFrames` to record GIF or MP4 episodes. Render
+[`sekai.rendering.RecordFrames`][sekai.rendering.RecordFrames] to record GIF or MP4 episodes. Render
 after the reset and after every step (``RecordFrames`` does): the trades of
 Trading-v0 and the sales of OptimalExecution-v0 are told from the change
 between two frames. Envs may be wrapped; attributes are read through the
@@ -134,7 +134,7 @@ def _trading_context(env: Any) -> NDArray[np.float64]:
 
 
 class TradingRenderer(Dashboard):
-    """A dashboard of ``Trading-v0`` (:class:`~sekai.envs.finance.TradingEnv`).
+    """A dashboard of ``Trading-v0`` ([`TradingEnv`][sekai.envs.TradingEnv]).
 
     - **Price**: the asset's price, opening with the ``lookback`` prices the
       agent saw before the episode; steps held long are tinted in the theme's
@@ -149,14 +149,14 @@ class TradingRenderer(Dashboard):
 
     Args:
         title: The frame's title; ``None`` for none.
-        theme: A :class:`~sekai.rendering.Theme` or a built-in theme's name.
+        theme: A [`Theme`][sekai.rendering.Theme] or a built-in theme's name.
         width: Frame width in pixels.
         height: Frame height in pixels.
         window: Show only the last ``window`` steps (a scrolling chart);
             ``None`` shows the whole episode.
 
     Raises:
-        TypeError, ValueError: A bad argument (see :class:`~sekai.rendering.Dashboard`).
+        TypeError, ValueError: A bad argument (see [`Dashboard`][sekai.rendering.Dashboard]).
     """
 
     def __init__(
@@ -234,7 +234,7 @@ def _portfolio_labels(env: Any) -> list[str]:
 
 
 class PortfolioRenderer(Dashboard):
-    """A dashboard of ``Portfolio-v0`` (:class:`~sekai.envs.portfolio.PortfolioEnv`).
+    """A dashboard of ``Portfolio-v0`` ([`PortfolioEnv`][sekai.envs.PortfolioEnv]).
 
     - **Return**: the portfolio value's return since the episode started.
     - **Allocation**: the (drifted) weights over the episode, stacked, cash last.
@@ -244,13 +244,13 @@ class PortfolioRenderer(Dashboard):
 
     Args:
         title: The frame's title; ``None`` for none.
-        theme: A :class:`~sekai.rendering.Theme` or a built-in theme's name.
+        theme: A [`Theme`][sekai.rendering.Theme] or a built-in theme's name.
         width: Frame width in pixels.
         height: Frame height in pixels.
         window: Show only the last ``window`` steps; ``None`` shows the whole episode.
 
     Raises:
-        TypeError, ValueError: A bad argument (see :class:`~sekai.rendering.Dashboard`).
+        TypeError, ValueError: A bad argument (see [`Dashboard`][sekai.rendering.Dashboard]).
     """
 
     def __init__(
@@ -296,12 +296,12 @@ def _listed(env: Any) -> NDArray[np.bool_]:
 
 
 def _slot_labels(env: Any) -> list[str]:
-    """Each slot's asset (see :func:`_asset_label`), ``empty`` for an empty slot."""
+    """Each slot's asset (see `_asset_label`), ``empty`` for an empty slot."""
     return ["empty" if asset is None else _asset_label(asset) for asset in env.slot_assets]
 
 
 class MarketRenderer(Dashboard):
-    """A dashboard of ``Market-v0`` (:class:`~sekai.envs.finance.MarketEnv`).
+    """A dashboard of ``Market-v0`` ([`MarketEnv`][sekai.envs.MarketEnv]).
 
     - **Return**: the equity's return since the episode started, net of
       costs and financing.
@@ -313,13 +313,13 @@ class MarketRenderer(Dashboard):
 
     Args:
         title: The frame's title; ``None`` for none.
-        theme: A :class:`~sekai.rendering.Theme` or a built-in theme's name.
+        theme: A [`Theme`][sekai.rendering.Theme] or a built-in theme's name.
         width: Frame width in pixels.
         height: Frame height in pixels.
         window: Show only the last ``window`` steps; ``None`` shows the whole episode.
 
     Raises:
-        TypeError, ValueError: A bad argument (see :class:`~sekai.rendering.Dashboard`).
+        TypeError, ValueError: A bad argument (see [`Dashboard`][sekai.rendering.Dashboard]).
     """
 
     def __init__(

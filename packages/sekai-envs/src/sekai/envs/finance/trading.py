@@ -31,7 +31,7 @@ def buy_and_hold(env: Any) -> int:
     Holding the asset fully from the first step and never trading again is
     the benchmark a trading agent must beat: with the default positions
     ``(-1, 0, 1)`` it is action 2, whatever the observation. Works for a
-    :class:`TradingEnv`, a :class:`~sekai.envs.finance.TradingVecEnv` (use
+    `TradingEnv`, a [`TradingVecEnv`][sekai.envs.TradingVecEnv] (use
     ``np.full(num_envs, buy_and_hold(vec))``) or a wrapper around either.
 
     Args:
@@ -54,23 +54,23 @@ class TradingEnv(Env[NDArray[np.float32], np.int64]):
     of the trade ``w - p`` (``transaction_cost * |w - p|`` for a rate); the
     account then earns ``w * r`` over the period, ``r`` being the asset's
     simple return, and the position drifts to ``w (1 + r) / (1 + w r)``.
-    The accounting is :mod:`sekai.finance.account`'s (``settle``), the costs
-    :mod:`sekai.finance.costs`'s, the reward :mod:`sekai.finance.rewards`'s.
+    The accounting is `sekai.finance.account`'s (``settle``), the costs
+    `sekai.finance.costs`'s, the reward `sekai.finance.rewards`'s.
 
     Prices: a history given as ``prices`` (a 1-D array, a pandas Series or a
     one-column DataFrame) or ``data`` (a one-asset
-    :class:`~sekai.finance.MarketData` without missing prices), played in
+    [`MarketData`][sekai.finance.MarketData] without missing prices), played in
     windows of ``episode_length`` decisions whose first row the ``sampler``
-    chooses; or a ``model`` (a one-asset :class:`~sekai.finance.MarketModel`),
+    chooses; or a ``model`` (a one-asset [`MarketModel`][sekai.finance.MarketModel]),
     simulated anew at every reset; by default geometric Brownian motion with
     drift ``mu``, volatility ``sigma`` and start ``s0``. At most one of
     ``prices``, ``data`` and ``model``.
 
     Point in time: at decision row ``t`` the env reads the data through
-    ``data.at(t)`` (:class:`~sekai.finance.data.PointInTime`): observations
+    ``data.at(t)`` ([`PointInTime`][sekai.finance.data.PointInTime]): observations
     and cost inputs come from rows up to ``t``, the trade executes at row
     ``t + 1``'s price, and any read of a later row raises
-    :class:`~sekai.error.LookAheadError`. :attr:`price_history` gives the
+    [`LookAheadError`][sekai.error.LookAheadError]. `price_history` gives the
     same guarded view to agents and wrappers.
 
     Observation:
@@ -83,15 +83,15 @@ class TradingEnv(Env[NDArray[np.float32], np.int64]):
 
     Reward:
         ``reward(outcome)`` of the step's
-        :class:`~sekai.finance.StepOutcome`; by default
-        :class:`~sekai.finance.LogReturn`, the log growth of equity net of
+        [`StepOutcome`][sekai.finance.StepOutcome]; by default
+        [`LogReturn`][sekai.finance.LogReturn], the log growth of equity net of
         costs, ``log((1 - cost) (1 + w r))``. Rewards then add up to the log of
         final over initial equity.
 
     Termination:
         ``terminated`` when the equity reaches 0 (a short position in an asset
         that more than doubles, say); ``truncated`` after ``episode_length``
-        steps. ``step()`` after either raises :class:`~sekai.error.ResetRequired`.
+        steps. ``step()`` after either raises [`ResetRequired`][sekai.error.ResetRequired].
 
     Info:
         Every step: ``equity``, ``position`` (after drift), ``price`` (the new
@@ -105,7 +105,7 @@ class TradingEnv(Env[NDArray[np.float32], np.int64]):
         int) or at the first row stamped at or after time ``t``.
 
     Baseline:
-        :func:`buy_and_hold` (the largest long position throughout).
+        `buy_and_hold` (the largest long position throughout).
 
     Args:
         prices: A price history of one asset.
@@ -114,7 +114,7 @@ class TradingEnv(Env[NDArray[np.float32], np.int64]):
         lookback: Log returns per observation (>= 1).
         positions: The target positions the actions choose from.
         transaction_cost: A proportional rate (0.001 = 10 basis points) or a
-            :class:`~sekai.finance.CostModel`; ``0`` or ``None`` for free
+            [`CostModel`][sekai.finance.CostModel]; ``0`` or ``None`` for free
             trading.
         mu: Drift per year of the default model.
         sigma: Volatility per year of the default model.
@@ -122,11 +122,11 @@ class TradingEnv(Env[NDArray[np.float32], np.int64]):
             or the model's (1/252 for the default model).
         s0: Start price of the default model.
         model: A one-asset market model.
-        reward: The reward function (default :class:`~sekai.finance.LogReturn`);
+        reward: The reward function (default [`LogReturn`][sekai.finance.LogReturn]);
             the env keeps its own copy.
         sampler: How a history's episodes start: ``"random"``,
             ``"sequential"``, an int (a fixed first row offset) or a
-            :class:`~sekai.finance.EpisodeSampler`.
+            [`EpisodeSampler`][sekai.finance.EpisodeSampler].
         capital: Equity at the start of each episode.
 
     Raises:
@@ -238,7 +238,7 @@ class TradingEnv(Env[NDArray[np.float32], np.int64]):
     def lookback(self) -> int:
         """Log returns per observation; a new value applies from the next reset.
 
-        Changing it changes :attr:`observation_space`.
+        Changing it changes `observation_space`.
         """
         return self.config.lookback
 
@@ -295,11 +295,11 @@ class TradingEnv(Env[NDArray[np.float32], np.int64]):
 
     @property
     def price_history(self) -> Past:
-        """The prices up to now, as a :class:`~sekai.finance.data.Past` of shape ``(t + 1,)``.
+        """The prices up to now, as a [`Past`][sekai.finance.data.Past] of shape ``(t + 1,)``.
 
         Index it like an array of every row so far (``[-1]`` is the current
         price); ``np.asarray(env.price_history)`` copies it. Reading a row
-        after the current one raises :class:`~sekai.error.LookAheadError`.
+        after the current one raises [`LookAheadError`][sekai.error.LookAheadError].
         """
         now = self._now()
         data = self._data
@@ -319,7 +319,7 @@ class TradingEnv(Env[NDArray[np.float32], np.int64]):
         """Start an episode: a new window of the history, or a new simulated path.
 
         Args:
-            seed: Seed of the env's generator (see :class:`~sekai.core.Env`).
+            seed: Seed of the env's generator (see [`Env`][sekai.core.Env]).
             options: ``{"start": t}`` (histories only): the first decision row
                 or time.
 

@@ -30,7 +30,7 @@ class TradingVecEnv(NativeVecEnv[NDArray[np.float32], np.int64]):
 
     ``sekai.make_vec("Trading-v0", num_envs=N)`` builds this env by default.
     Observations, actions, rewards, flags and infos are those of
-    :class:`~sekai.envs.finance.TradingEnv`, batched along a leading
+    [`TradingEnv`][sekai.envs.TradingEnv], batched along a leading
     ``num_envs`` axis: observations ``(num_envs, lookback + 1)`` float32,
     actions an int array ``(num_envs,)``. The accounting, costs and rewards
     run through the same functions on the whole batch.
@@ -40,7 +40,7 @@ class TradingVecEnv(NativeVecEnv[NDArray[np.float32], np.int64]):
     simulated path), whole at the reset; a step draws nothing. So for the
     same seed and actions the trajectories, autoresets included, are those
     of ``SyncVecEnv``, ``AsyncVecEnv`` or ``ProcVecEnv`` over
-    :class:`~sekai.envs.finance.TradingEnv`. At a reset each sub-env copies
+    [`TradingEnv`][sekai.envs.TradingEnv]. At a reset each sub-env copies
     its window of prices (``lookback + episode_length + 1`` rows) into the
     batch; the steps then index arrays. A finished sub-env is reset within
     the step, or frozen with ``autoreset=False``.
@@ -51,7 +51,7 @@ class TradingVecEnv(NativeVecEnv[NDArray[np.float32], np.int64]):
 
     Args:
         num_envs: Number of sub-envs.
-        prices: See :class:`~sekai.envs.finance.TradingEnv` (and every
+        prices: See [`TradingEnv`][sekai.envs.TradingEnv] (and every
             argument below up to ``capital``).
         data: A one-asset history.
         episode_length: Decisions per episode.

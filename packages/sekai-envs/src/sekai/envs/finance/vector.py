@@ -2,11 +2,11 @@
 
 Each class lives next to its single env and is loaded on first access:
 
-- :class:`TradingVecEnv` (``Trading-v0``), from :mod:`sekai.envs.finance.trading_vector`;
-- :class:`PortfolioVecEnv` (``Portfolio-v0``), from :mod:`sekai.envs.portfolio_vector`;
-- :class:`MarketMakingVecEnv` (``MarketMaking-v0``), from
+- `TradingVecEnv` (``Trading-v0``), from `sekai.envs.finance.trading_vector`;
+- `PortfolioVecEnv` (``Portfolio-v0``), from `sekai.envs.portfolio_vector`;
+- `MarketMakingVecEnv` (``MarketMaking-v0``), from
   ``sekai.envs.finance.market_making_vector``;
-- :class:`OptimalExecutionVecEnv` (``OptimalExecution-v0``), from
+- `OptimalExecutionVecEnv` (``OptimalExecution-v0``), from
   ``sekai.envs.finance.optimal_execution_vector``.
 """
 
