@@ -9,8 +9,6 @@ ProcVecEnv's side of the same rules is in ``proc/test_proc_faults.py``.
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import sys
 import threading
 from typing import Any
@@ -271,9 +269,11 @@ def test_ctrl_c_inside_a_sync_step_needs_a_reset() -> None:
 class Waiting(Shaped):
     """An async sub-env whose step waits for ``gates[0]`` (an asyncio.Event) when ``slow``.
 
-    Its first step with ``interrupt`` set makes the loop deliver SIGINT to this
-    process from a loop callback: outside any sub-env's code, as a Ctrl-C that
-    arrives while the loop waits for I/O.
+    Its first step with ``interrupt`` set makes a loop callback raise
+    KeyboardInterrupt: outside any sub-env's code, as a Ctrl-C that arrives
+    while the loop waits for I/O. (Raised in the loop's own thread: a real
+    SIGINT may be delivered to another thread of the test process, and then
+    the loop, blocked in select() with nothing due, would never see it.)
     """
 
     gates: list[asyncio.Event] = []  # noqa: RUF012 - one per test, set by the test
@@ -286,12 +286,16 @@ class Waiting(Shaped):
     async def async_step(self, action: int) -> StepResult[Any]:
         if self.interrupt:
             self.interrupt = False
-            asyncio.get_running_loop().call_soon(os.kill, os.getpid(), signal.SIGINT)
+            asyncio.get_running_loop().call_soon(_ctrl_c)
         if self.slow:
             if not Waiting.gates:
                 Waiting.gates.append(asyncio.Event())
             await Waiting.gates[0].wait()
         return self.step(action)
+
+
+def _ctrl_c() -> None:
+    raise KeyboardInterrupt
 
 
 @pytest.fixture
