@@ -34,7 +34,7 @@ FrameFormat = Literal["gif", "png", "npz"]
 VIDEO_SUFFIXES = (".mp4", ".m4v", ".mov", ".mkv", ".avi", ".webm")
 """File suffixes `save_video` writes (the container follows the suffix)."""
 
-_VIDEO_INSTALL = "pip install imageio imageio-ffmpeg"
+_VIDEO_INSTALL = "pip install sekai-wrappers[video]"
 
 _Writer = Callable[[Path, Sequence[Any], float], Path]
 
@@ -126,8 +126,9 @@ def save_gif(frames: Sequence[NDArray[np.uint8]], path: str | Path, fps: float =
 def save_video(frames: Sequence[NDArray[np.uint8]], path: str | Path, fps: float = 30) -> Path:
     """Write frames as a video (H.264 in an MP4 file, or the container of the suffix).
 
-    Videos are encoded by FFmpeg through imageio, which are not part of
-    sekai's extras: install them with ``pip install imageio imageio-ffmpeg``.
+    Videos are encoded by FFmpeg through imageio and imageio-ffmpeg (whose
+    wheel carries the FFmpeg binary): the ``video`` extra of sekai-wrappers
+    installs both.
     Frames with an odd width or height get one more column or row (a copy
     of the last), as the H.264 encoder needs even sizes.
 
@@ -158,8 +159,8 @@ def save_video(frames: Sequence[NDArray[np.uint8]], path: str | Path, fps: float
         importlib.import_module("imageio_ffmpeg")
     except ImportError as error:
         raise ImportError(
-            "save_video encodes videos with FFmpeg through imageio, which sekai does not "
-            f"install; install them with `{_VIDEO_INSTALL}` (or write a GIF with save_gif)"
+            "save_video encodes videos with FFmpeg through imageio and imageio-ffmpeg; "
+            f"install them with `{_VIDEO_INSTALL}` (or write a GIF with save_gif)"
         ) from error
     height, width = images[0].shape[:2]
     pad = ((0, height % 2), (0, width % 2), (0, 0))

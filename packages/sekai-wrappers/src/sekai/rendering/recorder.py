@@ -197,7 +197,7 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
 
         The suffix chooses the format: ``.gif`` (`save_gif`, needs
         Pillow), ``.mp4`` and the other video suffixes (`save_video`,
-        needs imageio and imageio-ffmpeg), or ``.npz`` (numpy only).
+        needs the ``video`` extra: imageio and imageio-ffmpeg), or ``.npz`` (numpy only).
 
         Args:
             path: The file to write (its folder must exist).
