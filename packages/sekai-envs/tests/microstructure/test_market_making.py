@@ -84,21 +84,22 @@ def test_fills_happen_with_the_papers_probability(offset: float) -> None:
     assert fills / trials == pytest.approx(expected, abs=tolerance)
 
 
-def test_the_mid_moves_as_arithmetic_brownian_motion() -> None:
+def test_the_mid_is_the_papers_binomial_walk() -> None:
+    # each step the mid moves by +-sigma sqrt(dt), up or down with probability 1/2
     env = MarketMakingEnv(sigma=3.0, n_steps=100, total_time=2.0)
-    moves = []
+    scale = 3.0 * math.sqrt(0.02)
+    ups = n = 0
     for seed in range(40):
         env.reset(seed=seed)
         mid = env.mid
         for _ in range(env.n_steps):
             env.step(np.array([1.0, 1.0], np.float32))
-            moves.append(env.mid - mid)
+            move = env.mid - mid
+            assert abs(move) == pytest.approx(scale, rel=1e-9)
+            ups += move > 0
+            n += 1
             mid = env.mid
-    moves_array = np.array(moves)
-    scale = 3.0 * math.sqrt(0.02)
-    n = len(moves_array)
-    assert moves_array.mean() == pytest.approx(0.0, abs=4 * scale / math.sqrt(n))
-    assert moves_array.std() == pytest.approx(scale, rel=4 * math.sqrt(0.5 / n))
+    assert ups / n == pytest.approx(0.5, abs=4 * math.sqrt(0.25 / n))
 
 
 def test_a_side_at_the_inventory_limit_is_not_quoted() -> None:
@@ -118,14 +119,26 @@ def test_a_side_at_the_inventory_limit_is_not_quoted() -> None:
 def test_avellaneda_stoikov_action_is_the_closed_form() -> None:
     env = MarketMakingEnv()
     env.reset(seed=0)
-    half = 0.5 * 0.1 * 4.0 * 1.0 + math.log(1 + 0.1 / 1.5) / 0.1
+    # the paper's simulations: the spread (2 / gamma) log(1 + gamma / k), 1.29
+    half = math.log(1 + 0.1 / 1.5) / 0.1
+    assert 2 * half == pytest.approx(1.29, abs=0.005)
     np.testing.assert_allclose(env.avellaneda_stoikov_action(), [half, half], rtol=1e-6)
+    # formula (30) adds gamma sigma**2 (T - t) to the spread
+    with_time_term = half + 0.5 * 0.1 * 4.0 * 1.0
+    np.testing.assert_allclose(
+        env.avellaneda_stoikov_action(spread_time_term=True),
+        [with_time_term, with_time_term],
+        rtol=1e-6,
+    )
     env.inventory = 1  # long: lower both quotes (reservation price below the mid)
     bid, ask = env.avellaneda_stoikov_action().tolist()
     skew = 1 * 0.1 * 4.0 * 1.0
     assert bid == pytest.approx(half + skew, rel=1e-6)
     assert ask == pytest.approx(half - skew, rel=1e-6)
-    env.inventory = 3  # the ask would sit below the mid: clipped to 0
+    bid, ask = env.avellaneda_stoikov_action(spread_time_term=True).tolist()
+    assert bid == pytest.approx(with_time_term + skew, rel=1e-6)
+    assert ask == pytest.approx(with_time_term - skew, rel=1e-6)
+    env.inventory = 2  # the ask would sit below the mid: clipped to 0
     assert env.avellaneda_stoikov_action()[1] == 0.0
     env.inventory = -40
     assert env.avellaneda_stoikov_action()[1] == 5.0  # clipped to max_offset

@@ -128,8 +128,12 @@ def test_market_making_state_and_baseline_per_sub_env() -> None:
         single.reset(seed=seed)
     for _ in range(15):
         batch = native.avellaneda_stoikov_action()
+        with_time_term = native.avellaneda_stoikov_action(spread_time_term=True)
         for i, single in enumerate(singles):
             np.testing.assert_array_equal(batch[i], single.avellaneda_stoikov_action())
+            np.testing.assert_array_equal(
+                with_time_term[i], single.avellaneda_stoikov_action(spread_time_term=True)
+            )
             single.step(batch[i])
         native.step(batch)
     assert native.get_attr("inventory") == [single.inventory for single in singles]

@@ -6,6 +6,8 @@ floating-point order:
 
 - `MarketMakingConfig` checks the constructor arguments once and holds
   the constants a step needs;
+- `draw_session` draws a session's randomness (fill uniforms, mid moves) from
+  a generator, in the one order both envs use;
 - `avellaneda_stoikov_offsets` is the paper's closed-form (approximate)
   optimal quotes;
 - `fill_probability` is the chance that a quote fills within a step.
@@ -30,6 +32,7 @@ __all__ = [
     "MarketMakingConfig",
     "avellaneda_stoikov_offsets",
     "checked_offsets",
+    "draw_session",
     "fill_probability",
 ]
 
@@ -42,7 +45,7 @@ class MarketMakingConfig:
 
     Attributes mirror the env's constructor (``A`` is ``fill_intensity``, ``k``
     is ``fill_decay``); the others are derived: ``dt = total_time / n_steps``,
-    ``move_scale = sigma * sqrt(dt)`` (the standard deviation of a mid move),
+    ``move_scale = sigma * sqrt(dt)`` (the size of a mid move, up or down),
     ``penalty_scale = 0.5 * risk_aversion * sigma**2 * dt`` (the running
     inventory penalty per unit of squared inventory) and ``half_spread_floor``
     ``= log(1 + risk_aversion / k) / risk_aversion`` (``1 / k`` when
@@ -104,7 +107,7 @@ class MarketMakingConfig:
 
     @property
     def move_scale(self) -> float:
-        """The standard deviation of the mid's move over one step, ``sigma * sqrt(dt)``."""
+        """The size of the mid's move over one step, ``sigma * sqrt(dt)`` (up or down)."""
         return self.sigma * math.sqrt(self.dt)
 
     @property
@@ -114,7 +117,7 @@ class MarketMakingConfig:
 
     @property
     def half_spread_floor(self) -> float:
-        """``log(1 + gamma / k) / gamma``, the part of the half spread that never shrinks."""
+        """``log(1 + gamma / k) / gamma``: half the closed-form spread without its time term."""
         gamma = self.risk_aversion
         return math.log1p(gamma / self.k) / gamma if gamma > 0.0 else 1.0 / self.k
 
@@ -132,22 +135,49 @@ class MarketMakingConfig:
 
 
 def avellaneda_stoikov_offsets(
-    inventory: _T, time_remaining: _T, config: MarketMakingConfig
+    inventory: _T,
+    time_remaining: _T,
+    config: MarketMakingConfig,
+    *,
+    spread_time_term: bool = False,
 ) -> tuple[_T, _T]:
     """The paper's approximate optimal distances of the bid and the ask from the mid.
 
     With ``q`` the inventory, ``tau = T - t`` the time left and ``gamma`` the
     risk aversion, the reservation price is ``r = s - q gamma sigma**2 tau``
-    and the optimal spread ``gamma sigma**2 tau + (2 / gamma) log(1 + gamma / k)``
-    (equations (29)-(30) of the paper); the quotes sit half a spread either
-    side of ``r``, so their distances from the mid ``s`` are
-    ``half + q gamma sigma**2 tau`` (bid) and ``half - q gamma sigma**2 tau``
-    (ask). Not clipped: a large inventory gives a negative distance.
+    (equation (29) of the paper) and the quotes sit half a spread either side
+    of it, so their distances from the mid ``s`` are ``half + q gamma sigma**2
+    tau`` (bid) and ``half - q gamma sigma**2 tau`` (ask). The spread is
+    ``(2 / gamma) log(1 + gamma / k)``, as in the paper's simulations (its
+    table gives this strategy's spread as 1.29 for the default parameters),
+    or with ``spread_time_term`` equation (30)'s ``gamma sigma**2 tau + (2 /
+    gamma) log(1 + gamma / k)``. Not clipped: a large inventory gives a
+    negative distance.
     """
     risk = config.risk_aversion * config.sigma * config.sigma * time_remaining
-    half = 0.5 * risk + config.half_spread_floor
     skew = inventory * risk
-    return half + skew, half - skew
+    if spread_time_term:
+        half = 0.5 * risk + config.half_spread_floor
+        return half + skew, half - skew
+    floor = config.half_spread_floor
+    return floor + skew, floor - skew
+
+
+def draw_session(
+    rng: np.random.Generator, n_steps: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """A session's randomness: fill uniforms ``(n_steps, 2)`` and mid moves ``(n_steps,)``.
+
+    Column 0 of the uniforms decides the bid's fills, column 1 the ask's (a
+    side fills when its uniform is below its `fill_probability`); a move is
+    ``+1`` or ``-1`` with probability 1/2 each (the paper's binomial walk, in
+    units of ``move_scale``). Both envs draw in this order, so that a sub-env
+    of the native vector env replays the single env's session for the same
+    seed.
+    """
+    uniforms = rng.random((n_steps, 2))
+    moves = np.where(rng.random(n_steps) < 0.5, 1.0, -1.0)
+    return uniforms, moves
 
 
 def fill_probability(offset: _T, config: MarketMakingConfig) -> _T:

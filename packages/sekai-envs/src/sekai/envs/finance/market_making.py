@@ -13,6 +13,7 @@ from sekai.envs.finance._mm_model import (
     MarketMakingConfig,
     avellaneda_stoikov_offsets,
     checked_offsets,
+    draw_session,
     fill_probability,
 )
 from sekai.error import ResetRequired
@@ -26,22 +27,27 @@ _NAN = math.nan
 class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
     """A single market maker in the model of Avellaneda & Stoikov (2008).
 
-    The mid-price ``S`` follows an arithmetic Brownian motion,
-    ``S_{t+dt} = S_t + sigma sqrt(dt) Z`` with ``Z`` standard normal. At every
-    step the agent quotes a bid at ``S_t - delta_b`` and an ask at
-    ``S_t + delta_a``; as in the paper's simulation, each quote is hit within
-    the step with probability ``lambda(delta) dt = A exp(-k delta) dt``
-    (capped at 1), independently of the other and of the price move, and a
-    fill trades ``order_size`` units at the quoted price. Then the mid moves.
-    A side whose fill would take the inventory beyond ``±max_inventory`` is
-    not quoted. The session lasts ``total_time`` in ``n_steps`` steps of
-    ``dt = total_time / n_steps``.
+    The session is the paper's simulation (its section 4). The mid-price ``S``
+    is a binomial random walk, the paper's discretisation of an arithmetic
+    Brownian motion: each step it moves by ``+sigma sqrt(dt)`` or ``-sigma
+    sqrt(dt)`` with probability 1/2 each. At every step the agent quotes a
+    bid at ``S_t - delta_b`` and an ask at ``S_t + delta_a``; each quote is
+    hit within the step with probability ``lambda(delta) dt = A exp(-k
+    delta) dt`` (capped at 1), independently of the other side and of the
+    price move (both sides may fill in one step), and a fill trades
+    ``order_size`` units at the quoted price. Then the mid moves. A side
+    whose fill would take the inventory beyond ``±max_inventory`` is not
+    quoted. The session lasts ``total_time`` in ``n_steps`` steps of ``dt =
+    total_time / n_steps``; its profit is the final ``cash + inventory *
+    S_T``.
 
     The defaults are the paper's simulation: ``s0 = 100``, ``sigma = 2``,
     ``T = 1``, ``dt = 0.005`` (200 steps), ``A = 140``, ``k = 1.5`` and
     ``gamma = 0.1``. Following `avellaneda_stoikov_action` then
-    reproduces the paper's table (mean profit about 63-65, against the
-    paper's 62.94); see the market-microstructure guide for the numbers.
+    reproduces the paper's table for its inventory strategy (profit 62.94,
+    std 5.89; final inventory std 2.80) to within 5%, and constant quotes
+    ``0.645`` from the mid its symmetric strategy (67.21, 13.43; 8.66); see
+    the market-microstructure guide for the numbers.
 
     Observation:
         ``Box([-1, 0], [1, 1], (2,), float32)``: inventory / max_inventory and
@@ -69,8 +75,8 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         ``bid_filled`` and ``ask_filled`` (bools), ``timestamp`` (session
         time, in the units of ``total_time``) and ``dt``.
 
-    Randomness: the uniforms that decide the fills and the normal shocks of
-    the mid are drawn for the whole episode at ``reset``, so the native
+    Randomness: the uniforms that decide the fills and the moves of the mid
+    are drawn for the whole episode at ``reset``, so the native
     [`MarketMakingVecEnv`][sekai.envs.MarketMakingVecEnv] gives the same
     episodes for the same seeds and actions.
 
@@ -158,7 +164,7 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         self._wealth = 0.0
         self._started = False
         self._uniforms: list[list[float]] = []
-        self._shocks: list[float] = []
+        self._moves: list[float] = []
 
     # -- state ---------------------------------------------------------------------------------
 
@@ -185,20 +191,31 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         """
         return float(fill_probability(float(offset), self.config))
 
-    def avellaneda_stoikov_action(self) -> NDArray[np.float32]:
+    def avellaneda_stoikov_action(self, *, spread_time_term: bool = False) -> NDArray[np.float32]:
         """The closed-form quotes of Avellaneda & Stoikov in the current state.
 
         The reservation price ``r = mid - inventory * gamma * sigma**2 * (T - t)``
-        and the spread ``gamma * sigma**2 * (T - t) + (2 / gamma) log(1 + gamma / k)``
-        give the distances ``(mid - r + spread / 2, r + spread / 2 - mid)``,
-        clipped into the action space. Following them at every step is the
-        paper's "inventory strategy", the baseline to beat.
+        and the spread ``(2 / gamma) log(1 + gamma / k)`` give the distances
+        ``(mid - r + spread / 2, r + spread / 2 - mid)``, clipped into the
+        action space. Following them at every step is the paper's "inventory
+        strategy" of its simulations, the baseline to beat.
+
+        Args:
+            spread_time_term: Add the ``gamma * sigma**2 * (T - t)`` term of
+                the paper's spread formula (30) to the spread. The paper's
+                simulations leave it out: its table gives this strategy's
+                spread as ``(2 / gamma) log(1 + gamma / k)`` (1.29 with the
+                defaults, 1.49 on average with the term), and only without it
+                do the simulated profits match the table's dispersion.
 
         Returns:
             A float32 action ``(delta_b, delta_a)`` in `action_space`.
         """
         bid, ask = avellaneda_stoikov_offsets(
-            float(self.inventory), self.time_remaining, self.config
+            float(self.inventory),
+            self.time_remaining,
+            self.config,
+            spread_time_term=spread_time_term,
         )
         offsets = np.clip(np.array([bid, ask], dtype=np.float64), 0.0, self.max_offset)
         action: NDArray[np.float32] = offsets.astype(np.float32)
@@ -214,9 +231,8 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         ``options`` are not used.
         """
         self._set_rng(seed)
-        rng = self.rng
-        self._uniforms = rng.random((self.n_steps, 2)).tolist()
-        self._shocks = rng.standard_normal(self.n_steps).tolist()
+        uniforms, moves = draw_session(self.rng, self.n_steps)
+        self._uniforms, self._moves = uniforms.tolist(), moves.tolist()
         self.mid = self.s0
         self.inventory = 0
         self.cash = 0.0
@@ -260,7 +276,7 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         if ask_filled:
             inventory -= size
             cash += size * ask
-        mid = mid + self._move_scale * self._shocks[t]
+        mid = mid + self._move_scale * self._moves[t]
         wealth = cash + inventory * mid
         pnl = wealth - self._wealth
         reward = pnl - self._penalty_scale * inventory * inventory

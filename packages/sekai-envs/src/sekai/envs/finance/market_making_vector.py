@@ -13,6 +13,7 @@ from sekai.envs.finance._mm_model import (
     MarketMakingConfig,
     avellaneda_stoikov_offsets,
     checked_offsets,
+    draw_session,
     fill_probability,
 )
 from sekai.vector import InfoArrays, NativeVecEnv
@@ -32,7 +33,7 @@ class MarketMakingVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float32]])
     parameters: observations ``(num_envs, 2)`` float32, actions ``(num_envs,
     2)`` (bid and ask distances), and the same rewards, termination and info
     keys, computed by the same functions in the same floating-point order. As
-    in the single env, a session's randomness (fill uniforms and mid shocks)
+    in the single env, a session's randomness (fill uniforms and mid moves)
     is drawn whole at its reset, sub-env ``i`` from its own generator
     ``rngs[i]``, so for the same seed and actions the trajectories, autoresets
     included, are identical to those of ``SyncVecEnv`` (or ``AsyncVecEnv``,
@@ -117,7 +118,7 @@ class MarketMakingVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float32]])
         self._rows = np.arange(n)
         # Time-major, so that the step of sub-envs in lockstep reads one contiguous row.
         self._uniforms: _F64 = np.zeros((self.n_steps, n, 2))
-        self._shocks: _F64 = np.zeros((self.n_steps, n))
+        self._moves: _F64 = np.zeros((self.n_steps, n))
         self._t: NDArray[np.int64] = np.zeros(n, dtype=np.int64)
         self._mid: _F64 = np.full(n, self.s0)
         self._inventory: NDArray[np.int64] = np.zeros(n, dtype=np.int64)
@@ -189,15 +190,18 @@ class MarketMakingVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float32]])
         """The chance that a quote ``offset`` from the mid fills within a step (every sub-env)."""
         return float(fill_probability(float(offset), self.config))
 
-    def avellaneda_stoikov_action(self) -> NDArray[np.float32]:
+    def avellaneda_stoikov_action(self, *, spread_time_term: bool = False) -> NDArray[np.float32]:
         """The closed-form quotes of every sub-env, ``(num_envs, 2)`` float32.
 
         Row ``i`` is what
         [`avellaneda_stoikov_action`][sekai.envs.MarketMakingEnv.avellaneda_stoikov_action]
-        gives in sub-env ``i``'s state.
+        gives in sub-env ``i``'s state, with the same ``spread_time_term``.
         """
         bid, ask = avellaneda_stoikov_offsets(
-            self._inventory.astype(np.float64), self.time_remaining, self.config
+            self._inventory.astype(np.float64),
+            self.time_remaining,
+            self.config,
+            spread_time_term=spread_time_term,
         )
         offsets = np.clip(np.stack([bid, ask], axis=1), 0.0, self.max_offset)
         action: NDArray[np.float32] = offsets.astype(np.float32)
@@ -209,11 +213,8 @@ class MarketMakingVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float32]])
         self, indices: NDArray[np.intp], options: Sequence[dict[str, Any] | None]
     ) -> None:
         rngs = self.rngs
-        shape = (self.n_steps, 2)
-        for i in indices.tolist():
-            rng = rngs[i]  # drawn in the single env's order
-            self._uniforms[:, i] = rng.random(shape)
-            self._shocks[:, i] = rng.standard_normal(self.n_steps)
+        for i in indices.tolist():  # drawn as the single env draws
+            self._uniforms[:, i], self._moves[:, i] = draw_session(rngs[i], self.n_steps)
         self._t[indices] = 0
         self._mid[indices] = self.s0
         self._inventory[indices] = 0
@@ -253,9 +254,9 @@ class MarketMakingVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float32]])
         t = self._t if frozen is None else np.minimum(self._t, self.n_steps - 1)
         first = int(t[0])
         if bool((t == first).all()):  # sub-envs in lockstep (the usual case): one row
-            uniforms, shocks = self._uniforms[first], self._shocks[first]
+            uniforms, moves = self._uniforms[first], self._moves[first]
         else:
-            uniforms, shocks = self._uniforms[t, self._rows], self._shocks[t, self._rows]
+            uniforms, moves = self._uniforms[t, self._rows], self._moves[t, self._rows]
         mid = self._mid
         inventory = self._inventory
         # Column 0 is the bid, column 1 the ask, as in the action.
@@ -270,7 +271,7 @@ class MarketMakingVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float32]])
         inventory = inventory + size * (bid_filled.astype(np.int64) - ask_filled)
         cash = self._cash - np.where(bid_filled, size * bid, 0.0)
         cash = cash + np.where(ask_filled, size * ask, 0.0)
-        mid = mid + self._move_scale * shocks
+        mid = mid + self._move_scale * moves
         wealth = cash + inventory * mid
         pnl = wealth - self._wealth
         rewards = pnl - self._penalty_scale * inventory * inventory
