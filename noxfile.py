@@ -207,3 +207,25 @@ def soak(session: nox.Session) -> None:
     """ProcVecEnv soak test: 10**6 sub-env steps; memory and file descriptors stay flat."""
     _sync(session, "--package", "sekai-vector", "--all-extras")
     session.run("python", "benchmarks/soak_proc.py", *session.posargs)
+
+
+@nox.session(default=False)
+def screenshots(session: nox.Session) -> None:
+    """Screenshots of the built site in headless Chromium; writes build/screenshots/.
+
+    Drives Debian's Chromium (package ``chromium``) through Playwright,
+    installing the package first when it is missing (that needs root). The
+    script also checks each page: it loads, raises no script error, and is no
+    wider than the window at desktop and phone width.
+    """
+    browser = Path("/usr/bin/chromium")
+    if not browser.exists():
+        if os.geteuid() != 0:
+            session.error("needs Debian's chromium: run `sudo apt-get install chromium` first")
+        session.run("apt-get", "update", "-q", external=True)
+        session.run("apt-get", "install", "-y", "-q", "chromium", external=True)
+    _sync(session, "--all-packages", "--no-install-package", "sekai", "--group", "screenshots")
+    site = Path(session.create_tmp()) / "site"
+    session.run("mkdocs", "build", "--strict", "-f", "docs/mkdocs.yml", "-d", str(site))
+    out = ROOT / "build" / "screenshots"
+    session.run("python", "tools/screenshots.py", str(site), str(out), "--browser", str(browser))

@@ -1,0 +1,144 @@
+"""Screenshots of the built documentation site, taken in headless Chromium.
+
+Usage: ``python tools/screenshots.py SITE OUT [--browser PATH]``
+
+Serves the built site ``SITE`` on 127.0.0.1 (a free port), opens the pages a
+newcomer reads first in Debian's Chromium through Playwright, and writes a
+full-page PNG of each, in the light and the dark palette, to ``OUT``. Each
+page is also checked as a reader would meet it, and the script exits with
+status 1 naming every problem:
+
+- the page loads (HTTP 200) and has a title heading;
+- the browser reports no script error;
+- nothing is wider than the window, at desktop and at phone width (wide
+  code and tables must scroll inside their own box, not push the page).
+
+``nox -s screenshots`` builds the site and runs this script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from playwright.sync_api import Page, ViewportSize, sync_playwright
+
+__all__ = ["PAGES", "main"]
+
+PAGES = {
+    "home": "",
+    "getting-started": "guides/getting-started/",
+    "vector-guide": "guides/vector/",
+    "training-guide": "guides/training/",
+    "api-vector": "api/vector/",
+}
+"""Screenshot name -> page path in the site."""
+
+DESKTOP = ViewportSize(width=1280, height=900)
+PHONE = ViewportSize(width=390, height=844)
+
+# What Chromium needs in this sandbox: no setuid sandbox as root, no GPU, and no
+# calls home (the network is closed, and each refused call slows the start).
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def serve(site: Path) -> Iterator[str]:
+    """Serve ``site`` on a free port of 127.0.0.1; yield its base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def overflow(page: Page) -> int:
+    """How many CSS pixels the page is wider than its window (0 when it fits)."""
+    width: int = page.evaluate(
+        "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+    return max(0, width)
+
+
+def check_page(page: Page, url: str, name: str) -> list[str]:
+    """Open ``url`` in ``page``; return what a reader would find wrong with it."""
+    problems: list[str] = []
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    response = page.goto(url, wait_until="load")
+    if response is None or response.status != 200:
+        status = "no response" if response is None else f"HTTP {response.status}"
+        return [f"{name}: {url} gave {status}"]
+    if page.locator("article h1").count() == 0:
+        problems.append(f"{name}: no title heading")
+    problems += [f"{name}: script error: {error}" for error in errors]
+    wider = overflow(page)
+    if wider:
+        width = page.viewport_size["width"] if page.viewport_size else "?"
+        problems.append(f"{name}: {wider}px wider than a {width}px window")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("site", type=Path, help="the built site (mkdocs build -d SITE)")
+    parser.add_argument("out", type=Path, help="folder for the PNG files")
+    parser.add_argument("--browser", default="/usr/bin/chromium", help="Chromium to drive")
+    args = parser.parse_args(argv)
+    if not (args.site / "index.html").is_file():
+        parser.error(f"{args.site} holds no built site (no index.html); run mkdocs build first")
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    problems: list[str] = []
+    with serve(args.site) as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=args.browser, args=CHROMIUM_ARGS)
+        try:
+            for scheme in ("light", "dark"):
+                context = browser.new_context(viewport=DESKTOP, color_scheme=scheme)
+                for name, path in PAGES.items():
+                    page = context.new_page()
+                    problems += check_page(page, base + path, f"{name} ({scheme})")
+                    target = args.out / f"{name}-{scheme}.png"
+                    page.screenshot(path=target, full_page=True)
+                    print(f"wrote {target}")
+                    page.close()
+                context.close()
+            phone = browser.new_context(viewport=PHONE, is_mobile=True)
+            for name, path in PAGES.items():
+                page = phone.new_page()
+                problems += check_page(page, base + path, f"{name} (phone)")
+                page.close()
+            phone.close()
+        finally:
+            browser.close()
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
