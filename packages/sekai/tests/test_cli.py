@@ -1,21 +1,23 @@
-"""The ``sekai`` command: list, check, bench, and its error handling."""
+"""The ``sekai`` command: list, info, check, bench, --import, progress, error handling."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 import pytest
 
-from sekai._bench import BenchResult, format_table
+import sekai._bench
+from sekai._bench import MODES, BenchResult, format_table
 from sekai._cli import main
 from sekai.core import Env, MAResetResult, MAStepResult, MultiAgentEnv, ResetResult, StepResult
-from sekai.registry import default_registry
+from sekai.registry import VectorizationMode, default_registry, spec
 from sekai.spaces import Box, Discrete
 
 
@@ -82,12 +84,22 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.strip() == "sekai 0.3.0.dev0"
 
 
-def test_help_without_arguments(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("usage: sekai")
-    for command in ("list", "check", "bench"):
-        assert command in out
+def test_no_command_prints_help_to_stderr_and_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main([]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("usage: sekai")
+    for command in ("list", "info", "check", "bench"):
+        assert command in captured.err
+
+
+def test_no_command_exit_status_of_the_script() -> None:
+    result = subprocess.run([sys.executable, "-m", "sekai"], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("usage: sekai")
 
 
 def test_help_lists_every_command_with_one_line_of_help(
@@ -97,7 +109,7 @@ def test_help_lists_every_command_with_one_line_of_help(
         main(["--help"])
     assert exit_info.value.code == 0
     lines = capsys.readouterr().out.splitlines()
-    for command in ("list", "check", "bench"):
+    for command in ("list", "info", "check", "bench"):
         line = next(line for line in lines if line.split()[:1] == [command])
         assert len(line.split()) > 1, f"{command!r} has no help on its line: {line!r}"
 
@@ -190,6 +202,7 @@ def test_check_reference_multi_agent_env(capsys: pytest.CaptureFixture[str]) -> 
     [
         ["check", "NoSuchEnv-v0"],
         ["bench", "NoSuchEnv-v0", "--seconds", "0.1"],
+        ["info", "NoSuchEnv-v0"],
     ],
 )
 def test_unknown_id_is_one_line_without_traceback(
@@ -266,12 +279,38 @@ def test_bench_prints_a_table_and_writes_json(
         assert row["steps_per_second"] == pytest.approx(row["steps"] / row["seconds"])
 
 
-def test_bench_skips_native_for_envs_without_one(
-    capsys: pytest.CaptureFixture[str], broken_env_id: str
+def test_bench_keeps_a_row_for_a_skipped_mode_with_the_reason(
+    capsys: pytest.CaptureFixture[str], broken_env_id: str, tmp_path: Path
 ) -> None:
-    assert main(["bench", broken_env_id, "--modes", "native", "--seconds", "0.05"]) == 0
-    captured = capsys.readouterr()
-    assert "no native vector implementation" in captured.err
+    out_file = tmp_path / "bench.json"
+    argv = ["bench", broken_env_id, "--modes", "sync,native", "--num-envs", "2"]
+    assert main([*argv, "--seconds", "0.05", "--json", str(out_file)]) == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[2:]}
+    assert list(rows) == ["sync", "native"]
+    assert rows["sync"].split()[-1] == "1.00x"
+    assert f"skipped: {broken_env_id} has no native vector implementation" in rows["native"]
+    native = json.loads(out_file.read_text())[1]
+    assert native["mode"] == "native"
+    assert "no native vector implementation" in native["skipped"]
+    assert native["steps_per_second"] is None
+
+
+def test_bench_skips_a_backend_that_is_not_installed(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    measure = sekai._bench.measure
+
+    def measure_without_proc(env_id: str, mode: str, **kwargs: Any) -> BenchResult:
+        if mode == "proc":
+            raise ImportError("ProcVecEnv needs cloudpickle: install 'sekai-vector[proc]'")
+        return measure(env_id, mode, **kwargs)
+
+    monkeypatch.setattr(sekai._bench, "measure", measure_without_proc)
+    argv = ["bench", "CartPole-v1", "--modes", "proc,sync", "--num-envs", "2"]
+    assert main([*argv, "--seconds", "0.05"]) == 0
+    rows = capsys.readouterr().out.splitlines()[2:]
+    assert [row.split()[0] for row in rows] == ["proc", "sync"]
+    assert rows[0].endswith("skipped: ProcVecEnv needs cloudpickle: install 'sekai-vector[proc]'")
 
 
 def test_format_table_ratios_are_relative_to_sync() -> None:
@@ -283,3 +322,402 @@ def test_format_table_ratios_are_relative_to_sync() -> None:
     assert lines[2].split()[-1] == "1.00x"
     assert lines[3].split()[-1] == "3.00x"
     assert lines[3].split()[2] == "2"
+
+
+def test_format_table_shows_a_skipped_mode_and_ratios_without_a_sync_baseline() -> None:
+    results = [
+        BenchResult("X-v0", "sync", 4, None, 0, 0.0, skipped="not installed"),
+        BenchResult("X-v0", "native", 4, None, steps=1000, seconds=1.0),
+    ]
+    lines = format_table(results).splitlines()
+    assert lines[2].split()[3:] == ["-", "-", "skipped:", "not", "installed"]
+    assert lines[3].split()[-1] == "-"  # no sync result to compare with
+
+
+# -- --import: envs registered by the user's own code ------------------------------
+
+USER_MODULE = "sekai_cli_user_envs"
+USER_ENV = "cliuser/Coin-v0"
+USER_SOURCE = f"""
+import numpy as np
+
+from sekai.core import Env, ResetResult, StepResult
+from sekai.error import InvalidAction
+from sekai.registry import register
+from sekai.spaces import Box, Discrete
+
+
+class Coin(Env):
+    def __init__(self):
+        self.observation_space = Box(0.0, 1.0, shape=(1,))
+        self.action_space = Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        self._set_rng(seed)
+        return ResetResult(np.zeros(1, dtype=np.float32), {{}})
+
+    def step(self, action):
+        if action not in self.action_space:
+            raise InvalidAction(action, self.action_space)
+        coin = np.array([self.rng.integers(2)], dtype=np.float32)
+        return StepResult(coin, float(action == coin[0]), False, False, {{}})
+
+
+register({USER_ENV!r}, entry_point=Coin, max_episode_steps=10)
+"""
+
+
+@pytest.fixture
+def in_user_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A current directory holding the user's module; sys.path and the registry restored after."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    yield tmp_path
+    sys.modules.pop(USER_MODULE, None)
+    if USER_ENV in default_registry:
+        default_registry.deregister(USER_ENV)
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["list"], USER_ENV),
+        (["info", USER_ENV], "observation_space"),
+        (["check", USER_ENV, "--steps", "5"], "no problems"),
+        (["bench", USER_ENV, "--modes", "sync", "--num-envs", "2", "--seconds", "0.05"], "sync"),
+    ],
+)
+def test_import_option_finds_envs_the_users_module_registers(
+    capsys: pytest.CaptureFixture[str], in_user_project: Path, argv: list[str], expected: str
+) -> None:
+    (in_user_project / f"{USER_MODULE}.py").write_text(USER_SOURCE)
+    assert main([*argv, "--import", USER_MODULE]) == 0
+    assert expected in capsys.readouterr().out
+
+
+def test_without_import_the_users_env_is_not_found_and_the_error_says_why(
+    capsys: pytest.CaptureFixture[str], in_user_project: Path
+) -> None:
+    (in_user_project / f"{USER_MODULE}.py").write_text(USER_SOURCE)
+    assert main(["check", USER_ENV]) == 2
+    err = capsys.readouterr().err
+    assert USER_ENV in err
+    assert "--import MODULE" in err
+
+
+def test_import_option_is_repeatable(
+    capsys: pytest.CaptureFixture[str], in_user_project: Path
+) -> None:
+    (in_user_project / f"{USER_MODULE}.py").write_text(USER_SOURCE)
+    (in_user_project / "sekai_cli_helper.py").write_text("HELPER = 1\n")
+    try:
+        assert (
+            main(["info", USER_ENV, "--import", "sekai_cli_helper", "--import", USER_MODULE]) == 0
+        )
+        assert "sekai_cli_helper" in sys.modules
+    finally:
+        sys.modules.pop("sekai_cli_helper", None)
+
+
+@pytest.mark.parametrize(
+    ("source", "error"),
+    [
+        (None, "ModuleNotFoundError: No module named 'sekai_cli_user_envs'"),
+        ("raise RuntimeError('no market data')\n", "RuntimeError: no market data"),
+        ("def broken(:\n", "SyntaxError: "),
+    ],
+)
+def test_a_module_that_fails_to_import_is_one_line_naming_it_and_the_error(
+    capsys: pytest.CaptureFixture[str], in_user_project: Path, source: str | None, error: str
+) -> None:
+    if source is not None:
+        (in_user_project / f"{USER_MODULE}.py").write_text(source)
+    assert main(["check", "CartPole-v1", "--import", USER_MODULE]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"sekai: error: --import {USER_MODULE}: importing module {USER_MODULE!r}")
+    assert error in err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+# -- info --------------------------------------------------------------------------
+
+
+def _fields(text: str) -> dict[str, list[str]]:
+    """The lines of ``sekai info``: label -> values (continuation lines included)."""
+    fields: dict[str, list[str]] = {}
+    label = ""
+    for line in text.splitlines():
+        if not line.startswith(" "):
+            label, _, line = line.partition(" ")
+        fields.setdefault(label, []).append(line.strip())
+    return fields
+
+
+def test_info_shows_the_spec_and_the_spaces(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["info", "CartPole-v1"]) == 0
+    fields = _fields(capsys.readouterr().out)
+    assert fields["id"] == ["CartPole-v1"]
+    assert fields["entry_point"] == ["sekai.envs.classic_control.cartpole:CartPoleEnv"]
+    assert fields["vector_entry_point"][0].startswith(
+        "sekai.envs.classic_control.cartpole_vector:CartPoleVecEnv (native vector"
+    )
+    assert fields["kwargs"] == ["{}"]
+    assert fields["max_episode_steps"][0].startswith("500 (the time limit")
+    assert fields["reward_threshold"] == ["475.0"]
+    assert fields["nondeterministic"] == ["False"]
+    assert fields["additional_wrappers"] == ["none"]
+    assert fields["layers"] == ["TimeLimit > OrderEnforcing > CartPoleEnv"]
+    assert fields["agents"] == ["single agent"]
+    assert fields["observation_space"][0].startswith("Box(")
+    assert fields["action_space"] == ["Discrete(2)"]
+
+
+def test_info_says_when_there_is_no_native_vector_implementation_or_time_limit(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["info", "Market-v0"]) == 0
+    fields = _fields(capsys.readouterr().out)
+    assert fields["vector_entry_point"] == ["None (no native vector implementation)"]
+    assert fields["max_episode_steps"] == ["None (no time limit)"]
+
+
+def test_info_of_a_multi_agent_env_shows_every_agents_spaces(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["info", "MarketMicrostructure-v0"]) == 0
+    fields = _fields(capsys.readouterr().out)
+    assert fields["agents"] == ["multi-agent: market_maker, trader"]
+    assert [v.split(":")[0] for v in fields["observation_space"]] == ["market_maker", "trader"]
+    assert fields["action_space"][1] == "trader: Discrete(3)"
+
+
+def test_info_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["info", "CartPole-v1", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    registered = spec("CartPole-v1")
+    assert info["id"] == "CartPole-v1"
+    assert info["entry_point"] == registered.entry_point
+    assert info["vector_entry_point"] == registered.vector_entry_point
+    assert info["max_episode_steps"] == 500
+    assert info["reward_threshold"] == 475.0
+    assert info["nondeterministic"] is False
+    assert info["kwargs"] == {}
+    assert info["additional_wrappers"] == []
+    assert info["multi_agent"] is False
+    assert info["agents"] is None
+    assert info["layers"] == ["TimeLimit", "OrderEnforcing", "CartPoleEnv"]
+    assert info["action_space"] == "Discrete(2)"
+
+
+def test_info_json_of_a_multi_agent_env(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["info", "MarketMicrostructure-v0", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["multi_agent"] is True
+    assert info["agents"] == ["market_maker", "trader"]
+    assert info["action_space"]["trader"] == "Discrete(3)"
+    assert set(info["observation_space"]) == {"market_maker", "trader"}
+
+
+def _fails_to_build() -> Env[Any, Any]:
+    raise RuntimeError("needs a market data file")
+
+
+def test_info_of_an_env_that_cannot_be_made_still_shows_its_spec(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    default_registry.register("clitest/NoData-v0", entry_point=_fails_to_build)
+    try:
+        assert main(["info", "clitest/NoData-v0"]) == 0
+        fields = _fields(capsys.readouterr().out)
+        assert main(["info", "clitest/NoData-v0", "--json"]) == 0
+        info = json.loads(capsys.readouterr().out)
+    finally:
+        default_registry.deregister("clitest/NoData-v0")
+    assert fields["entry_point"][0].endswith("_fails_to_build")
+    assert fields["make_error"] == [
+        "RuntimeError: needs a market data file (so the spaces are unknown)"
+    ]
+    assert info["make_error"] == "RuntimeError: needs a market data file"
+    assert info["observation_space"] is None
+
+
+# -- list --------------------------------------------------------------------------
+
+
+def _two_agents_factory() -> _TwoAgents:
+    return _TwoAgents()
+
+
+@pytest.fixture
+def multi_agent_ids() -> Iterator[tuple[str, str]]:
+    """A multi-agent env registered by its class, and one by a factory function."""
+    by_class, by_factory = "clitest/TwoAgents-v0", "clitest/TwoAgentsFactory-v0"
+    default_registry.register(by_class, entry_point=_TwoAgents)
+    default_registry.register(by_factory, entry_point=_two_agents_factory)
+    yield by_class, by_factory
+    default_registry.deregister(by_class)
+    default_registry.deregister(by_factory)
+
+
+def test_list_marks_multi_agent_and_native_vector_envs(
+    capsys: pytest.CaptureFixture[str], multi_agent_ids: tuple[str, str]
+) -> None:
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["id", "agents", "native", "vector"]
+    rows = {line.split()[0]: line.split()[1:] for line in lines[1:] if len(line.split()) == 3}
+    assert rows["CartPole-v1"] == ["single", "yes"]
+    assert rows["Market-v0"] == ["single", "no"]
+    assert rows["MarketMicrostructure-v0"] == ["multi", "no"]
+    by_class, by_factory = multi_agent_ids
+    assert rows[by_class] == ["multi", "no"]
+    assert rows[by_factory] == ["?", "no"]  # only making it would tell
+    legend = "\n".join(lines)
+    assert "multi (a MultiAgentEnv" in legend
+    assert "native vector: yes if" in legend
+    assert "?: the entry point is a factory" in legend
+
+
+def test_list_json_carries_the_same_marks(
+    capsys: pytest.CaptureFixture[str], multi_agent_ids: tuple[str, str]
+) -> None:
+    assert main(["list", "--json"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    envs = {env["id"]: env for env in listing["envs"]}
+    assert envs["CartPole-v1"] == {
+        "id": "CartPole-v1",
+        "namespace": None,
+        "multi_agent": False,
+        "native_vector": True,
+    }
+    assert envs["MarketMicrostructure-v0"]["multi_agent"] is True
+    assert envs["MarketMicrostructure-v0"]["native_vector"] is False
+    by_class, by_factory = multi_agent_ids
+    assert envs[by_class]["namespace"] == "clitest"
+    assert envs[by_factory]["multi_agent"] is None
+    assert listing["failed_to_load"] == default_registry.failed_plugins
+
+
+# -- bench on a multi-agent env --------------------------------------------------
+
+
+def test_bench_says_a_multi_agent_env_cannot_be_benchmarked(
+    capsys: pytest.CaptureFixture[str], multi_agent_ids: tuple[str, str]
+) -> None:
+    for env_id in ("MarketMicrostructure-v0", *multi_agent_ids):
+        assert main(["bench", env_id, "--seconds", "0.05"]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        assert captured.err.startswith(f"sekai: error: {env_id} is a multi-agent environment")
+        assert "cannot be benchmarked" in captured.err
+        assert "env_fns" not in captured.err
+        assert len(captured.err.strip().splitlines()) == 1
+
+
+# -- progress: on a terminal only ------------------------------------------------
+
+
+class _Terminal(io.StringIO):
+    """Standard error as a terminal would be."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def _on_terminal(monkeypatch: pytest.MonkeyPatch) -> _Terminal:
+    """Make standard error a terminal (call it in the test: capsys replaces it at the start)."""
+    stream = _Terminal()
+    monkeypatch.setattr(sys, "stderr", stream)
+    return stream
+
+
+BENCH_QUICK = ["bench", "CartPole-v1", "--modes", "sync,native", "--num-envs", "2"]
+
+
+def test_bench_shows_progress_on_a_terminal(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    terminal = _on_terminal(monkeypatch)
+    assert main([*BENCH_QUICK, "--seconds", "0.05"]) == 0
+    shown = terminal.getvalue()
+    assert "Benchmarking CartPole-v1 with 2 envs" in shown
+    assert "sync x2" in shown
+    assert "native x2" in shown
+    assert "%" in shown  # the bar
+    assert "\r" in shown  # drawn in place
+    assert capsys.readouterr().out.startswith("mode")  # the table is unchanged
+
+
+def test_bench_shows_no_progress_in_a_pipe(capsys: pytest.CaptureFixture[str]) -> None:
+    assert not sys.stderr.isatty()
+    assert main([*BENCH_QUICK, "--seconds", "0.05"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_bench_shows_no_progress_with_json_even_on_a_terminal(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    terminal = _on_terminal(monkeypatch)
+    assert main([*BENCH_QUICK, "--seconds", "0.05", "--json", "-"]) == 0
+    assert terminal.getvalue() == ""
+    rows = json.loads(capsys.readouterr().out)  # only JSON on stdout
+    assert [row["mode"] for row in rows] == ["sync", "native"]
+    out_file = tmp_path / "bench.json"
+    assert main([*BENCH_QUICK, "--seconds", "0.05", "--json", str(out_file)]) == 0
+    assert terminal.getvalue() == f"wrote {out_file}\n"
+
+
+def test_check_shows_progress_on_a_terminal_and_not_in_a_pipe(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert main(["check", "MarketMicrostructure-v0", "--steps", "5"]) == 0
+    assert capsys.readouterr().err == ""
+    terminal = _on_terminal(monkeypatch)
+    assert main(["check", "MarketMicrostructure-v0", "--steps", "5"]) == 0
+    shown = terminal.getvalue()
+    assert "checking MarketMicrostructure-v0, agent 'trader' (2/2" in shown
+    assert shown.endswith("\r\033[K")  # erased before the result is printed
+    assert "no problems" in capsys.readouterr().out
+
+
+# -- vectorization modes -----------------------------------------------------------
+
+
+def test_unknown_mode_error_lists_only_the_public_modes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["bench", "--modes", "sync,warp"])
+    err = capsys.readouterr().err
+    listed = err.split("list of ")[1].split(";")[0].split(", ")
+    assert listed == list(MODES)
+    # Every listed mode is one make_vec takes; its alias is not offered.
+    assert set(listed) <= set(get_args(VectorizationMode))
+    assert "vector_entry_point" not in err
+
+
+def test_an_env_with_only_a_native_vector_implementation(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    env_id = "clitest/VecOnly-v0"
+    vector = "sekai.envs.classic_control.cartpole_vector:CartPoleVecEnv"
+    default_registry.register(env_id, entry_point=None, vector_entry_point=vector)
+    try:
+        argv = ["bench", env_id, "--modes", "sync,native", "--num-envs", "2", "--seconds", "0.05"]
+        assert main(argv) == 0
+        rows = capsys.readouterr().out.splitlines()[2:]
+        assert main(["info", env_id, "--json"]) == 0
+        info = json.loads(capsys.readouterr().out)
+        assert main(["list", "--json"]) == 0
+        listing = json.loads(capsys.readouterr().out)
+    finally:
+        default_registry.deregister(env_id)
+    assert rows[0].endswith(
+        f"skipped: {env_id} has only a native vector implementation (no entry_point)"
+    )
+    assert rows[1].split()[0] == "native" and "skipped" not in rows[1]
+    assert info["vector_entry_point"] == vector
+    assert "make_vec" in info["make_error"]  # make() cannot build it; the error says what can
+    listed = next(env for env in listing["envs"] if env["id"] == env_id)
+    assert listed["multi_agent"] is False and listed["native_vector"] is True

@@ -26,8 +26,8 @@ def test_sekai_cli_offers_build_parser_and_main() -> None:
 def test_main_runs_a_command_and_returns_its_status(capsys: pytest.CaptureFixture[str]) -> None:
     from sekai.cli import main
 
-    assert main([]) == 0  # no command: the help
-    assert "list" in capsys.readouterr().out
+    assert main([]) == 2  # no command: the help on stderr, a usage error
+    assert "list" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exit_info:
         main(["--version"])
     assert exit_info.value.code == 0
@@ -39,3 +39,10 @@ def test_python_dash_m_sekai_goes_through_sekai_cli() -> None:
         [sys.executable, "-m", "sekai", "--version"], capture_output=True, text=True, check=False
     )
     assert completed.returncode == 0 and completed.stdout.startswith("sekai ")
+
+
+def test_the_empty_sekai_sekai_module_of_0_2_imports() -> None:
+    # sekai 0.2 shipped ``sekai.sekai`` with no public names; importing it must not fail.
+    import sekai.sekai
+
+    assert sekai.sekai.__all__ == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import sys
@@ -14,19 +15,82 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 if TYPE_CHECKING:
     from sekai.registry import VectorizationMode
 
-__all__ = ["MODES", "BenchResult", "format_table", "measure", "run_bench", "write_json"]
+__all__ = [
+    "MODES",
+    "BenchResult",
+    "Progress",
+    "format_table",
+    "measure",
+    "run_bench",
+    "to_json",
+    "write_json",
+]
 
 MODES = ("sync", "async", "proc", "native")
-"""Vectorisation modes ``sekai bench`` knows, in the order it runs them."""
+"""Vectorisation modes ``sekai bench`` knows, in the order it runs them.
+
+Public modes of `make_vec` only (not the alias ``"vector_entry_point"``); Ray is
+left out, as starting a cluster is no part of a quick measurement.
+"""
 
 # Batched actions are drawn ahead of time and cycled, so the measurement counts
 # the env and the backend, not the action sampler.
 _ACTION_POOL = 64
 
 
+class Progress:
+    """Progress of a long command, drawn on one line of a terminal.
+
+    Built with ``stream=None`` it draws nothing, so callers need not check
+    whether progress is wanted; `Progress.on_terminal` decides that.
+    """
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self.stream = stream
+        self._shown = ""
+
+    @classmethod
+    def on_terminal(cls, *, enabled: bool = True) -> Progress:
+        """Progress on standard error if it is a terminal and ``enabled`` (else none).
+
+        Never in a pipe or a file, so redirected output stays clean.
+        """
+        stream = sys.stderr
+        is_terminal = getattr(stream, "isatty", None)
+        return cls(stream if enabled and callable(is_terminal) and is_terminal() else None)
+
+    def status(self, text: str) -> None:
+        """Replace the progress line with ``text``."""
+        if self.stream is not None and text != self._shown:
+            self.stream.write(f"\r\033[K{text}")
+            self.stream.flush()
+            self._shown = text
+
+    def bar(self, label: str, fraction: float) -> None:
+        """Show ``label`` with a bar filled to ``fraction`` (0 to 1)."""
+        if self.stream is None:
+            return
+        width = 30
+        fraction = min(max(fraction, 0.0), 1.0)
+        filled = int(fraction * width)
+        self.status(f"{label:<28} [{'#' * filled}{'.' * (width - filled)}] {fraction:4.0%}")
+
+    def line(self, text: str) -> None:
+        """Replace the progress line with ``text`` and keep it (a finished step)."""
+        self.status(f"{text}\n")
+
+    def clear(self) -> None:
+        """Erase the progress line."""
+        self.status("")
+
+
 @dataclass(frozen=True)
 class BenchResult:
-    """The throughput of one environment on one vectorisation mode."""
+    """The throughput of one environment on one vectorisation mode.
+
+    A mode that could not run (e.g. ``"native"`` for an env without a native
+    vector implementation) has ``skipped`` set to the reason, and no steps.
+    """
 
     env_id: str
     mode: str
@@ -34,6 +98,7 @@ class BenchResult:
     num_workers: int | None
     steps: int
     seconds: float
+    skipped: str | None = None
 
     @property
     def steps_per_second(self) -> float:
@@ -67,14 +132,12 @@ def measure(
 
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
-    vector_kwargs: dict[str, Any] = {}
-    if mode == "proc" and num_workers is not None:
-        vector_kwargs["num_workers"] = num_workers
+    workers = num_workers if mode == "proc" else None
     vec = make_vec(
         env_id,
         num_envs,
         vectorization_mode=cast("VectorizationMode", mode),
-        vector_kwargs=vector_kwargs,
+        vector_kwargs={} if workers is None else {"num_workers": workers},
     )
     try:
         space = vec.batch_action_space
@@ -99,19 +162,7 @@ def measure(
         elapsed = now - start
     finally:
         vec.close()
-    workers = num_workers if mode == "proc" else None
     return BenchResult(env_id, mode, num_envs, workers, steps * num_envs, elapsed)
-
-
-def _progress_printer(stream: TextIO, label: str) -> Callable[[float], None]:
-    width = 30
-
-    def show(fraction: float) -> None:
-        filled = int(fraction * width)
-        stream.write(f"\r{label:<28} [{'#' * filled}{'.' * (width - filled)}] {fraction:4.0%}")
-        stream.flush()
-
-    return show
 
 
 def run_bench(
@@ -121,60 +172,81 @@ def run_bench(
     num_envs: int,
     seconds: float,
     num_workers: int | None = None,
-    stream: TextIO | None = None,
+    progress: Progress | None = None,
 ) -> list[BenchResult]:
-    """Measure ``env_id`` on each mode in turn, showing progress on ``stream``.
+    """Measure ``env_id`` on each mode in turn, showing ``progress`` (default: none).
 
-    Modes the environment does not support (``"native"`` without a
-    ``vector_entry_point``, ``"proc"`` without ``sekai-vector[proc]``) are
-    skipped with a note on ``stream`` (default: standard error).
+    A mode the environment or the installation does not support (``"native"``
+    without a ``vector_entry_point``, the others without an ``entry_point``,
+    ``"proc"`` without ``sekai-vector[proc]``) gives a result whose ``skipped``
+    says why, so it keeps its row in the table.
     """
     from sekai.registry import spec
 
-    stream = sys.stderr if stream is None else stream
+    shown = Progress(None) if progress is None else progress
     env_spec = spec(env_id)
     results: list[BenchResult] = []
     for mode in modes:
-        if mode == "native" and env_spec.vector_entry_point is None:
-            stream.write(f"{mode:<8} skipped: {env_id} has no native vector implementation\n")
-            continue
         label = f"{mode} x{num_envs}"
-        try:
-            result = measure(
-                env_id,
-                mode,
-                num_envs=num_envs,
-                seconds=seconds,
-                num_workers=num_workers,
-                progress=_progress_printer(stream, label) if stream.isatty() else None,
-            )
-        except ImportError as error:
-            stream.write(f"{mode:<8} skipped: {error}\n")
-            continue
-        if stream.isatty():
-            stream.write("\r\033[K")
-        stream.write(f"{label:<28} {result.steps_per_second:>14,.0f} steps/s\n")
-        stream.flush()
+        reason: str | None = None
+        if mode == "native" and env_spec.vector_entry_point is None:
+            reason = f"{env_id} has no native vector implementation"
+        elif mode != "native" and env_spec.entry_point is None:
+            reason = f"{env_id} has only a native vector implementation (no entry_point)"
+        else:
+            shown.bar(label, 0.0)
+            try:
+                result = measure(
+                    env_id,
+                    mode,
+                    num_envs=num_envs,
+                    seconds=seconds,
+                    num_workers=num_workers,
+                    progress=functools.partial(shown.bar, label),
+                )
+            except ImportError as error:  # an optional backend that is not installed
+                reason = str(error)
+        if reason is not None:
+            workers = num_workers if mode == "proc" else None
+            result = BenchResult(env_id, mode, num_envs, workers, 0, 0.0, skipped=reason)
+            shown.line(f"{label:<28} skipped: {reason}")
+        else:
+            shown.line(f"{label:<28} {result.steps_per_second:>14,.0f} steps/s")
         results.append(result)
     return results
 
 
 def format_table(results: Sequence[BenchResult]) -> str:
-    """A plain-text table: mode, envs, workers, steps/s, speed-up over sync."""
-    baseline = next((r.steps_per_second for r in results if r.mode == "sync"), None)
+    """A plain-text table: mode, envs, workers, steps/s, speed-up over sync.
+
+    A skipped mode keeps its row, with ``-`` for the numbers and the reason
+    after them.
+    """
+    baseline = next(
+        (r.steps_per_second for r in results if r.mode == "sync" and r.skipped is None), None
+    )
     header = f"{'mode':<8} {'num_envs':>8} {'workers':>8} {'steps/s':>14} {'vs sync':>8}"
     lines = [header, "-" * len(header)]
     for result in results:
         workers = "-" if result.num_workers is None else str(result.num_workers)
+        row = f"{result.mode:<8} {result.num_envs:>8} {workers:>8} "
+        if result.skipped is not None:
+            lines.append(f"{row}{'-':>14} {'-':>8}  skipped: {result.skipped}")
+            continue
         ratio = f"{result.steps_per_second / baseline:.2f}x" if baseline else "-"
-        lines.append(
-            f"{result.mode:<8} {result.num_envs:>8} {workers:>8} "
-            f"{result.steps_per_second:>14,.0f} {ratio:>8}"
-        )
+        lines.append(f"{row}{result.steps_per_second:>14,.0f} {ratio:>8}")
     return "\n".join(lines)
 
 
+def to_json(results: Sequence[BenchResult]) -> str:
+    """``results`` as a JSON list, with their steps per second (``null`` when skipped)."""
+    rows: list[dict[str, Any]] = [
+        {**asdict(r), "steps_per_second": None if r.skipped else r.steps_per_second}
+        for r in results
+    ]
+    return json.dumps(rows, indent=2)
+
+
 def write_json(results: Sequence[BenchResult], path: Path) -> None:
-    """Write ``results`` (with their steps per second) as a JSON list to ``path``."""
-    rows = [{**asdict(r), "steps_per_second": r.steps_per_second} for r in results]
-    path.write_text(json.dumps(rows, indent=2) + "\n")
+    """Write ``results`` as a JSON list (see `to_json`) to ``path``."""
+    path.write_text(to_json(results) + "\n")

@@ -1,23 +1,39 @@
 """The ``sekai`` command-line interface.
 
-``sekai list`` prints the registry, ``sekai check ID`` runs the env checker,
-``sekai bench [ID]`` measures steps per second on every vector backend.
-Errors, including bad arguments, print one line (``sekai: error: ...``, or
-``sekai check: error: ...`` for a bad argument of a subcommand) and exit with
-status 2, without a traceback; warnings (e.g. a plugin that failed to load) print
-one line each too.
+``sekai list`` prints the registry, ``sekai info ID`` the spec and spaces of one
+env, ``sekai check ID`` runs the env checker, ``sekai bench [ID]`` measures steps
+per second on every vector backend.
+
+Environments come from installed plugins (their ``sekai.envs`` entry points) and
+from the modules named with ``--import MODULE`` (repeatable, every command): each
+is imported before the id is looked up, so envs registered by the user's own
+code are found. The current directory is searched first, as ``python -m`` does.
+
+``sekai`` without a command prints the help on standard error and exits with
+status 2, as a usage error. Errors, including bad arguments, print one line
+(``sekai: error: ...``, or ``sekai check: error: ...`` for a bad argument of a
+subcommand) and exit with status 2, without a traceback; ``sekai check`` exits
+with status 1 when it finds problems. Warnings (e.g. a plugin that failed to
+load) print one line each. Long commands (``bench``, ``check``) show progress on
+standard error when it is a terminal, never in a pipe or with ``--json``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import json
 import os
 import sys
 import warnings
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any, NoReturn, TextIO, cast
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, cast
+
+if TYPE_CHECKING:
+    from sekai.core import Env, MultiAgentEnv
+    from sekai.registry import EnvSpec
 
 __all__ = ["build_parser", "main"]
 
@@ -38,6 +54,10 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+class _CommandError(Exception):
+    """A failure the command reports in one line (the message says what went wrong)."""
 
 
 def _show_warning(
@@ -83,11 +103,195 @@ def _modes(text: str) -> list[str]:
     return modes
 
 
-def _cmd_list(args: argparse.Namespace) -> int:
-    from sekai.registry import pprint_registry
+def _import_modules(names: Sequence[str]) -> None:
+    """Import the ``--import`` modules, with the current directory first on the path."""
+    if names and "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception as error:  # the user's module may raise anything: report it
+            raise _CommandError(
+                f"--import {name}: importing module {name!r} raised {type(error).__name__}: {error}"
+            ) from error
 
-    pprint_registry()
+
+# -- what an env is, without or with making it -----------------------------------
+
+
+def _entry_point_kind(env_spec: EnvSpec) -> bool | None:
+    """Whether the env is multi-agent, read from its entry point class (None: unknown).
+
+    Nothing is made: a factory function (not a class) leaves it unknown, as
+    does an entry point that cannot be imported.
+    """
+    from sekai.core import MultiAgentEnv
+    from sekai.registry._loading import load_reference
+
+    if env_spec.entry_point is None:
+        return False  # made only by its native vector implementation: a single-agent VecEnv
+    try:
+        creator = load_reference(env_spec.entry_point, f"entry point of {env_spec.id!r}")
+    except Exception:  # reported when the env is made, not by a listing
+        return None
+    return issubclass(creator, MultiAgentEnv) if isinstance(creator, type) else None
+
+
+def _make(env_id: str) -> Env[Any, Any] | MultiAgentEnv[Any, Any, Any]:
+    """Make ``env_id``; make() is annotated for single-agent envs, but an id may name either."""
+    from sekai.registry import make
+
+    env: Env[Any, Any] | MultiAgentEnv[Any, Any, Any] = cast(Any, make(env_id))
+    return env
+
+
+def _is_multi_agent(env_id: str) -> bool:
+    """Whether ``env_id`` is multi-agent; made (and closed) only if its entry point won't say."""
+    from sekai.core import MultiAgentEnv
+    from sekai.registry import spec
+
+    known = _entry_point_kind(spec(env_id))
+    if known is not None:
+        return known
+    env = _make(env_id)
+    env.close()
+    return isinstance(env, MultiAgentEnv)
+
+
+# -- list ------------------------------------------------------------------------
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from sekai.registry import all_specs, default_registry
+
+    specs = sorted(all_specs(), key=lambda s: (s.namespace is not None, s.namespace or "", s.id))
+    rows: list[dict[str, Any]] = [
+        {
+            "id": s.id,
+            "namespace": s.namespace,
+            "multi_agent": _entry_point_kind(s),
+            "native_vector": s.vector_entry_point is not None,
+        }
+        for s in specs
+    ]
+    failures = default_registry.failed_plugins
+    if args.json:
+        print(json.dumps({"envs": rows, "failed_to_load": failures}, indent=2))
+        return 0
+    agents = {True: "multi", False: "single", None: "?"}
+    width = max([len("id"), *(len(row["id"]) for row in rows)])
+    print(f"{'id':<{width}}  agents  native vector")
+    for row in rows:
+        vector = "yes" if row["native_vector"] else "no"
+        print(f"{row['id']:<{width}}  {agents[row['multi_agent']]:<6}  {vector}")
+    if not rows:
+        print("(no environments registered)")
+    print("agents: single (an Env) or multi (a MultiAgentEnv, which 'sekai bench' cannot measure)")
+    print("native vector: yes if make_vec has a natively batched implementation to pick")
+    if any(row["multi_agent"] is None for row in rows):
+        print("?: the entry point is a factory, so only making the env tells ('sekai info ID')")
+    if failures:
+        print("failed to load:")
+        for label, error in sorted(failures.items()):
+            print(f"  {label}: {error}")
     return 0
+
+
+# -- info ------------------------------------------------------------------------
+
+
+def _spaces(env_id: str) -> dict[str, Any]:
+    """The kind, wrapper layers and spaces of ``env_id``, read from a made (then closed) env."""
+    from sekai.core import MultiAgentEnv, Wrapper
+
+    try:
+        env = _make(env_id)
+    except Exception as error:  # the spec is still worth showing
+        return {"make_error": f"{type(error).__name__}: {error}"}
+    try:
+        if isinstance(env, MultiAgentEnv):
+            agents = list(env.possible_agents)
+            return {
+                "multi_agent": True,
+                "layers": [type(env).__name__],
+                "agents": [str(agent) for agent in agents],
+                "observation_space": {str(a): str(env.observation_space(a)) for a in agents},
+                "action_space": {str(a): str(env.action_space(a)) for a in agents},
+            }
+        layers = list(env) if isinstance(env, Wrapper) else [env]
+        return {
+            "multi_agent": False,
+            "layers": [type(layer).__name__ for layer in layers],
+            "observation_space": str(env.observation_space),
+            "action_space": str(env.action_space),
+        }
+    finally:
+        env.close()
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    from sekai.registry import spec
+    from sekai.registry._loading import callable_name
+
+    env_spec = spec(args.env_id)
+    info: dict[str, Any] = {
+        "id": env_spec.id,
+        "entry_point": callable_name(env_spec.entry_point),
+        "vector_entry_point": callable_name(env_spec.vector_entry_point),
+        "kwargs": env_spec.kwargs,
+        "max_episode_steps": env_spec.max_episode_steps,
+        "reward_threshold": env_spec.reward_threshold,
+        "nondeterministic": env_spec.nondeterministic,
+        "additional_wrappers": [w.to_dict() for w in env_spec.additional_wrappers],
+        "multi_agent": None,
+        "layers": None,
+        "agents": None,
+        "observation_space": None,
+        "action_space": None,
+        **_spaces(env_spec.id),
+    }
+    if args.json:
+        print(json.dumps(info, indent=2, default=repr))  # kwargs may hold arrays, samplers
+        return 0
+    vector = info["vector_entry_point"]
+    limit = info["max_episode_steps"]
+    wrappers = ", ".join(f"{w.name}({w.kwargs})" for w in env_spec.additional_wrappers)
+    lines = [
+        ("id", env_spec.id),
+        ("entry_point", info["entry_point"]),
+        (
+            "vector_entry_point",
+            f"{vector} (native vector implementation; make_vec picks it)"
+            if vector
+            else "None (no native vector implementation)",
+        ),
+        ("kwargs", repr(env_spec.kwargs)),
+        (
+            "max_episode_steps",
+            f"{limit} (the time limit make() applies)" if limit else "None (no time limit)",
+        ),
+        ("reward_threshold", str(info["reward_threshold"])),
+        ("nondeterministic", str(info["nondeterministic"])),
+        ("additional_wrappers", wrappers or "none"),
+    ]
+    if "make_error" in info:
+        lines.append(("make_error", f"{info['make_error']} (so the spaces are unknown)"))
+    elif info["multi_agent"]:
+        lines.append(("agents", f"multi-agent: {', '.join(info['agents'])}"))
+        for key in ("observation_space", "action_space"):
+            lines.extend((key, f"{agent}: {space}") for agent, space in info[key].items())
+    else:
+        lines.append(("layers", " > ".join(info["layers"])))
+        lines.append(("agents", "single agent"))
+        lines.extend((key, info[key]) for key in ("observation_space", "action_space"))
+    width = max(len(label) for label, _ in lines)
+    for index, (label, value) in enumerate(lines):
+        repeated = index > 0 and lines[index - 1][0] == label
+        print(f"{'' if repeated else label:<{width}}  {value}")
+    return 0
+
+
+# -- check -----------------------------------------------------------------------
 
 
 def _agent_view(env: Any, agent: Any) -> Any:
@@ -129,24 +333,30 @@ def _agent_view(env: Any, agent: Any) -> Any:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from sekai.core import Env, MultiAgentEnv
-    from sekai.registry import make
+    from sekai._bench import Progress
+    from sekai.core import MultiAgentEnv
     from sekai.utils import check_env
 
-    # make() is annotated for the usual single-agent env, but an id may name a
-    # MultiAgentEnv as well: widen the type so both branches are checked.
-    env: Env[Any, Any] | MultiAgentEnv[Any, Any, Any] = cast(Any, make(args.env_id))
+    env = _make(args.env_id)
+    progress = Progress.on_terminal()
     try:
+        progress.status(f"checking {args.env_id} ({args.steps} steps) ...")
         if isinstance(env, MultiAgentEnv):
             # check_env checks single-agent envs: check each agent in turn.
             problems = []
-            for agent in env.possible_agents:
+            agents = env.possible_agents
+            for number, agent in enumerate(agents, start=1):
+                progress.status(
+                    f"checking {args.env_id}, agent {agent!r} ({number}/{len(agents)}, "
+                    f"{args.steps} steps) ..."
+                )
                 for problem in check_env(_agent_view(env, agent), n_steps=args.steps):
                     level, _, text = problem.partition(": ")
                     problems.append(f"{level}: agent {agent!r}: {text}")
         else:
             problems = check_env(env, n_steps=args.steps)
     finally:
+        progress.clear()
         env.close()
     for problem in problems:
         print(problem)
@@ -157,19 +367,26 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_bench(args: argparse.Namespace) -> int:
-    from sekai._bench import format_table, run_bench, write_json
-    from sekai.registry import spec
+# -- bench -----------------------------------------------------------------------
 
-    spec(args.env_id)  # an unknown id fails here, before anything is printed
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from sekai._bench import Progress, format_table, run_bench, to_json, write_json
+
+    if _is_multi_agent(args.env_id):  # an unknown id fails here, before anything is printed
+        raise _CommandError(
+            f"{args.env_id} is a multi-agent environment (a MultiAgentEnv): the vector "
+            f"backends ({', '.join(args.modes)}) step single-agent envs, so it cannot be "
+            "benchmarked; 'sekai check' checks it agent by agent"
+        )
     num_workers = args.num_workers
     if num_workers is None and "proc" in args.modes:
         # One worker per core: more processes than cores only adds contention.
         num_workers = max(1, min(args.num_envs, os.cpu_count() or 1))
-    print(
+    progress = Progress.on_terminal(enabled=args.json is None)
+    progress.line(
         f"Benchmarking {args.env_id} with {args.num_envs} envs, "
-        f"{args.seconds:g} s per mode: {', '.join(args.modes)}",
-        file=sys.stderr,
+        f"{args.seconds:g} s per mode: {', '.join(args.modes)}"
     )
     results = run_bench(
         args.env_id,
@@ -177,16 +394,25 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         num_envs=args.num_envs,
         seconds=args.seconds,
         num_workers=num_workers,
+        progress=progress,
     )
+    if args.json == "-":
+        print(to_json(results))
+        return 0
     print(format_table(results))
     if args.json is not None:
-        write_json(results, args.json)
+        write_json(results, Path(args.json))
         print(f"wrote {args.json}", file=sys.stderr)
     return 0
 
 
+# -- the parser and main ---------------------------------------------------------
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser of the ``sekai`` command."""
+    from sekai._bench import MODES
+
     parser = _Parser(
         prog="sekai",
         description=(
@@ -195,20 +421,39 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"sekai {_version()}")
     commands = parser.add_subparsers(dest="command", title="commands", metavar="<command>")
-
-    listing = commands.add_parser(
-        "list", help="list the registered environments, grouped by namespace"
+    imports = _Parser(add_help=False)
+    imports.add_argument(
+        "--import",
+        dest="imports",
+        metavar="MODULE",
+        action="append",
+        default=[],
+        help="import MODULE first, so the envs it registers are found (repeatable)",
     )
-    listing.set_defaults(handler=_cmd_list)
 
-    check = commands.add_parser("check", help="run check_env on an environment")
+    def add_command(name: str, summary: str, handler: Any) -> argparse.ArgumentParser:
+        command = commands.add_parser(name, help=summary, parents=[imports])
+        command.set_defaults(handler=handler)
+        return command
+
+    listing = add_command(
+        "list",
+        "list the registered environments: agents, native vector support",
+        _cmd_list,
+    )
+    listing.add_argument("--json", action="store_true", help="print the list as JSON")
+
+    info = add_command("info", "show the spec and spaces of one environment", _cmd_info)
+    info.add_argument("env_id", metavar="ID", help="a registered environment id")
+    info.add_argument("--json", action="store_true", help="print the spec as JSON")
+
+    check = add_command("check", "run check_env on an environment", _cmd_check)
     check.add_argument("env_id", metavar="ID", help="a registered environment id")
     check.add_argument(
         "--steps", type=_positive_int, default=100, help="steps to run (default: 100)"
     )
-    check.set_defaults(handler=_cmd_check)
 
-    bench = commands.add_parser("bench", help="measure steps per second on each backend")
+    bench = add_command("bench", "measure steps per second on each backend", _cmd_bench)
     bench.add_argument(
         "env_id",
         metavar="ID",
@@ -222,8 +467,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--modes",
         type=_modes,
-        default=["sync", "async", "proc", "native"],
-        help="comma-separated vectorisation modes (default: sync,async,proc,native)",
+        default=list(MODES),
+        help=f"comma-separated vectorisation modes (default: {','.join(MODES)})",
     )
     bench.add_argument(
         "--num-workers",
@@ -234,8 +479,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--seconds", type=_positive_float, default=2.0, help="seconds per mode (default: 2)"
     )
-    bench.add_argument("--json", type=Path, default=None, help="also write the results here")
-    bench.set_defaults(handler=_cmd_bench)
+    bench.add_argument(
+        "--json",
+        metavar="PATH",
+        default=None,
+        help="also write the results as JSON to PATH ('-': print only the JSON)",
+    )
     return parser
 
 
@@ -246,17 +495,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Each subcommand's parser sets ``handler`` (a function of the parsed args).
     handler = getattr(args, "handler", None)
     if handler is None:
-        parser.print_help()
-        return 0
-    from sekai.error import SekaiError
+        parser.print_help(sys.stderr)
+        return 2  # a usage error, as for any other missing argument
+    from sekai.error import EnvNotFound, SekaiError
 
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
+            _import_modules(args.imports)
             return int(handler(args))
-    except (SekaiError, ValueError, TypeError, ImportError, OSError) as error:
+    except (_CommandError, SekaiError, ValueError, TypeError, ImportError, OSError) as error:
         # Bad ids, bad kwargs, missing optional distributions: one clear line.
         message = str(error).splitlines()[0] if str(error) else type(error).__name__
+        if isinstance(error, EnvNotFound) and not args.imports:
+            message += " (for an env your own code registers, add --import MODULE)"
         print(f"sekai: error: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
