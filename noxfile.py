@@ -5,7 +5,9 @@ to list them, ``uv run --locked nox -s bench`` for the benchmarks.
 
 Every session installs from ``uv.lock`` with ``uv sync --locked`` into its own
 virtual environment, so versions match the lock file exactly and workspace
-distributions always come from this repository, never from the registry.
+distributions always come from this repository, never from the registry. The
+training session adds what the lock leaves out on purpose: PyTorch, from a CPU
+wheel on disk, and the training libraries pinned in tools/.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ EXAMPLE_PLUGIN = ROOT / "examples" / "sekai-example-plugin"
 # Ray starts a cluster (seconds) and an actor per worker: its tests run in their
 # own session, once, rather than in every session that installs the extras.
 RAY_TESTS = "packages/sekai-vector/tests/ray"
+# The training session's PyTorch: a CPU build on disk (see `training`).
+TORCH_WHEEL = Path("/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl")
+TRAINING_REQUIREMENTS = ROOT / "tools" / "training-requirements.txt"
 
 
 def _sync(session: nox.Session, *args: str) -> None:
@@ -87,6 +92,37 @@ def tests_ray(session: nox.Session) -> None:
     """RayVecEnv on a local Ray cluster (2 CPUs) that the tests start and stop."""
     _sync(session, "--package", "sekai-vector", "--extra", "ray", "--group", "test")
     _pytest(session, RAY_TESTS)
+
+
+@nox.session
+def training(session: nox.Session) -> None:
+    """Train with PyTorch, SB3 and sb3-contrib: tests/training, the training guide's examples.
+
+    PyTorch stays out of uv.lock (uv would lock PyPI's torch, a ~3 GB CUDA
+    build): the CPU wheel that lies on every machine of this project, CI's
+    included, is installed by path, so it never comes from the registry. The
+    training libraries are pinned in tools/training-requirements.txt, and every
+    package the lock has keeps the lock's version.
+    """
+    if not TORCH_WHEEL.is_file():
+        session.error(
+            f"PyTorch's CPU wheel {TORCH_WHEEL} is missing: this session installs PyTorch "
+            "from that file only (the registry's torch is a ~3 GB CUDA build)"
+        )
+    _sync(session, "--all-packages", "--all-extras", "--group", "test")
+    locked = Path(session.create_tmp()) / "locked.txt"
+    session.run_install(
+        "uv", "export", "--locked", "--quiet", "--all-packages", "--all-extras",
+        "--no-default-groups", "--group", "test", "--no-emit-workspace", "--no-hashes",
+        "-o", str(locked),
+        external=True,
+    )  # fmt: skip
+    session.run_install(
+        "uv", "pip", "install", "--python", str(session.virtualenv.location),
+        str(TORCH_WHEEL), "-r", str(TRAINING_REQUIREMENTS), "--constraint", str(locked),
+        external=True,
+    )  # fmt: skip
+    _pytest(session, "tests/training")
 
 
 @nox.session
