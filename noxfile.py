@@ -150,11 +150,13 @@ def docs(session: nox.Session) -> None:
     The site is built without the meta-package: its regular ``sekai/__init__.py``
     would hide the other namespace portions from griffe, which documents them
     from source. The docs tests (every public name on its API page, every
-    Python example of the pages and the README executed) need everything,
-    extras included, so they run in a second environment.
+    Python example of the pages and the README executed, the built pages free
+    of raw Sphinx roles and private paths) need everything, extras included,
+    so they run in a second environment.
     """
     _sync(session, "--all-packages", "--no-install-package", "sekai", "--group", "docs")
-    tmp = Path(session.create_tmp())
+    # Absolute: mkdocs reads a relative -d from the config file's directory.
+    tmp = Path(session.create_tmp()).resolve()
     session.run("mkdocs", "build", "--strict", "-f", "docs/mkdocs.yml", "-d", str(tmp / "site"))
 
     examples = tmp / "examples-venv"
@@ -164,8 +166,10 @@ def docs(session: nox.Session) -> None:
         env={"UV_PROJECT_ENVIRONMENT": str(examples)},
         external=True,
     )  # fmt: skip
+    # test_site_html.py reads the site built above.
     session.run(
         str(examples / "bin" / "python"), "-m", "pytest", "docs/tests", *session.posargs,
+        env={"SEKAI_DOCS_SITE": str(tmp / "site")},
         external=True,
     )  # fmt: skip
 
