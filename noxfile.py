@@ -265,7 +265,7 @@ def screenshots(session: nox.Session) -> None:
         session.run("apt-get", "update", "-q", external=True)
         session.run("apt-get", "install", "-y", "-q", "chromium", external=True)
     _sync(session, "--all-packages", "--no-install-package", "sekai", "--group", "screenshots")
-    site = Path(session.create_tmp()) / "site"
+    site = Path(session.create_tmp()).resolve() / "site"  # mkdocs reads -d from docs/
     session.run("mkdocs", "build", "--strict", "-f", "docs/mkdocs.yml", "-d", str(site))
     out = ROOT / "build" / "screenshots"
     session.run("python", "tools/screenshots.py", str(site), str(out), "--browser", str(browser))
