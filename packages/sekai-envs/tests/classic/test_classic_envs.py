@@ -337,3 +337,20 @@ def test_squares_match_numpy_scalars() -> None:
     np.testing.assert_array_equal(powf_squares(u).view(np.int32), expected.view(np.int32))
     assert square(0.8) == 0.8**2
     np.testing.assert_array_equal(square(np.array([0.8, 1.1])), [0.8**2, 1.1**2])
+
+
+def test_pow_squares_at_the_edges_of_its_tie_test() -> None:
+    # Around square roots of powers of two (where the spacing of the squares halves),
+    # over the exponent range, at the overflow and underflow ends, and for NaN and infinities;
+    # in 2-D blocks, as the vector envs pass them. Compared bit for bit with C pow.
+    rng = np.random.default_rng(1)
+    roots = np.sqrt(2.0 ** np.arange(-1000.0, 1000.0, 0.5))
+    near_roots = np.concatenate([np.nextafter(roots, 0), roots, np.nextafter(roots, np.inf)])
+    scaled = rng.uniform(1, 2, 4000) * 2.0 ** rng.integers(-1000, 1000, 4000)
+    ends = [0.0, -0.0, 5e-324, 1e-160, 2.0**-480, 1.3e154, 1.4e154, 1e300, np.inf, -np.inf, np.nan]
+    x = np.concatenate([near_roots, scaled, -scaled, ends, rng.uniform(-10, 10, 100_000)])
+    x = x[: x.size // 2 * 2].reshape(2, -1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        expected = np.float_power(x, 2.0)  # C pow per element, as np.float64(v) ** 2
+        np.testing.assert_array_equal(pow_squares(x).view(np.int64), expected.view(np.int64))
+    assert [np.float64(v) ** 2 for v in x[1, -5:]] == list(expected[1, -5:])

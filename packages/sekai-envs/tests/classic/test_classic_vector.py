@@ -200,6 +200,39 @@ def test_set_attr_changes_the_simulation_as_on_sync(case: Any, per_env: bool) ->
     assert not np.array_equal(_session(case, default, [{}], steps=90)[0][-1][1], traces[0][-1][1])
 
 
+# Parameters the native Pendulum and Acrobot fold into coefficients, skip when they multiply by
+# 1.0, or read per sub-env: shared values and one value per sub-env (lists), mixed.
+PARAMETER_VARIANTS: list[tuple[str, dict[str, Any]]] = [
+    ("Pendulum-v1", {"m": [1.0, 1.5, 0.7], "l": [1.0, 0.8, 1.3], "dt": 0.04}),
+    ("Pendulum-v1", {"max_speed": [8.0, 4.0, 12.0], "max_torque": [2.0, 1.0, 3.0], "g": 9.81}),
+    ("Acrobot-v1", {"book_or_nips": "nips", "LINK_MASS_2": 1.5}),
+    ("Acrobot-v1", {"LINK_LENGTH_1": [0.8, 1.0, 1.3], "LINK_COM_POS_2": 0.4}),
+    ("Acrobot-v1", {"LINK_MASS_1": [1.0, 2.0, 0.5], "LINK_MOI": [1.0, 0.8, 1.5]}),
+    ("Acrobot-v1", {"LINK_COM_POS_1": 0.3, "LINK_LENGTH_1": 1.2}),
+    ("Acrobot-v1", {"dt": [0.2, 0.1, 0.25], "MAX_VEL_1": 2.0, "MAX_VEL_2": [9 * np.pi, 5.0, 20.0]}),
+]
+
+
+@pytest.mark.parametrize(
+    ("env_id", "changes"), PARAMETER_VARIANTS, ids=[",".join(c) for _, c in PARAMETER_VARIANTS]
+)
+def test_parameter_variants_match_sync(
+    cases: dict[str, Any], env_id: str, changes: dict[str, Any]
+) -> None:
+    case = cases[env_id]
+    native, sync = _pair(env_id, 3, max_episode_steps=60)
+    traces = []
+    for vec in (native, sync):
+        vec.reset(seed=4)
+        for name, value in changes.items():
+            vec.set_attr(name, value)
+        trace = _session(case, vec, [{}], steps=80)[0]
+        for name in changes:  # and back to the defaults, where the coefficients are cached
+            vec.set_attr(name, getattr(case.single(), name))
+        traces.append(trace + _session(case, vec, [{}], steps=40)[0])
+    _assert_same(traces[0], traces[1])
+
+
 def test_acrobot_torque_noise_matches_sync(cases: dict[str, Any]) -> None:
     # The noise is drawn during steps, from each sub-env's generator: no drawing ahead
     # while it is on, and the streams stay aligned when it is switched off again.

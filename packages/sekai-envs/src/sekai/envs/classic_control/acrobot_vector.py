@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from math import pi
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -14,6 +14,33 @@ from sekai.envs.classic_control.acrobot import GRAVITY, AcrobotEnv
 from sekai.vector import InfoArrays
 
 __all__ = ["AcrobotVecEnv"]
+
+
+class _Coefficients(NamedTuple):
+    """The parameter products of the equations, grouped as the single env groups them.
+
+    ``None`` stands for a factor of exactly 1.0 (a multiplication to skip:
+    ``1.0 * x == x``); per-sub-env parameters are arrays.
+    """
+
+    m1_lc1_sq: Any  # d1 = m1 lc1² + m2 (l1² + lc2² + 2 l1 lc2 cos θ2) + I1 + I2
+    m2: Any
+    l1_sq_lc2_sq: Any
+    two_l1_lc2: Any
+    moi: Any
+    lc2_sq: Any  # d2 = m2 (lc2² + l1 lc2 cos θ2) + I2
+    l1_lc2: Any
+    gravity: Any  # a column (m2 lc2 g, (m1 lc1 + m2 l1) g), for cos(θ1 + θ2 - π/2), cos(θ1 - π/2)
+    minus_m2_l1_lc2: Any  # φ1 = -m2 l1 lc2 ω2² sin θ2 - 2 m2 l1 lc2 ω2 ω1 sin θ2 + ...
+    two_m2_l1_lc2: Any
+    m2_l1_lc2: Any  # the book's extra term: m2 l1 lc2 ω1² sin θ2
+    denominator_base: Any  # the denominator: m2 lc2² + I2 - d2² / d1
+    book: bool
+
+
+def _factor(value: Any) -> Any:
+    """``value``, or ``None`` if it is the number 1.0 (a factor to skip)."""
+    return None if not isinstance(value, np.ndarray) and value == 1.0 else value
 
 
 class AcrobotVecEnv(ClassicVecEnv[np.int64]):
@@ -75,6 +102,8 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
         # The cosines and sines of the two angles of the current state.
         self._cos = np.ones((2, self.num_envs), dtype=np.float64)
         self._sin = np.zeros((2, self.num_envs), dtype=np.float64)
+        self._cached: tuple[Any, _Coefficients] | None = None  # (parameters, coefficients)
+        self._torque_table: tuple[Any, NDArray[np.float64]] | None = None
 
     def _assigned(self) -> None:
         np.cos(self._state[:2], out=self._cos)
@@ -88,15 +117,25 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
 
     def _observe(self) -> NDArray[np.float32]:
         observations = np.empty((self.num_envs, 6), dtype=np.float32)
-        observations[:, 0:4:2] = self._cos.T
-        observations[:, 1:4:2] = self._sin.T
-        observations[:, 4:] = self._state[2:].T
+        cos, sin, state = self._cos, self._sin, self._state
+        # Column by column: numpy copies a (2, n) block into strided columns far slower.
+        observations[:, 0] = cos[0]
+        observations[:, 1] = sin[0]
+        observations[:, 2] = cos[1]
+        observations[:, 3] = sin[1]
+        observations[:, 4] = state[2]
+        observations[:, 5] = state[3]
         return observations
 
     def _torques(self, actions: Any) -> NDArray[np.float64]:
         """The torque of every sub-env: its action's, plus its noise if any."""
         indices = check_discrete_actions(actions, 3, "AcrobotVecEnv", self.num_envs)
-        torques: NDArray[np.float64] = np.asarray(self.AVAIL_TORQUE, dtype=np.float64).take(indices)
+        available = self.AVAIL_TORQUE
+        table = self._torque_table
+        if table is None or table[0] is not available or not isinstance(available, tuple):
+            table = (available, np.asarray(available, dtype=np.float64))
+            self._torque_table = table
+        torques: NDArray[np.float64] = table[1].take(indices)
         noise = self.torque_noise_max
         if not isinstance(noise, np.ndarray) and not noise > 0:
             self._initial.resume()
@@ -114,106 +153,118 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
             torques[i] += float(rngs[i].uniform(-amplitudes[i], amplitudes[i]))
         return torques
 
-    def _coefficients(self) -> tuple[Any, ...]:
-        """The parameter products of the equations, grouped as the single env groups them."""
-        m1, m2 = self.LINK_MASS_1, self.LINK_MASS_2
-        l1 = self.LINK_LENGTH_1
-        lc1, lc2 = self.LINK_COM_POS_1, self.LINK_COM_POS_2
-        moi = self.LINK_MOI
-        g = GRAVITY
-        return (
-            m1 * square(lc1),  # d1 = m1 lc1² + m2 (l1² + lc2² + 2 l1 lc2 cos θ2) + I1 + I2
-            m2,
-            square(l1) + square(lc2),
-            2 * l1 * lc2,
-            moi,
-            square(lc2),  # d2 = m2 (lc2² + l1 lc2 cos θ2) + I2
-            l1 * lc2,
-            m2 * lc2 * g,  # φ2 = m2 lc2 g cos(θ1 + θ2 - π/2)
-            -m2 * l1 * lc2,  # φ1 = -m2 l1 lc2 ω2² sin θ2 - 2 m2 l1 lc2 ω2 ω1 sin θ2 + ...
-            2 * m2 * l1 * lc2,
-            (m1 * lc1 + m2 * l1) * g,  # ... + (m1 lc1 + m2 l1) g cos(θ1 - π/2) + φ2
-            m2 * l1 * lc2,  # the book's extra term: m2 l1 lc2 ω1² sin θ2
-            m2 * square(lc2) + moi,  # the denominator: m2 lc2² + I2 - d2² / d1
+    def _coefficients(self) -> _Coefficients:
+        """The coefficients of the current parameters (computed again when one changes)."""
+        parameters = (
+            self.LINK_MASS_1,
+            self.LINK_MASS_2,
+            self.LINK_LENGTH_1,
+            self.LINK_COM_POS_1,
+            self.LINK_COM_POS_2,
+            self.LINK_MOI,
+            self.book_or_nips,
         )
+        cached = self._cached  # kept for numbers only (immutable): same objects, same values
+        if cached is not None and all(a is b for a, b in zip(cached[0], parameters, strict=True)):
+            return cached[1]
+        m1, m2, l1, lc1, lc2, moi, variant = parameters
+        g = GRAVITY
+        m2_lc2_g = m2 * lc2 * g
+        arm_g = (m1 * lc1 + m2 * l1) * g
+        gravity = np.stack(np.broadcast_arrays(np.asarray(m2_lc2_g), np.asarray(arm_g)))
+        coefficients = _Coefficients(
+            m1_lc1_sq=m1 * square(lc1),
+            m2=_factor(m2),
+            l1_sq_lc2_sq=square(l1) + square(lc2),
+            two_l1_lc2=_factor(2 * l1 * lc2),
+            moi=moi,
+            lc2_sq=square(lc2),
+            l1_lc2=l1 * lc2,
+            gravity=gravity.reshape(2, -1).astype(np.float64),  # (2, 1) or (2, num_envs)
+            minus_m2_l1_lc2=-m2 * l1 * lc2,
+            two_m2_l1_lc2=_factor(2 * m2 * l1 * lc2),
+            m2_l1_lc2=m2 * l1 * lc2,
+            denominator_base=m2 * square(lc2) + moi,
+            book=variant != "nips",
+        )
+        if not any(isinstance(value, np.ndarray) for value in parameters):
+            self._cached = (parameters, coefficients)
+        return coefficients
 
     def _derivatives(
         self,
         y: NDArray[np.float64],
         torque: NDArray[np.float64],
-        coefficients: tuple[Any, ...],
+        c: _Coefficients,
         trig: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
     ) -> NDArray[np.float64]:
         """The time derivative of the ``(4, num_envs)`` states ``y`` (see ``AcrobotEnv``).
 
         Every product and sum is grouped as in the single env; the operands of
-        one product or sum may be swapped (IEEE arithmetic commutes exactly).
+        one product or sum may be swapped (IEEE arithmetic commutes exactly),
+        and ``d1`` is carried negated, ``-d1``, which flips the sign of the
+        quotients by it exactly (``a + b / d1 * φ == a - b / -d1 * φ``).
         ``trig`` is ``(cos θ2, sin θ2)`` when known.
         """
-        (
-            m1_lc1_sq,
-            m2,
-            l1_sq_lc2_sq,
-            two_l1_lc2,
-            moi,
-            lc2_sq,
-            l1_lc2,
-            m2_lc2_g,
-            minus_m2_l1_lc2,
-            two_m2_l1_lc2,
-            arm_g,
-            m2_l1_lc2,
-            denominator_base,
-        ) = coefficients
         theta1, theta2, omega1, omega2 = y
         if trig is None:
             cos2, sin2 = np.cos(theta2), np.sin(theta2)
         else:
             cos2, sin2 = trig
-        rates = np.empty_like(y)
+        # Rows: d2, then the rates (ω1, ω2, ddθ1, ddθ2); d2, ω1 and ω2 are squared together.
+        block = np.empty((5, y.shape[1]))
+        d2 = block[0]
+        rates = block[1:]
         rates[:2] = y[2:]
-        squares = pow_squares(y[2:])  # (ω1², ω2²)
-        d1 = two_l1_lc2 * cos2
-        d1 += l1_sq_lc2_sq
-        d1 *= m2
-        d1 += m1_lc1_sq
-        d1 += moi
-        d1 += moi
-        d2 = l1_lc2 * cos2
-        d2 += lc2_sq
-        d2 *= m2
-        d2 += moi
-        phi2 = theta1 + theta2
-        phi2 -= pi / 2.0
-        np.cos(phi2, out=phi2)
-        phi2 *= m2_lc2_g
-        phi1 = minus_m2_l1_lc2 * squares[1]
+        np.multiply(cos2, c.l1_lc2, out=d2)
+        d2 += c.lc2_sq
+        if c.m2 is not None:
+            d2 *= c.m2
+        d2 += c.moi
+        squares = pow_squares(block[:3])  # d2², ω1², ω2²
+        if c.two_l1_lc2 is None:
+            minus_d1 = np.subtract(-c.l1_sq_lc2_sq, cos2)
+        else:
+            minus_d1 = np.multiply(cos2, -c.two_l1_lc2)
+            minus_d1 -= c.l1_sq_lc2_sq
+        if c.m2 is not None:
+            minus_d1 *= c.m2
+        minus_d1 -= c.m1_lc1_sq
+        minus_d1 -= c.moi
+        minus_d1 -= c.moi
+        # φ2 = m2 lc2 g cos(θ1 + θ2 - π/2), and (m1 lc1 + m2 l1) g cos(θ1 - π/2): one cos call
+        gravity = np.empty_like(y[:2])
+        np.add(theta1, theta2, out=gravity[0])
+        gravity[1] = theta1
+        gravity -= pi / 2.0
+        np.cos(gravity, out=gravity)
+        gravity *= c.gravity
+        phi2, arm = gravity
+        phi1 = np.multiply(squares[2], c.minus_m2_l1_lc2)
         phi1 *= sin2
-        term = two_m2_l1_lc2 * omega2
-        term *= omega1
+        if c.two_m2_l1_lc2 is None:
+            term = np.multiply(omega2, omega1)
+        else:
+            term = np.multiply(omega2, c.two_m2_l1_lc2)
+            term *= omega1
         term *= sin2
         phi1 -= term
-        np.subtract(theta1, pi / 2, out=term)
-        np.cos(term, out=term)
-        term *= arm_g
-        phi1 += term
+        phi1 += arm
         phi1 += phi2
-        numerator = np.divide(d2, d1, out=term)
+        numerator = np.divide(d2, minus_d1, out=term)
         numerator *= phi1
-        numerator += torque
-        if self.book_or_nips != "nips":
-            extra = m2_l1_lc2 * squares[0]
+        np.subtract(torque, numerator, out=numerator)
+        if c.book:
+            extra = np.multiply(squares[1], c.m2_l1_lc2, out=arm)
             extra *= sin2
             numerator -= extra
         numerator -= phi2
-        denominator = pow_squares(d2)
-        denominator /= d1
-        np.subtract(denominator_base, denominator, out=denominator)
+        denominator = np.divide(squares[0], minus_d1, out=squares[0])
+        denominator += c.denominator_base
         accel2 = np.divide(numerator, denominator, out=rates[3])
         accel1 = np.multiply(d2, accel2, out=rates[2])
         accel1 += phi1
-        accel1 /= d1
-        np.negative(accel1, out=accel1)
+        accel1 /= minus_d1
         return rates
 
     def _step(
@@ -237,18 +288,12 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
         k1 *= dt / 6.0
         new = k1
         new += y
+        angles = new[:2]  # wrapped into [-pi, pi] by whole turns
         period = pi - -pi
-        for theta in new[:2]:  # wrap into [-pi, pi] by whole turns
-            while True:
-                above = theta > pi
-                if not above.any():
-                    break
-                theta[above] -= period
-            while True:
-                below = theta < -pi
-                if not below.any():
-                    break
-                theta[below] += period
+        while np.fmax.reduce(angles, axis=None) > pi:  # fmax: NaNs stay, as in the single env
+            np.subtract(angles, period, out=angles, where=angles > pi)
+        while np.fmin.reduce(angles, axis=None) < -pi:
+            np.add(angles, period, out=angles, where=angles < -pi)
         for omega, limit in ((new[2], self.MAX_VEL_1), (new[3], self.MAX_VEL_2)):
             np.maximum(omega, -limit, out=omega)
             np.minimum(omega, limit, out=omega)
@@ -257,11 +302,11 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
             if frozen.any():  # a finished sub-env keeps its final state
                 new[:, frozen] = y[:, frozen]
         self._state = new
-        np.cos(new[:2], out=self._cos)
-        np.sin(new[:2], out=self._sin)
+        np.cos(angles, out=self._cos)
+        np.sin(angles, out=self._sin)
         reach = new[1] + new[0]
         np.cos(reach, out=reach)
         reach += self._cos[0]
         terminated = reach < -1.0  # -cos θ1 - cos(θ2 + θ1) > 1
-        rewards = np.where(terminated, 0.0, -1.0)
+        rewards = np.subtract(terminated, 1.0)  # 0.0 when terminated, else -1.0
         return rewards, terminated, self._never, {}

@@ -18,17 +18,17 @@ _F32 = np.float32
 _TURN = 2 * np.pi
 
 
-def _normalized_angles(theta: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``angle_normalize(theta)``, ``((θ + π) % 2π) - π``, bit for bit but faster.
+def _normalize_angles(theta: NDArray[np.float64], out: NDArray[np.float64]) -> None:
+    """``angle_normalize(theta)``, ``((θ + π) % 2π) - π``, bit for bit but faster, into ``out``.
 
     numpy's ``%`` is C ``fmod`` followed by adding the divisor to a negative
     result (and ``+0.0`` for a zero one); written out, it skips the quotient
     that ``np.remainder`` also computes.
     """
-    shifted = np.fmod(theta + np.pi, _TURN)
-    shifted += np.where(shifted < 0, _TURN, 0.0)
-    shifted -= np.pi
-    return shifted
+    np.add(theta, np.pi, out=out)
+    np.fmod(out, _TURN, out=out)
+    out += (out < 0) * _TURN  # +0.0 for -0.0, as numpy's %
+    out -= np.pi
 
 
 class PendulumVecEnv(ClassicVecEnv[NDArray[np.float32]]):
@@ -81,17 +81,26 @@ class PendulumVecEnv(ClassicVecEnv[NDArray[np.float32]]):
         self.m: Any = single.m
         self.l: Any = single.l
         self.last_u = np.full(self.num_envs, np.nan)
+        # cos θ and sin θ of the current states: the observation, and sin θ for the next step.
+        self._cos = np.ones(self.num_envs)
+        self._sin = np.zeros(self.num_envs)
+
+    def _assigned(self) -> None:
+        np.cos(self._state[0], out=self._cos)
+        np.sin(self._state[0], out=self._sin)
 
     def _start(self, indices: NDArray[np.intp], draws: NDArray[np.float64]) -> None:
         self._state[:, indices] = draws.T
+        theta = draws[:, 0]
+        self._cos[indices] = np.cos(theta)
+        self._sin[indices] = np.sin(theta)
         self.last_u[indices] = np.nan
 
     def _observe(self) -> NDArray[np.float32]:
-        theta, omega = self._state
         observations = np.empty((self.num_envs, 3), dtype=np.float32)
-        observations[:, 0] = np.cos(theta)
-        observations[:, 1] = np.sin(theta)
-        observations[:, 2] = omega
+        observations[:, 0] = self._cos
+        observations[:, 1] = self._sin
+        observations[:, 2] = self._state[1]
         return observations
 
     def _step(
@@ -101,28 +110,39 @@ class PendulumVecEnv(ClassicVecEnv[NDArray[np.float32]]):
         max_torque = _F32(self.max_torque)
         np.minimum(torque, max_torque, out=torque)
         np.maximum(torque, -max_torque, out=torque)
-        theta, omega = self._state
+        state = self._state
+        theta, omega = state
         dt, g, m, length = self.dt, self.g, self.m, self.l
-        costs = pow_squares(_normalized_angles(theta))
-        costs += 0.1 * pow_squares(omega)
+        # The costs, -(θn² + 0.1 ω² + 0.001 u²), with θn the normalised angle: both float64
+        # squares in one call.
+        squares = np.empty_like(state)
+        _normalize_angles(theta, out=squares[0])
+        squares[1] = omega
+        squares = pow_squares(squares)
+        costs = squares[0]
+        speed_costs = np.multiply(squares[1], 0.1, out=squares[1])
+        costs += speed_costs
         costs += _F32(0.001) * powf_squares(torque)  # float32 product, then float64 sum
+        # ω ← clip(ω + (3g / (2l) · sin θ + 3 / (m l²) · u) · dt), θ ← θ + ω · dt
         push = _F32(3.0 / (m * square(length))) * torque  # float32 arithmetic
-        accel = 3 * g / (2 * length) * np.sin(theta)
-        accel += push
-        accel *= dt
-        new_omega = omega + accel
+        new = np.empty_like(state)
+        new_theta, new_omega = new
+        np.multiply(3 * g / (2 * length), self._sin, out=new_omega)
+        new_omega += push
+        new_omega *= dt
+        new_omega += omega
         max_speed = self.max_speed
         np.minimum(new_omega, max_speed, out=new_omega)
         np.maximum(new_omega, -max_speed, out=new_omega)
-        new_theta = new_omega * dt
+        np.multiply(new_omega, dt, out=new_theta)
         new_theta += theta
         if not self.autoreset:
             frozen = self.frozen
             if frozen.any():  # a finished sub-env keeps its final state
-                new_theta[frozen] = theta[frozen]
-                new_omega[frozen] = omega[frozen]
-        self._state[0] = new_theta
-        self._state[1] = new_omega
+                new[:, frozen] = state[:, frozen]
+        self._state = new
+        np.cos(new_theta, out=self._cos)
+        np.sin(new_theta, out=self._sin)
         self.last_u = torque.astype(np.float64)
         np.negative(costs, out=costs)
         return costs, self._never, self._never, {}
