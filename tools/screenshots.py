@@ -4,14 +4,16 @@ Usage: ``python tools/screenshots.py SITE OUT [--browser PATH]``
 
 Serves the built site ``SITE`` on 127.0.0.1 (a free port), opens the pages a
 newcomer reads first in Debian's Chromium through Playwright, and writes a
-full-page PNG of each, in the light and the dark palette, to ``OUT``. Each
-page is also checked as a reader would meet it, and the script exits with
-status 1 naming every problem:
+full-page PNG of each, in the light and the dark palette, to ``OUT``. Then
+every page of the site is checked as a reader would meet it, at desktop and
+at phone width, and the script exits with status 1 naming every problem:
 
 - the page loads (HTTP 200) and has a title heading;
 - the browser reports no script error;
-- nothing is wider than the window, at desktop and at phone width (wide
-  code and tables must scroll inside their own box, not push the page).
+- nothing is wider than the window (wide code and tables must scroll inside
+  their own box, not push the page);
+- no inline code in running text runs past the text column (over the table
+  of contents).
 
 ``nox -s screenshots`` builds the site and runs this script.
 """
@@ -84,6 +86,26 @@ def overflow(page: Page) -> int:
     return max(0, width)
 
 
+# Inline code outside code blocks and tables (which scroll in their own box)
+# whose right edge passes the text column's. A few pixels are allowed: inline
+# code that wraps carries its side padding onto every line.
+_OVERRUNS = """() => {
+  const column = document.querySelector(".md-content__inner");
+  if (!column) return [];
+  const right = column.getBoundingClientRect().right + 4;
+  return [...column.querySelectorAll("code")]
+    .filter((code) => !code.closest("pre, table, .md-typeset__scrollwrap"))
+    .filter((code) => code.getBoundingClientRect().right > right)
+    .map((code) => code.textContent.slice(0, 60));
+}"""
+
+
+def overruns(page: Page) -> list[str]:
+    """The inline code of ``page`` that runs past the text column (its first 60 characters)."""
+    found: list[str] = page.evaluate(_OVERRUNS)
+    return found
+
+
 def check_page(page: Page, url: str, name: str) -> list[str]:
     """Open ``url`` in ``page``; return what a reader would find wrong with it."""
     problems: list[str] = []
@@ -100,6 +122,7 @@ def check_page(page: Page, url: str, name: str) -> list[str]:
     if wider:
         width = page.viewport_size["width"] if page.viewport_size else "?"
         problems.append(f"{name}: {wider}px wider than a {width}px window")
+    problems += [f"{name}: inline code runs past the text: {code!r}" for code in overruns(page)]
     return problems
 
 
@@ -127,12 +150,18 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"wrote {target}")
                     page.close()
                 context.close()
-            phone = browser.new_context(viewport=PHONE, is_mobile=True)
-            for name, path in PAGES.items():
-                page = phone.new_page()
-                problems += check_page(page, base + path, f"{name} (phone)")
-                page.close()
-            phone.close()
+            every_page = sorted(
+                str(index.parent.relative_to(args.site)) + "/"
+                for index in args.site.glob("**/index.html")
+                if index.parent != args.site and not index.parent.name.startswith(".")
+            )
+            for size, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+                context = browser.new_context(viewport=viewport, is_mobile=size == "phone")
+                for path in ["", *every_page]:
+                    page = context.new_page()
+                    problems += check_page(page, base + path, f"/{path} ({size})")
+                    page.close()
+                context.close()
         finally:
             browser.close()
     for problem in problems:
