@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 import numpy as np
 import pytest
 
 import sekai._bench
-from sekai._bench import MODES, BenchResult, format_table
+import sekai._cli
+from sekai._bench import BenchResult, format_table
 from sekai._cli import main
 from sekai.core import Env, MAResetResult, MAStepResult, MultiAgentEnv, ResetResult, StepResult
-from sekai.registry import VectorizationMode, default_registry, spec
+from sekai.registry import default_registry, spec
 from sekai.spaces import Box, Discrete
 
 
@@ -313,6 +315,111 @@ def test_bench_skips_a_backend_that_is_not_installed(
     assert rows[0].endswith("skipped: ProcVecEnv needs cloudpickle: install 'sekai-vector[proc]'")
 
 
+def _no_gpu(num_envs: int, **kwargs: Any) -> Any:
+    raise RuntimeError("no GPU found")
+
+
+class _StepFails(Env[Any, Any]):
+    """Resets, then fails on its first step."""
+
+    def __init__(self) -> None:
+        self.observation_space = Box(0.0, 1.0, shape=(1,))
+        self.action_space = Discrete(2)
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> ResetResult[Any]:
+        self._set_rng(seed)
+        return ResetResult(np.zeros(1, dtype=np.float32), {})
+
+    def step(self, action: Any) -> StepResult[Any]:
+        raise RuntimeError("simulator crashed")
+
+
+@pytest.fixture
+def failing_native_id() -> Iterator[str]:
+    """CartPole, with a native vector implementation that raises when built."""
+    env_id = "clitest/NoGpu-v0"
+    entry_point = "sekai.envs.classic_control.cartpole:CartPoleEnv"
+    default_registry.register(env_id, entry_point=entry_point, vector_entry_point=_no_gpu)
+    yield env_id
+    default_registry.deregister(env_id)
+
+
+def test_bench_keeps_the_other_rows_when_a_mode_fails(
+    capsys: pytest.CaptureFixture[str], failing_native_id: str, tmp_path: Path
+) -> None:
+    out_file = tmp_path / "bench.json"
+    argv = ["bench", failing_native_id, "--modes", "native,sync", "--num-envs", "2"]
+    assert main([*argv, "--seconds", "0.05", "--json", str(out_file)]) == 1
+    captured = capsys.readouterr()
+    rows = {line.split()[0]: line for line in captured.out.splitlines()[2:]}
+    assert list(rows) == ["native", "sync"]
+    assert rows["native"].endswith("failed: RuntimeError: no GPU found")
+    assert rows["sync"].split()[-1] == "1.00x"  # measured after the failure
+    assert "Traceback" not in captured.err
+    assert f"{failing_native_id}: failed on native" in captured.err
+    native, sync = json.loads(out_file.read_text())
+    assert native["failed"] == "RuntimeError: no GPU found"
+    assert native["skipped"] is None
+    assert native["steps_per_second"] is None
+    assert sync["failed"] is None
+    assert sync["steps"] > 0
+
+
+def test_bench_json_keeps_the_other_rows_when_a_mode_fails(
+    capsys: pytest.CaptureFixture[str], failing_native_id: str
+) -> None:
+    argv = ["bench", failing_native_id, "--modes", "sync,native", "--num-envs", "2"]
+    assert main([*argv, "--seconds", "0.05", "--json", "-"]) == 1
+    captured = capsys.readouterr()
+    sync, native = json.loads(captured.out)  # only JSON on stdout
+    assert sync["steps_per_second"] > 0
+    assert native["failed"] == "RuntimeError: no GPU found"
+    assert captured.err.strip() == f"{failing_native_id}: failed on native (see the table)"
+
+
+def test_bench_reports_a_mode_that_fails_while_stepping(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    env_id = "clitest/StepFails-v0"
+    default_registry.register(env_id, entry_point=_StepFails)
+    try:
+        argv = ["bench", env_id, "--modes", "sync,async,native", "--num-envs", "2"]
+        assert main([*argv, "--seconds", "0.05"]) == 1
+    finally:
+        default_registry.deregister(env_id)
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[2:]}
+    assert "failed: " in rows["sync"] and "simulator crashed" in rows["sync"]
+    assert "failed: " in rows["async"] and "simulator crashed" in rows["async"]
+    assert "skipped: " in rows["native"]  # no native implementation: not a failure
+
+
+def test_bench_exits_zero_when_modes_are_only_skipped(
+    capsys: pytest.CaptureFixture[str], broken_env_id: str
+) -> None:
+    argv = ["bench", broken_env_id, "--modes", "native", "--seconds", "0.05"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "skipped: " in captured.out
+    assert captured.err == ""
+
+
+def test_bench_help_gives_the_exit_status(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "Exit status: 0 if every mode ran or was skipped" in help_text
+    assert "1 if a mode failed" in help_text
+
+
+def test_format_table_shows_a_failed_mode() -> None:
+    results = [
+        BenchResult("X-v0", "sync", 4, None, steps=1000, seconds=1.0),
+        BenchResult("X-v0", "native", 4, None, 0, 0.0, failed="RuntimeError: boom"),
+    ]
+    lines = format_table(results).splitlines()
+    assert lines[3].split()[3:] == ["-", "-", "failed:", "RuntimeError:", "boom"]
+
+
 def test_format_table_ratios_are_relative_to_sync() -> None:
     results = [
         BenchResult("X-v0", "sync", 4, None, steps=1000, seconds=1.0),
@@ -393,6 +500,46 @@ def test_import_option_finds_envs_the_users_module_registers(
     (in_user_project / f"{USER_MODULE}.py").write_text(USER_SOURCE)
     assert main([*argv, "--import", USER_MODULE]) == 0
     assert expected in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--import", USER_MODULE, "list"], USER_ENV),
+        (["--import", USER_MODULE, "check", USER_ENV, "--steps", "5"], "no problems"),
+    ],
+)
+def test_import_option_before_the_command(
+    capsys: pytest.CaptureFixture[str], in_user_project: Path, argv: list[str], expected: str
+) -> None:
+    (in_user_project / f"{USER_MODULE}.py").write_text(USER_SOURCE)
+    assert main(argv) == 0
+    assert expected in capsys.readouterr().out
+
+
+def test_import_options_before_and_after_the_command_are_merged(
+    capsys: pytest.CaptureFixture[str], in_user_project: Path
+) -> None:
+    (in_user_project / f"{USER_MODULE}.py").write_text(USER_SOURCE)
+    (in_user_project / "sekai_cli_helper.py").write_text("import sekai_cli_user_envs\n")
+    try:
+        argv = ["--import", "sekai_cli_helper", "info", USER_ENV, "--import", "json"]
+        assert main(argv) == 0
+        assert "sekai_cli_helper" in sys.modules
+        argv = ["--import", "json", "info", USER_ENV, "--import", "sekai_cli_helper"]
+        assert main(argv) == 0
+    finally:
+        sys.modules.pop("sekai_cli_helper", None)
+    assert USER_ENV in capsys.readouterr().out
+
+
+def test_import_option_before_the_command_reports_a_failing_module(
+    capsys: pytest.CaptureFixture[str], in_user_project: Path
+) -> None:
+    assert main(["--import", USER_MODULE, "list"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"sekai: error: --import {USER_MODULE}: importing module")
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_without_import_the_users_env_is_not_found_and_the_error_says_why(
@@ -579,6 +726,52 @@ def test_list_marks_multi_agent_and_native_vector_envs(
     assert "?: the entry point is a factory" in legend
 
 
+@pytest.fixture
+def unimportable_id() -> Iterator[str]:
+    """An env whose entry point names a module that does not exist."""
+    env_id = "clitest/Unimportable-v0"
+    default_registry.register(env_id, entry_point="sekai_cli_no_such_module:Env")
+    yield env_id
+    default_registry.deregister(env_id)
+
+
+def test_list_tells_an_entry_point_that_fails_to_import_from_a_factory(
+    capsys: pytest.CaptureFixture[str],
+    unimportable_id: str,
+    multi_agent_ids: tuple[str, str],
+) -> None:
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = {line.split()[0]: line.split()[1:] for line in lines[1:] if len(line.split()) == 3}
+    assert rows[unimportable_id] == ["error", "no"]
+    assert rows[multi_agent_ids[1]] == ["?", "no"]
+    index = lines.index("error: the entry point failed to import:")
+    assert lines[index + 1] == (
+        f"  {unimportable_id}: ModuleNotFoundError: No module named 'sekai_cli_no_such_module'"
+    )
+
+
+def test_list_without_factories_has_no_factory_legend(
+    capsys: pytest.CaptureFixture[str], unimportable_id: str
+) -> None:
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "?: the entry point is a factory" not in out
+    assert "error: the entry point failed to import:" in out
+
+
+def test_list_json_gives_the_entry_point_error(
+    capsys: pytest.CaptureFixture[str], unimportable_id: str
+) -> None:
+    assert main(["list", "--json"]) == 0
+    envs = {env["id"]: env for env in json.loads(capsys.readouterr().out)["envs"]}
+    assert envs[unimportable_id]["multi_agent"] is None
+    assert envs[unimportable_id]["entry_point_error"] == (
+        "ModuleNotFoundError: No module named 'sekai_cli_no_such_module'"
+    )
+    assert envs["CartPole-v1"]["entry_point_error"] is None
+
+
 def test_list_json_carries_the_same_marks(
     capsys: pytest.CaptureFixture[str], multi_agent_ids: tuple[str, str]
 ) -> None:
@@ -590,6 +783,7 @@ def test_list_json_carries_the_same_marks(
         "namespace": None,
         "multi_agent": False,
         "native_vector": True,
+        "entry_point_error": None,
     }
     assert envs["MarketMicrostructure-v0"]["multi_agent"] is True
     assert envs["MarketMicrostructure-v0"]["native_vector"] is False
@@ -641,11 +835,14 @@ def test_bench_shows_progress_on_a_terminal(
     terminal = _on_terminal(monkeypatch)
     assert main([*BENCH_QUICK, "--seconds", "0.05"]) == 0
     shown = terminal.getvalue()
-    assert "Benchmarking CartPole-v1 with 2 envs" in shown
-    assert "sync x2" in shown
-    assert "native x2" in shown
+    assert "CartPole-v1 sync x2 (1/2)" in shown
+    assert "CartPole-v1 native x2 (2/2)" in shown
     assert "%" in shown  # the bar
     assert "\r" in shown  # drawn in place
+    # Only the progress, erased at the end: no line stays above the table
+    # (which alone shows the numbers).
+    assert "\n" not in shown
+    assert shown.endswith("\r\033[K")
     assert capsys.readouterr().out.startswith("mode")  # the table is unchanged
 
 
@@ -668,6 +865,32 @@ def test_bench_shows_no_progress_with_json_even_on_a_terminal(
     assert terminal.getvalue() == f"wrote {out_file}\n"
 
 
+def test_bench_erases_the_progress_when_interrupted(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(env_id: str, mode: str, **kwargs: Any) -> BenchResult:
+        kwargs["progress"](0.5)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sekai._bench, "measure", interrupted)
+    terminal = _on_terminal(monkeypatch)
+    assert main([*BENCH_QUICK, "--seconds", "0.05"]) == 130
+    shown = terminal.getvalue()
+    assert "50%" in shown
+    assert shown.endswith("\r\033[Ksekai: interrupted\n")
+
+
+def test_bench_erases_the_progress_when_a_mode_fails(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, failing_native_id: str
+) -> None:
+    terminal = _on_terminal(monkeypatch)
+    argv = ["bench", failing_native_id, "--modes", "sync,native", "--num-envs", "2"]
+    assert main([*argv, "--seconds", "0.05"]) == 1
+    shown = terminal.getvalue()
+    assert shown.endswith(f"\r\033[K{failing_native_id}: failed on native (see the table)\n")
+    assert "failed: RuntimeError: no GPU found" in capsys.readouterr().out
+
+
 def test_check_shows_progress_on_a_terminal_and_not_in_a_pipe(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -681,20 +904,7 @@ def test_check_shows_progress_on_a_terminal_and_not_in_a_pipe(
     assert "no problems" in capsys.readouterr().out
 
 
-# -- vectorization modes -----------------------------------------------------------
-
-
-def test_unknown_mode_error_lists_only_the_public_modes(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    with pytest.raises(SystemExit):
-        main(["bench", "--modes", "sync,warp"])
-    err = capsys.readouterr().err
-    listed = err.split("list of ")[1].split(";")[0].split(", ")
-    assert listed == list(MODES)
-    # Every listed mode is one make_vec takes; its alias is not offered.
-    assert set(listed) <= set(get_args(VectorizationMode))
-    assert "vector_entry_point" not in err
+# -- an env with only a native vector implementation -------------------------------
 
 
 def test_an_env_with_only_a_native_vector_implementation(
@@ -721,3 +931,22 @@ def test_an_env_with_only_a_native_vector_implementation(
     assert "make_vec" in info["make_error"]  # make() cannot build it; the error says what can
     listed = next(env for env in listing["envs"] if env["id"] == env_id)
     assert listed["multi_agent"] is False and listed["native_vector"] is True
+
+
+# -- public API only ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("module", [sekai._bench, sekai._cli])
+def test_the_command_uses_only_public_names_of_other_distributions(module: Any) -> None:
+    tree = ast.parse(Path(module.__file__).read_text())
+    imported = [node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    own = {"sekai._bench", "sekai._cli"}  # this distribution's modules
+    private = [
+        name
+        for name in imported
+        if name.startswith("sekai.")
+        and name not in own
+        and any(part.startswith("_") for part in name.split("."))
+    ]
+    assert private == []

@@ -75,10 +75,6 @@ class Progress:
         filled = int(fraction * width)
         self.status(f"{label:<28} [{'#' * filled}{'.' * (width - filled)}] {fraction:4.0%}")
 
-    def line(self, text: str) -> None:
-        """Replace the progress line with ``text`` and keep it (a finished step)."""
-        self.status(f"{text}\n")
-
     def clear(self) -> None:
         """Erase the progress line."""
         self.status("")
@@ -88,8 +84,10 @@ class Progress:
 class BenchResult:
     """The throughput of one environment on one vectorisation mode.
 
-    A mode that could not run (e.g. ``"native"`` for an env without a native
-    vector implementation) has ``skipped`` set to the reason, and no steps.
+    A mode that was not run has no steps and says why: ``skipped`` when the
+    env or the installation does not offer it (e.g. ``"native"`` for an env
+    without a native vector implementation), ``failed`` when building or
+    stepping it raised (``"RuntimeError: ..."``).
     """
 
     env_id: str
@@ -99,6 +97,12 @@ class BenchResult:
     steps: int
     seconds: float
     skipped: str | None = None
+    failed: str | None = None
+
+    @property
+    def ran(self) -> bool:
+        """Whether the mode was measured (neither skipped nor failed)."""
+        return self.skipped is None and self.failed is None
 
     @property
     def steps_per_second(self) -> float:
@@ -176,24 +180,32 @@ def run_bench(
 ) -> list[BenchResult]:
     """Measure ``env_id`` on each mode in turn, showing ``progress`` (default: none).
 
-    A mode the environment or the installation does not support (``"native"``
-    without a ``vector_entry_point``, the others without an ``entry_point``,
-    ``"proc"`` without ``sekai-vector[proc]``) gives a result whose ``skipped``
-    says why, so it keeps its row in the table.
+    Every mode keeps its row. A mode the environment or the installation does
+    not offer (``"native"`` without a ``vector_entry_point``, the others without
+    an ``entry_point``, a backend whose distribution or extra is not installed,
+    i.e. an ImportError, such as ``"proc"`` without ``sekai-vector[proc]``) gives
+    a result whose ``skipped`` says why. A mode that raises anything else while
+    it is built or stepped gives a result whose ``failed`` names the error; the
+    other modes still run. The progress line is erased at the end, also when an
+    exception (e.g. KeyboardInterrupt) stops the run.
     """
     from sekai.registry import spec
 
     shown = Progress(None) if progress is None else progress
     env_spec = spec(env_id)
     results: list[BenchResult] = []
-    for mode in modes:
-        label = f"{mode} x{num_envs}"
-        reason: str | None = None
-        if mode == "native" and env_spec.vector_entry_point is None:
-            reason = f"{env_id} has no native vector implementation"
-        elif mode != "native" and env_spec.entry_point is None:
-            reason = f"{env_id} has only a native vector implementation (no entry_point)"
-        else:
+    try:
+        for number, mode in enumerate(modes, start=1):
+            workers = num_workers if mode == "proc" else None
+            skipped: str | None = None
+            if mode == "native" and env_spec.vector_entry_point is None:
+                skipped = f"{env_id} has no native vector implementation"
+            elif mode != "native" and env_spec.entry_point is None:
+                skipped = f"{env_id} has only a native vector implementation (no entry_point)"
+            if skipped is not None:
+                results.append(BenchResult(env_id, mode, num_envs, workers, 0, 0.0, skipped))
+                continue
+            label = f"{env_id} {mode} x{num_envs} ({number}/{len(modes)})"
             shown.bar(label, 0.0)
             try:
                 result = measure(
@@ -204,34 +216,37 @@ def run_bench(
                     num_workers=num_workers,
                     progress=functools.partial(shown.bar, label),
                 )
-            except ImportError as error:  # an optional backend that is not installed
-                reason = str(error)
-        if reason is not None:
-            workers = num_workers if mode == "proc" else None
-            result = BenchResult(env_id, mode, num_envs, workers, 0, 0.0, skipped=reason)
-            shown.line(f"{label:<28} skipped: {reason}")
-        else:
-            shown.line(f"{label:<28} {result.steps_per_second:>14,.0f} steps/s")
-        results.append(result)
+            except ImportError as error:  # a backend (or its extra) that is not installed
+                result = BenchResult(env_id, mode, num_envs, workers, 0, 0.0, skipped=str(error))
+            except Exception as error:  # the env or the backend broke: keep the other rows
+                reason = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+                reason = reason.splitlines()[0]
+                result = BenchResult(env_id, mode, num_envs, workers, 0, 0.0, failed=reason)
+            results.append(result)
+    finally:
+        shown.clear()
     return results
 
 
 def format_table(results: Sequence[BenchResult]) -> str:
     """A plain-text table: mode, envs, workers, steps/s, speed-up over sync.
 
-    A skipped mode keeps its row, with ``-`` for the numbers and the reason
-    after them.
+    A skipped or failed mode keeps its row, with ``-`` for the numbers and
+    ``skipped: REASON`` or ``failed: ERROR`` after them.
     """
-    baseline = next(
-        (r.steps_per_second for r in results if r.mode == "sync" and r.skipped is None), None
-    )
+    baseline = next((r.steps_per_second for r in results if r.mode == "sync" and r.ran), None)
     header = f"{'mode':<8} {'num_envs':>8} {'workers':>8} {'steps/s':>14} {'vs sync':>8}"
     lines = [header, "-" * len(header)]
     for result in results:
         workers = "-" if result.num_workers is None else str(result.num_workers)
         row = f"{result.mode:<8} {result.num_envs:>8} {workers:>8} "
-        if result.skipped is not None:
-            lines.append(f"{row}{'-':>14} {'-':>8}  skipped: {result.skipped}")
+        if not result.ran:
+            note = (
+                f"skipped: {result.skipped}"
+                if result.failed is None
+                else f"failed: {result.failed}"
+            )
+            lines.append(f"{row}{'-':>14} {'-':>8}  {note}")
             continue
         ratio = f"{result.steps_per_second / baseline:.2f}x" if baseline else "-"
         lines.append(f"{row}{result.steps_per_second:>14,.0f} {ratio:>8}")
@@ -239,10 +254,9 @@ def format_table(results: Sequence[BenchResult]) -> str:
 
 
 def to_json(results: Sequence[BenchResult]) -> str:
-    """``results`` as a JSON list, with their steps per second (``null`` when skipped)."""
+    """``results`` as a JSON list, with their steps per second (``null`` when not run)."""
     rows: list[dict[str, Any]] = [
-        {**asdict(r), "steps_per_second": None if r.skipped else r.steps_per_second}
-        for r in results
+        {**asdict(r), "steps_per_second": r.steps_per_second if r.ran else None} for r in results
     ]
     return json.dumps(rows, indent=2)
 

@@ -5,17 +5,21 @@ env, ``sekai check ID`` runs the env checker, ``sekai bench [ID]`` measures step
 per second on every vector backend.
 
 Environments come from installed plugins (their ``sekai.envs`` entry points) and
-from the modules named with ``--import MODULE`` (repeatable, every command): each
-is imported before the id is looked up, so envs registered by the user's own
-code are found. The current directory is searched first, as ``python -m`` does.
+from the modules named with ``--import MODULE`` (repeatable, before or after the
+command, every command): each is imported before the id is looked up, so envs
+registered by the user's own code are found. The current directory is searched
+first, as ``python -m`` does.
 
 ``sekai`` without a command prints the help on standard error and exits with
 status 2, as a usage error. Errors, including bad arguments, print one line
 (``sekai: error: ...``, or ``sekai check: error: ...`` for a bad argument of a
-subcommand) and exit with status 2, without a traceback; ``sekai check`` exits
-with status 1 when it finds problems. Warnings (e.g. a plugin that failed to
-load) print one line each. Long commands (``bench``, ``check``) show progress on
-standard error when it is a terminal, never in a pipe or with ``--json``.
+subcommand) and exit with status 2, without a traceback. ``sekai check`` exits
+with status 1 when it finds problems; ``sekai bench`` exits with status 1 when a
+mode failed (its row in the table says why; a mode skipped because the env or
+the installation does not offer it is no failure). Warnings (e.g. a plugin that
+failed to load) print one line each. Long commands (``bench``, ``check``) show
+progress on standard error when it is a terminal, never in a pipe or with
+``--json``, and erase it when they finish.
 """
 
 from __future__ import annotations
@@ -24,9 +28,10 @@ import argparse
 import importlib
 import json
 import os
+import pkgutil
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO, cast
@@ -119,21 +124,29 @@ def _import_modules(names: Sequence[str]) -> None:
 # -- what an env is, without or with making it -----------------------------------
 
 
+def _reference_name(entry_point: str | Callable[..., Any] | None) -> str | None:
+    """An entry point as ``"module:qualname"`` (strings and None pass through)."""
+    if entry_point is None or isinstance(entry_point, str):
+        return entry_point
+    module = getattr(entry_point, "__module__", None)
+    qualname = getattr(entry_point, "__qualname__", None) or repr(entry_point)
+    return f"{module}:{qualname}" if module else str(qualname)
+
+
 def _entry_point_kind(env_spec: EnvSpec) -> bool | None:
     """Whether the env is multi-agent, read from its entry point class (None: unknown).
 
-    Nothing is made: a factory function (not a class) leaves it unknown, as
-    does an entry point that cannot be imported.
+    Nothing is made: a factory function (not a class) leaves it unknown. A
+    ``"module:attr"`` entry point is imported (``pkgutil.resolve_name``, as the
+    registry's ``"module:attr"`` format is the standard library's), and
+    whatever that raises propagates.
     """
     from sekai.core import MultiAgentEnv
-    from sekai.registry._loading import load_reference
 
-    if env_spec.entry_point is None:
+    entry_point = env_spec.entry_point
+    if entry_point is None:
         return False  # made only by its native vector implementation: a single-agent VecEnv
-    try:
-        creator = load_reference(env_spec.entry_point, f"entry point of {env_spec.id!r}")
-    except Exception:  # reported when the env is made, not by a listing
-        return None
+    creator = pkgutil.resolve_name(entry_point) if isinstance(entry_point, str) else entry_point
     return issubclass(creator, MultiAgentEnv) if isinstance(creator, type) else None
 
 
@@ -150,7 +163,11 @@ def _is_multi_agent(env_id: str) -> bool:
     from sekai.core import MultiAgentEnv
     from sekai.registry import spec
 
-    known = _entry_point_kind(spec(env_id))
+    env_spec = spec(env_id)
+    try:
+        known = _entry_point_kind(env_spec)
+    except Exception:  # making it below raises the registry's own error, naming the env
+        known = None
     if known is not None:
         return known
     env = _make(env_id)
@@ -165,15 +182,21 @@ def _cmd_list(args: argparse.Namespace) -> int:
     from sekai.registry import all_specs, default_registry
 
     specs = sorted(all_specs(), key=lambda s: (s.namespace is not None, s.namespace or "", s.id))
-    rows: list[dict[str, Any]] = [
-        {
-            "id": s.id,
-            "namespace": s.namespace,
-            "multi_agent": _entry_point_kind(s),
-            "native_vector": s.vector_entry_point is not None,
-        }
-        for s in specs
-    ]
+    rows: list[dict[str, Any]] = []
+    for s in specs:
+        try:
+            kind, error = _entry_point_kind(s), None
+        except Exception as exc:  # listed, so one broken entry point does not hide the others
+            kind, error = None, f"{type(exc).__name__}: {exc}".splitlines()[0]
+        rows.append(
+            {
+                "id": s.id,
+                "namespace": s.namespace,
+                "multi_agent": kind,
+                "native_vector": s.vector_entry_point is not None,
+                "entry_point_error": error,
+            }
+        )
     failures = default_registry.failed_plugins
     if args.json:
         print(json.dumps({"envs": rows, "failed_to_load": failures}, indent=2))
@@ -183,13 +206,19 @@ def _cmd_list(args: argparse.Namespace) -> int:
     print(f"{'id':<{width}}  agents  native vector")
     for row in rows:
         vector = "yes" if row["native_vector"] else "no"
-        print(f"{row['id']:<{width}}  {agents[row['multi_agent']]:<6}  {vector}")
+        agent = "error" if row["entry_point_error"] else agents[row["multi_agent"]]
+        print(f"{row['id']:<{width}}  {agent:<6}  {vector}")
     if not rows:
         print("(no environments registered)")
     print("agents: single (an Env) or multi (a MultiAgentEnv, which 'sekai bench' cannot measure)")
     print("native vector: yes if make_vec has a natively batched implementation to pick")
-    if any(row["multi_agent"] is None for row in rows):
+    if any(row["multi_agent"] is None and not row["entry_point_error"] for row in rows):
         print("?: the entry point is a factory, so only making the env tells ('sekai info ID')")
+    broken = [row for row in rows if row["entry_point_error"]]
+    if broken:
+        print("error: the entry point failed to import:")
+        for row in broken:
+            print(f"  {row['id']}: {row['entry_point_error']}")
     if failures:
         print("failed to load:")
         for label, error in sorted(failures.items()):
@@ -231,13 +260,12 @@ def _spaces(env_id: str) -> dict[str, Any]:
 
 def _cmd_info(args: argparse.Namespace) -> int:
     from sekai.registry import spec
-    from sekai.registry._loading import callable_name
 
     env_spec = spec(args.env_id)
     info: dict[str, Any] = {
         "id": env_spec.id,
-        "entry_point": callable_name(env_spec.entry_point),
-        "vector_entry_point": callable_name(env_spec.vector_entry_point),
+        "entry_point": _reference_name(env_spec.entry_point),
+        "vector_entry_point": _reference_name(env_spec.vector_entry_point),
         "kwargs": env_spec.kwargs,
         "max_episode_steps": env_spec.max_episode_steps,
         "reward_threshold": env_spec.reward_threshold,
@@ -383,26 +411,25 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if num_workers is None and "proc" in args.modes:
         # One worker per core: more processes than cores only adds contention.
         num_workers = max(1, min(args.num_envs, os.cpu_count() or 1))
-    progress = Progress.on_terminal(enabled=args.json is None)
-    progress.line(
-        f"Benchmarking {args.env_id} with {args.num_envs} envs, "
-        f"{args.seconds:g} s per mode: {', '.join(args.modes)}"
-    )
     results = run_bench(
         args.env_id,
         args.modes,
         num_envs=args.num_envs,
         seconds=args.seconds,
         num_workers=num_workers,
-        progress=progress,
+        progress=Progress.on_terminal(enabled=args.json is None),
     )
     if args.json == "-":
         print(to_json(results))
-        return 0
-    print(format_table(results))
-    if args.json is not None:
-        write_json(results, Path(args.json))
-        print(f"wrote {args.json}", file=sys.stderr)
+    else:
+        print(format_table(results))
+        if args.json is not None:
+            write_json(results, Path(args.json))
+            print(f"wrote {args.json}", file=sys.stderr)
+    failed = [result.mode for result in results if result.failed is not None]
+    if failed:
+        print(f"{args.env_id}: failed on {', '.join(failed)} (see the table)", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -420,19 +447,30 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"sekai {_version()}")
-    commands = parser.add_subparsers(dest="command", title="commands", metavar="<command>")
-    imports = _Parser(add_help=False)
-    imports.add_argument(
+    import_help = "import MODULE first, so the envs it registers are found (repeatable)"
+    # Before the command too; its own dest, as a subcommand's default would
+    # overwrite the value parsed here. main() merges the two lists.
+    parser.add_argument(
         "--import",
-        dest="imports",
+        dest="imports_first",
         metavar="MODULE",
         action="append",
         default=[],
-        help="import MODULE first, so the envs it registers are found (repeatable)",
+        help=import_help,
+    )
+    commands = parser.add_subparsers(dest="command", title="commands", metavar="<command>")
+    imports = _Parser(add_help=False)
+    imports.add_argument(
+        "--import", dest="imports", metavar="MODULE", action="append", default=[], help=import_help
     )
 
-    def add_command(name: str, summary: str, handler: Any) -> argparse.ArgumentParser:
-        command = commands.add_parser(name, help=summary, parents=[imports])
+    def add_command(
+        name: str,
+        summary: str,
+        handler: Callable[[argparse.Namespace], int],
+        epilog: str | None = None,
+    ) -> argparse.ArgumentParser:
+        command = commands.add_parser(name, help=summary, parents=[imports], epilog=epilog)
         command.set_defaults(handler=handler)
         return command
 
@@ -447,13 +485,27 @@ def build_parser() -> argparse.ArgumentParser:
     info.add_argument("env_id", metavar="ID", help="a registered environment id")
     info.add_argument("--json", action="store_true", help="print the spec as JSON")
 
-    check = add_command("check", "run check_env on an environment", _cmd_check)
+    check = add_command(
+        "check",
+        "run check_env on an environment",
+        _cmd_check,
+        epilog="Exit status: 0 if no problems are found, 1 if some are, 2 on an error.",
+    )
     check.add_argument("env_id", metavar="ID", help="a registered environment id")
     check.add_argument(
         "--steps", type=_positive_int, default=100, help="steps to run (default: 100)"
     )
 
-    bench = add_command("bench", "measure steps per second on each backend", _cmd_bench)
+    bench = add_command(
+        "bench",
+        "measure steps per second on each backend",
+        _cmd_bench,
+        epilog=(
+            "Exit status: 0 if every mode ran or was skipped (a backend that is not installed, "
+            "an env without a native vector implementation); 1 if a mode failed (its row says "
+            "why; the other modes still run); 2 on an error."
+        ),
+    )
     bench.add_argument(
         "env_id",
         metavar="ID",
@@ -499,15 +551,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2  # a usage error, as for any other missing argument
     from sekai.error import EnvNotFound, SekaiError
 
+    imports = [*args.imports_first, *args.imports]
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
-            _import_modules(args.imports)
+            _import_modules(imports)
             return int(handler(args))
     except (_CommandError, SekaiError, ValueError, TypeError, ImportError, OSError) as error:
         # Bad ids, bad kwargs, missing optional distributions: one clear line.
         message = str(error).splitlines()[0] if str(error) else type(error).__name__
-        if isinstance(error, EnvNotFound) and not args.imports:
+        if isinstance(error, EnvNotFound) and not imports:
             message += " (for an env your own code registers, add --import MODULE)"
         print(f"sekai: error: {message}", file=sys.stderr)
         return 2
