@@ -143,7 +143,7 @@ def main(argv: list[str]) -> None:
 
         from sekai.vector import ProcVecEnv, RayVecEnv
     except ImportError as error:
-        print(f"bench_ray: skipped, {error} (pip install 'sekai-vector[ray]')")
+        print(f"bench_ray: skipped, {error} (needs the sekai-vector[ray] extra: nox -s bench)")
         return
     module = sys.modules.get(__name__)
     if module is not None and __name__ != "__main__":

@@ -29,7 +29,7 @@ def test_peer_subclasses_load_on_access_and_name_the_extra(
 ) -> None:
     monkeypatch.delitem(vars(compat), name, raising=False)
     monkeypatch.setitem(sys.modules, peer, None)
-    with pytest.raises(ImportError, match=rf"sekai-compat\[{peer}\]"):
+    with pytest.raises(ImportError, match=rf"install the sekai-compat\[{peer}\] distribution"):
         getattr(compat, name)
 
 
@@ -83,9 +83,12 @@ def test_gymnasium_adapters_name_the_extra(
     call: Callable[[], Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "gymnasium", None)
-    with pytest.raises(ImportError, match=r"sekai-compat\[gymnasium\]") as info:
+    with pytest.raises(
+        ImportError, match=r"install the sekai-compat\[gymnasium\] distribution"
+    ) as info:
         call()
     assert "sekai[gymnasium]" in str(info.value)
+    assert "`pip install gymnasium`" in str(info.value)
 
 
 @pytest.mark.parametrize(
@@ -96,5 +99,8 @@ def test_pettingzoo_adapters_name_the_extra(
     call: Callable[[], Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "pettingzoo", None)
-    with pytest.raises(ImportError, match=r"sekai-compat\[pettingzoo\]"):
+    with pytest.raises(
+        ImportError, match=r"install the sekai-compat\[pettingzoo\] distribution"
+    ) as info:
         call()
+    assert "`pip install pettingzoo`" in str(info.value)

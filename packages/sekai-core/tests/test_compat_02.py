@@ -992,8 +992,9 @@ def test_cloudpickle_wrapper_without_cloudpickle(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setitem(sys.modules, "cloudpickle", None)  # as if it were not installed
     wrapped = pickle.loads(pickle.dumps(CloudpickleWrapper(functools.partial(int, "7"))))
     assert wrapped() == 7
-    with pytest.raises(pickle.PicklingError, match="cloudpickle"):
+    with pytest.raises(pickle.PicklingError, match=r"sekai-vector\[proc\] distribution") as info:
         pickle.dumps(CloudpickleWrapper(lambda: 1))
+    assert "`pip install cloudpickle`" in str(info.value)
 
 
 def test_cloudpickle_wrapper_carries_a_lambda() -> None:

@@ -307,15 +307,24 @@ def test_make_vec_from_an_env_spec(registry: EnvRegistry) -> None:
 
 
 @pytest.mark.parametrize(
-    ("mode", "distribution"),
-    [("sync", "'sekai-vector'"), ("async", "'sekai-vector'"), ("proc", "'sekai-vector[proc]'")],
+    ("mode", "distribution", "in_sekai"),
+    [
+        ("sync", "sekai-vector", True),
+        ("async", "sekai-vector", True),
+        ("proc", "sekai-vector[proc]", True),
+        ("ray", "sekai-vector[ray]", False),
+    ],
 )
 def test_missing_sekai_vector_names_the_distribution(
-    registry: EnvRegistry, no_vector: None, mode: str, distribution: str
+    registry: EnvRegistry, no_vector: None, mode: str, distribution: str, in_sekai: bool
 ) -> None:
     registry.register("Env-v0", Env)
-    with pytest.raises(ImportError, match=r"install " + distribution.replace("[", r"\[")):
+    with pytest.raises(ImportError) as info:
         registry.make_vec("Env-v0", 2, vectorization_mode=mode)
+    message = str(info.value)
+    assert f"install the {distribution} distribution" in message
+    assert ("or the sekai distribution, which includes it" in message) is in_sekai
+    assert "pip install" not in message  # the sekai distributions are not on the index
 
 
 def test_default_mode_without_sekai_vector(registry: EnvRegistry, no_vector: None) -> None:
@@ -345,6 +354,18 @@ def test_invalid_mode(registry: EnvRegistry) -> None:
     registry.register("Env-v0", Env)
     with pytest.raises(ValueError, match="'threads'"):
         registry.make_vec("Env-v0", 2, vectorization_mode="threads")
+
+
+def test_invalid_mode_lists_the_public_modes_not_the_alias(registry: EnvRegistry) -> None:
+    registry.register("Env-v0", Env, vector_entry_point=NativeVec)
+    with pytest.raises(ValueError, match="vectorization_mode must be one of") as info:
+        registry.make_vec("Env-v0", 2, vectorization_mode="threads")
+    message = str(info.value)
+    assert "one of 'native', 'sync', 'async', 'proc', 'ray' or None; got 'threads'" in message
+    assert "vector_entry_point" not in message
+    # The alias is not offered, but still accepted.
+    vec = registry.make_vec("Env-v0", 2, vectorization_mode="vector_entry_point")
+    assert isinstance(vec, NativeVec)
 
 
 @pytest.mark.parametrize("mode", ["native", "sync"])

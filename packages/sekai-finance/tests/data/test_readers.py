@@ -159,7 +159,7 @@ def test_reader_errors() -> None:
 
 def test_missing_pandas_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pandas", None)
-    with pytest.raises(ImportError, match=r"sekai-finance\[data\]"):
+    with pytest.raises(ImportError, match=r"install the sekai-finance\[data\] distribution"):
         MarketData.from_csv("prices.csv")
-    with pytest.raises(ImportError, match=r"sekai-finance\[data\]"):
+    with pytest.raises(ImportError, match=r"install the sekai-finance\[data\] distribution"):
         MarketData.from_pandas(object())

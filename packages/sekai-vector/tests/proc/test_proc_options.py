@@ -43,8 +43,9 @@ class PidEnv(Env[Any, int]):
 
 def test_without_cloudpickle_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "cloudpickle", None)
-    with pytest.raises(ImportError, match=r"sekai-vector\[proc\]"):
+    with pytest.raises(ImportError, match=r"install the sekai-vector\[proc\] distribution") as info:
         ProcVecEnv([PidEnv], context="fork")
+    assert "`pip install cloudpickle`" in str(info.value)
 
 
 @pytest.mark.parametrize(

@@ -137,7 +137,7 @@ def test_gif_and_png_need_imageio(counter_env, tmp_path, monkeypatch) -> None:
     # A None entry in sys.modules makes the import fail, whether imageio is installed or not.
     monkeypatch.setitem(sys.modules, "imageio", None)
     monkeypatch.setitem(sys.modules, "imageio.v3", None)
-    with pytest.raises(ImportError, match=r"sekai-wrappers\[images\]"):
+    with pytest.raises(ImportError, match=r"install the sekai-wrappers\[images\] distribution"):
         RecordFrames(counter_env(), StepRenderer(), directory=tmp_path, format="gif")
     # In memory only, no imaging library is needed.
     RecordFrames(counter_env(), StepRenderer(), format="gif")

@@ -163,8 +163,11 @@ def test_save_gif_checks_its_frames(tmp_path: Path) -> None:
 
 def test_save_video_says_what_to_install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setitem(sys.modules, "imageio_ffmpeg", None)
-    with pytest.raises(ImportError, match=r"pip install sekai-wrappers\[video\]"):
+    with pytest.raises(
+        ImportError, match=r"install the sekai-wrappers\[video\] distribution"
+    ) as info:
         save_video([np.zeros((4, 4, 3), np.uint8)], tmp_path / "x.mp4")
+    assert "`pip install imageio imageio-ffmpeg`" in str(info.value)
     with pytest.raises(ValueError, match=r"\.mp4"):
         save_video([np.zeros((4, 4, 3), np.uint8)], tmp_path / "x.gif")
 

@@ -68,5 +68,8 @@ def test_missing_pillow_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None
         return real(name, package)
 
     monkeypatch.setattr(importlib, "import_module", without_pillow)
-    with pytest.raises(ImportError, match=r"sekai-wrappers\[render\]"):
+    with pytest.raises(
+        ImportError, match=r"install the sekai-wrappers\[render\] distribution"
+    ) as info:
         Canvas(10, 10)
+    assert "`pip install pillow`" in str(info.value)

@@ -12,10 +12,10 @@ and `from_pettingzoo` the reverse (`PettingZooToSekai`). Spaces:
 `space_to_gymnasium`, `space_from_gymnasium`).
 
 Importing this package imports neither Gymnasium nor PettingZoo: each adapter
-imports its peer when called, and raises ``ImportError`` naming the extra to
-install (``pip install 'sekai-compat[gymnasium]'`` or
-``'sekai-compat[pettingzoo]'``; with the meta-package, ``'sekai[gymnasium]'``
-/ ``'sekai[pettingzoo]'``). The two classes that subclass a Gymnasium or
+imports its peer when called, and raises ``ImportError`` naming the
+distribution and extra to install (``sekai-compat[gymnasium]`` or
+``sekai-compat[pettingzoo]``; with the meta-package, ``sekai[gymnasium]`` /
+``sekai[pettingzoo]``). The two classes that subclass a Gymnasium or
 PettingZoo class, `SekaiToGymnasium` and `SekaiToPettingZoo`, are
 loaded on first access for the same reason.
 

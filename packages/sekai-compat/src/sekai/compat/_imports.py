@@ -13,8 +13,9 @@ def _require(module: str, extra: str) -> ModuleType:
         return importlib.import_module(module)
     except ImportError as error:
         raise ImportError(
-            f"this adapter needs {module!r}, which is not installed; install it with "
-            f"pip install 'sekai-compat[{extra}]' (or pip install 'sekai[{extra}]')"
+            f"this adapter needs {module!r}, which is not installed; install the "
+            f"sekai-compat[{extra}] distribution (or sekai[{extra}], which brings everything), "
+            f"or `pip install {module}`"
         ) from error
 
 

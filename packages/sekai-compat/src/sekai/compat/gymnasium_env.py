@@ -61,8 +61,8 @@ def to_gymnasium(
         A ``gymnasium.Env``; the sekai env is its ``sekai_env`` attribute.
 
     Raises:
-        ImportError: Gymnasium is not installed (``pip install
-            'sekai-compat[gymnasium]'``).
+        ImportError: Gymnasium is not installed (it comes with the
+            ``sekai-compat[gymnasium]`` distribution).
         TypeError: ``env`` is not a sekai ``Env``, a space has no Gymnasium
             equivalent, or ``renderer`` has no ``render`` method.
         ValueError: ``render_mode`` is given without a renderer.
@@ -114,8 +114,8 @@ def from_gymnasium(env: Any, *, max_sequence_length: int | None = None) -> Env[A
         A sekai ``Env``; the Gymnasium env is its ``gym_env`` attribute.
 
     Raises:
-        ImportError: Gymnasium is not installed (``pip install
-            'sekai-compat[gymnasium]'``).
+        ImportError: Gymnasium is not installed (it comes with the
+            ``sekai-compat[gymnasium]`` distribution).
         TypeError: ``env`` is not an environment, or a space has no sekai
             equivalent.
         ValueError: A Gymnasium ``Sequence`` space needs ``max_sequence_length``.

@@ -47,8 +47,8 @@ def to_gymnasium_vector(vec_env: VecEnv[Any, Any]) -> Any:
         ``sekai_vec_env`` attribute.
 
     Raises:
-        ImportError: Gymnasium is not installed (``pip install
-            'sekai-compat[gymnasium]'``).
+        ImportError: Gymnasium is not installed (it comes with the
+            ``sekai-compat[gymnasium]`` distribution).
         TypeError: ``vec_env`` is not a sekai ``VecEnv``, or a space has no
             Gymnasium equivalent.
         ValueError: ``vec_env`` was built with ``autoreset=False``.

@@ -54,8 +54,8 @@ def to_pettingzoo(
         attribute.
 
     Raises:
-        ImportError: PettingZoo is not installed (``pip install
-            'sekai-compat[pettingzoo]'``).
+        ImportError: PettingZoo is not installed (it comes with the
+            ``sekai-compat[pettingzoo]`` distribution).
         TypeError: ``env`` is not a sekai ``MultiAgentEnv``, or a space has
             no Gymnasium equivalent.
         ValueError: ``render_mode`` is given without a renderer.
@@ -103,8 +103,8 @@ def from_pettingzoo(
         ``parallel_env``) attribute.
 
     Raises:
-        ImportError: PettingZoo is not installed (``pip install
-            'sekai-compat[pettingzoo]'``).
+        ImportError: PettingZoo is not installed (it comes with the
+            ``sekai-compat[pettingzoo]`` distribution).
         TypeError: ``env`` is not a parallel env, or a space has no sekai
             equivalent.
 

@@ -21,7 +21,9 @@ __all__ = ["VectorizationMode", "make_vec_from_spec"]
 #: ``"sync"``, ``"async"``, ``"proc"`` or ``"ray"``.
 VectorizationMode = Literal["native", "vector_entry_point", "sync", "async", "proc", "ray"]
 
-_MODES = ("native", "vector_entry_point", "sync", "async", "proc", "ray")
+# The modes an error message offers; "vector_entry_point" is still accepted, as an alias.
+_PUBLIC_MODES = ("native", "sync", "async", "proc", "ray")
+_MODES = (*_PUBLIC_MODES, "vector_entry_point")
 _BACKENDS = {"sync": "SyncVecEnv", "async": "AsyncVecEnv", "proc": "ProcVecEnv", "ray": "RayVecEnv"}
 # The distribution (with its extra) a backend needs, and whether `sekai` itself brings it.
 _DISTRIBUTIONS = {"proc": ("sekai-vector[proc]", True), "ray": ("sekai-vector[ray]", False)}
@@ -86,9 +88,8 @@ def _import_backend(mode: str) -> Any:
     except (ImportError, AttributeError) as exc:
         raise ImportError(
             f"make_vec(vectorization_mode={mode!r}) needs sekai.vector.{class_name}, "
-            f"which is not available: install {distribution!r} "
-            f"(pip install '{distribution}')"
-            + (", or install 'sekai', which includes it" if in_sekai else "")
+            f"which is not available: install the {distribution} distribution"
+            + (", or the sekai distribution, which includes it" if in_sekai else "")
         ) from exc
 
 
@@ -114,7 +115,7 @@ def make_vec_from_spec(
         )
     if vectorization_mode is not None and vectorization_mode not in _MODES:
         raise ValueError(
-            f"vectorization_mode must be one of {', '.join(map(repr, _MODES))} or None; "
+            f"vectorization_mode must be one of {', '.join(map(repr, _PUBLIC_MODES))} or None; "
             f"got {vectorization_mode!r}"
         )
     if vector_kwargs is None:

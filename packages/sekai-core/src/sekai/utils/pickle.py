@@ -16,7 +16,7 @@ class CloudpickleWrapper(Generic[_T]):
     The standard `pickle` refuses lambdas, closures and classes defined
     in ``__main__`` or a notebook; wrapped, they cross to worker processes.
     The wrapper pickles its object with ``cloudpickle`` when it is installed
-    (``pip install 'sekai-vector[proc]'``) and with `pickle` otherwise;
+    (the ``sekai-vector[proc]`` distribution brings it) and with `pickle` otherwise;
     unpickling needs only `pickle`. Calling the wrapper calls the object.
 
     Args:
@@ -48,7 +48,7 @@ class CloudpickleWrapper(Generic[_T]):
             except (pickle.PicklingError, AttributeError, TypeError) as error:
                 raise pickle.PicklingError(
                     f"CloudpickleWrapper: {self.fn!r} cannot be pickled without cloudpickle "
-                    "(pip install 'sekai-vector[proc]' or pip install cloudpickle)"
+                    "(install the sekai-vector[proc] distribution, or `pip install cloudpickle`)"
                 ) from error
         data: bytes = cloudpickle.dumps(self.fn)
         return data

@@ -17,7 +17,7 @@ from sekai._validation import check_choice
 
 __all__ = ["long_arrays", "read_table", "require_pandas", "wide_arrays"]
 
-_EXTRA = "pip install 'sekai-finance[data]'"
+_EXTRA = "install the sekai-finance[data] distribution (or `pip install pandas pyarrow`)"
 
 
 def require_pandas(what: str) -> Any:

@@ -278,7 +278,8 @@ class MarketData:
         with a time zone is converted to UTC.
 
         Raises:
-            ImportError: pandas is not installed (``pip install 'sekai-finance[data]'``).
+            ImportError: pandas is not installed (it comes with the
+                ``sekai-finance[data]`` distribution).
         """
         return cls(**_frames.wide_arrays(prices, fields, exogenous, price_field))
 

@@ -14,8 +14,8 @@ These are [`sekai.rendering.Panel`][sekai.rendering.Panel] s: put them in a
 
 Sources are attribute names of the env or callables taking the env, as
 everywhere in dashboards. Panels come from sekai-wrappers' ``sekai.rendering``,
-an optional dependency of sekai-finance: ``pip install "sekai-finance[render]"``
-installs it with Pillow. Without it, importing this module raises an
+an optional dependency of sekai-finance: the ``sekai-finance[render]``
+distribution brings it with Pillow. Without it, importing this module raises an
 ``ImportError`` saying so.
 """
 
@@ -47,7 +47,8 @@ try:
 except ImportError as error:  # pragma: no cover (exercised in a subprocess by the tests)
     raise ImportError(
         "sekai.finance.rendering draws dashboard panels with sekai.rendering, from the "
-        'sekai-wrappers distribution; install it with `pip install "sekai-finance[render]"`'
+        "sekai-wrappers distribution; install the sekai-finance[render] distribution, "
+        "which brings it with Pillow"
     ) from error
 
 from sekai._validation import check_bool, check_int, check_real

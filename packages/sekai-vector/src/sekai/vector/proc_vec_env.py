@@ -115,8 +115,8 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
             it dead (close the vector env and build a new one).
 
     Raises:
-        ImportError: cloudpickle is not installed (``pip install
-            'sekai-vector[proc]'``).
+        ImportError: cloudpickle is not installed (it comes with the
+            ``sekai-vector[proc]`` distribution).
         TypeError, ValueError: A bad argument; an entry of ``env_fns`` that
             cannot be pickled to reach its worker (``TypeError`` naming it;
             not with ``"fork"``, where nothing is pickled).
@@ -153,8 +153,8 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
             import cloudpickle
         except ImportError:
             raise ImportError(
-                "ProcVecEnv needs cloudpickle to send env_fns to its workers; install it with "
-                "pip install 'sekai-vector[proc]'"
+                "ProcVecEnv needs cloudpickle to send env_fns to its workers; install the "
+                "sekai-vector[proc] distribution (or `pip install cloudpickle`)"
             ) from None
         fns = check_env_fns(env_fns, "ProcVecEnv")
         if not isinstance(autoreset, bool):

@@ -19,7 +19,8 @@ try:
     from ray.exceptions import RayActorError, RayError
 except ImportError as _missing:
     raise ImportError(
-        "RayVecEnv needs Ray and cloudpickle; install them with pip install 'sekai-vector[ray]'"
+        "RayVecEnv needs Ray and cloudpickle; install the sekai-vector[ray] distribution "
+        "(or `pip install ray cloudpickle`)"
     ) from _missing
 
 from sekai._validation import check_bool, check_int, check_real
@@ -151,8 +152,8 @@ class RayVecEnv(HookedVecEnv[ObsType, ActType]):
             to close their sub-envs before killing them.
 
     Raises:
-        ImportError: Ray or cloudpickle is not installed (``pip install
-            'sekai-vector[ray]'``); raised on import.
+        ImportError: Ray or cloudpickle is not installed (they come with the
+            ``sekai-vector[ray]`` distribution); raised on import.
         TypeError, ValueError: A bad argument.
         SpaceMismatch: The sub-envs do not all have the same spaces.
         VecEnvWorkerError: A factory raised or returned something that is

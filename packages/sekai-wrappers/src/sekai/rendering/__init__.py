@@ -7,9 +7,10 @@ your own `Panel`) and draws them on a `Canvas` in a
 `Theme`. `RecordFrames` collects frames step by step, and
 `save_gif` / `save_video` write them.
 
-Drawing needs Pillow: ``pip install "sekai-wrappers[render]"`` (imported when
-something is first drawn). Writing episodes to a folder as GIF or PNG files
-needs ``pip install "sekai-wrappers[images]"``.
+Drawing needs Pillow, which the ``sekai-wrappers[render]`` distribution brings
+(imported when something is first drawn). Writing episodes to a folder as GIF
+or PNG files needs imageio, which the ``sekai-wrappers[images]`` distribution
+brings.
 """
 
 from sekai.rendering import charts as charts  # a module attribute, as in 0.2

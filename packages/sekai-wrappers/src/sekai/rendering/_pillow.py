@@ -8,8 +8,8 @@ from typing import NamedTuple
 
 __all__ = ["EXTRA", "Pillow", "pillow"]
 
-EXTRA = 'pip install "sekai-wrappers[render]"'
-"""The command that installs what sekai.rendering draws with."""
+EXTRA = "the sekai-wrappers[render] distribution"
+"""What to install for what sekai.rendering draws with (not on the package index)."""
 
 
 class Pillow(NamedTuple):
@@ -37,4 +37,6 @@ def pillow(owner: str) -> Pillow:
             importlib.import_module("PIL.ImageFont"),
         )
     except ImportError as error:
-        raise ImportError(f"{owner} draws with Pillow; install it with `{EXTRA}`") from error
+        raise ImportError(
+            f"{owner} draws with Pillow; install {EXTRA} (or `pip install pillow`)"
+        ) from error

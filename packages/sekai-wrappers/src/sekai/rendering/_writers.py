@@ -34,8 +34,6 @@ FrameFormat = Literal["gif", "png", "npz"]
 VIDEO_SUFFIXES = (".mp4", ".m4v", ".mov", ".mkv", ".avi", ".webm")
 """File suffixes `save_video` writes (the container follows the suffix)."""
 
-_VIDEO_INSTALL = "pip install sekai-wrappers[video]"
-
 _Writer = Callable[[Path, Sequence[Any], float], Path]
 
 
@@ -45,9 +43,9 @@ def image_module(owner: str, fmt: str) -> ModuleType:
         return importlib.import_module("imageio.v3")
     except ImportError as error:
         raise ImportError(
-            f"{owner}: writing {fmt!r} frames needs imageio; install it with "
-            "`pip install \"sekai-wrappers[images]\"` (or use format='npz', which needs "
-            "numpy only)"
+            f"{owner}: writing {fmt!r} frames needs imageio; install the "
+            "sekai-wrappers[images] distribution (or `pip install imageio`), or use "
+            "format='npz', which needs numpy only"
         ) from error
 
 
@@ -92,7 +90,7 @@ def save_gif(frames: Sequence[NDArray[np.uint8]], path: str | Path, fps: float =
     GIF timing has a resolution of 10 ms, and identical consecutive frames
     are merged into one longer frame, so the animation's timing is kept
     while the file may hold fewer frames. Needs Pillow
-    (``pip install "sekai-wrappers[render]"``).
+    (the ``sekai-wrappers[render]`` distribution brings it).
 
     Args:
         frames: ``(H, W, 3)`` uint8 RGB arrays (or ``(H, W)`` grey), all of one shape.
@@ -160,7 +158,8 @@ def save_video(frames: Sequence[NDArray[np.uint8]], path: str | Path, fps: float
     except ImportError as error:
         raise ImportError(
             "save_video encodes videos with FFmpeg through imageio and imageio-ffmpeg; "
-            f"install them with `{_VIDEO_INSTALL}` (or write a GIF with save_gif)"
+            "install the sekai-wrappers[video] distribution (or "
+            "`pip install imageio imageio-ffmpeg`), or write a GIF with save_gif"
         ) from error
     height, width = images[0].shape[:2]
     pad = ((0, height % 2), (0, width % 2), (0, 0))

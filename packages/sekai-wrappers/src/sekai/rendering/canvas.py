@@ -7,9 +7,9 @@ returns the image as a numpy array. With ``antialias=True`` it draws at twice
 the size and halves the result, which smooths lines and edges for about four
 times the drawing work.
 
-Drawing needs Pillow: ``pip install "sekai-wrappers[render]"``. It is imported
-when a canvas is created; without it that raises an ``ImportError`` naming the
-extra.
+Drawing needs Pillow, which the ``sekai-wrappers[render]`` distribution brings.
+It is imported when a canvas is created; without it that raises an
+``ImportError`` naming the extra.
 """
 
 from __future__ import annotations

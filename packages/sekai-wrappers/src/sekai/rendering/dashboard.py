@@ -16,8 +16,8 @@ The history belongs to the current episode: it starts afresh when the step
 (``env.elapsed_steps``, kept by ``TimeLimit``) goes back, or on
 `Dashboard.reset`. Panels: `LineChart`, `BarChart`,
 `StackedArea`, the market charts of ``sekai.finance.rendering``, or
-your own `Panel` subclass. Drawing needs Pillow:
-``pip install "sekai-wrappers[render]"``.
+your own `Panel` subclass. Drawing needs Pillow, which the
+``sekai-wrappers[render]`` distribution brings.
 """
 
 from __future__ import annotations

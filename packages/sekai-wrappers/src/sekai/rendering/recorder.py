@@ -62,9 +62,9 @@ class RecordFrames(Wrapper[ObsType, ActType, ObsType, ActType]):
     the files sort in episode order.
 
     GIF and PNG episodes written to a ``directory`` need the optional
-    imaging dependency: ``pip install "sekai-wrappers[images]"``; without it,
-    the constructor raises an ``ImportError`` saying so. Paths written so far
-    are in `saved_paths`.
+    imaging dependency, imageio (the ``sekai-wrappers[images]`` distribution
+    brings it); without it, the constructor raises an ``ImportError`` saying
+    so. Paths written so far are in `saved_paths`.
 
     The frames are per-episode state: put ``AutoReset`` outside this wrapper
     (it warns when built around one), otherwise the frames after the first

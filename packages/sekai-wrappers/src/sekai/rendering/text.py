@@ -7,9 +7,9 @@ a fraction of a pixel apart). The typeface covers ASCII and most of Latin-1;
 a few typographic characters it lacks are drawn as their ASCII equivalents
 (``"\u2212"`` as ``"-"``, ``"\u2264"`` as ``"<="``, ...), see `Face.fallbacks`.
 
-Everything here needs Pillow: ``pip install "sekai-wrappers[render]"``. It is
-imported the first time a face is loaded; without it that raises an
-``ImportError`` naming the extra.
+Everything here needs Pillow, which the ``sekai-wrappers[render]`` distribution
+brings. It is imported the first time a face is loaded; without it that raises
+an ``ImportError`` naming the extra.
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ class Face:
         if not isinstance(font, image_font.FreeTypeFont):
             raise ImportError(
                 "sekai.rendering draws text with FreeType, but this Pillow was built without "
-                f"it; install a Pillow wheel (`{EXTRA}`)"
+                f"it; install a Pillow wheel (`pip install pillow`, or {EXTRA})"
             )
         self.font: Any = font
         ascent, descent = font.getmetrics()

@@ -5,7 +5,7 @@ Each task reproduces Gymnasium's environment of the same id step for step
 actions) and has a native vector env that gives the same trajectories as
 ``SyncVecEnv`` over the single env, with every sub-env simulated in numpy
 arrays. The renderers of `sekai.envs.classic_control.rendering` draw them
-(``pip install "sekai-envs[render]"``).
+(the ``sekai-envs[render]`` distribution brings Pillow).
 
 Environments (id: single env / native vector env / renderer):
 

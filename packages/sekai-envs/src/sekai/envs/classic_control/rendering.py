@@ -8,7 +8,7 @@ Pass one to [`sekai.rendering.RecordFrames`][sekai.rendering.RecordFrames] to re
 [`sekai.compat.to_gymnasium`][sekai.compat.to_gymnasium] to give the Gymnasium env an
 ``"rgb_array"`` render mode.
 
-Drawing needs Pillow: ``pip install "sekai-envs[render]"``. It is imported
+Drawing needs Pillow, which the ``sekai-envs[render]`` distribution brings. It is imported
 when a renderer is built, which raises an ``ImportError`` saying so when
 Pillow is missing.
 """
@@ -50,7 +50,8 @@ def _pillow(owner: str) -> tuple[ModuleType, ModuleType]:
         return importlib.import_module("PIL.Image"), importlib.import_module("PIL.ImageDraw")
     except ImportError as error:
         raise ImportError(
-            f'{owner} draws with Pillow; install it with `pip install "sekai-envs[render]"`'
+            f"{owner} draws with Pillow; install the sekai-envs[render] distribution "
+            "(or `pip install pillow`)"
         ) from error
 
 

@@ -33,8 +33,8 @@ except ImportError as error:  # pragma: no cover (exercised in a subprocess by t
     # A ModuleNotFoundError (an ImportError): what is missing is a module.
     raise ModuleNotFoundError(
         "sekai.envs.finance.rendering draws dashboards with sekai.rendering (the sekai-wrappers "
-        'distribution) and Pillow; install them with `pip install "sekai-envs[render]"` '
-        '(or `pip install "sekai-finance[render]"`)'
+        "distribution) and Pillow; install the sekai-envs[render] distribution, which "
+        "brings them (or sekai-wrappers[render])"
     ) from error
 
 from sekai._validation import check_int

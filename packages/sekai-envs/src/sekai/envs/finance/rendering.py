@@ -31,9 +31,9 @@ between two frames. Envs may be wrapped; attributes are read through the
 wrappers.
 
 Drawing needs ``sekai.rendering`` (the sekai-wrappers distribution) and
-Pillow: ``pip install "sekai-envs[render]"``. Importing this module without
-them raises an ``ImportError`` saying so; ``sekai.envs.finance`` itself does
-not import it until a renderer is asked for.
+Pillow, which the ``sekai-envs[render]`` distribution brings. Importing this
+module without them raises an ``ImportError`` saying so; ``sekai.envs.finance``
+itself does not import it until a renderer is asked for.
 """
 
 from __future__ import annotations
