@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import platform
 import sys
 import time
@@ -103,8 +104,11 @@ def main(argv: list[str]) -> None:
     report: dict[str, Any] = {
         "python": platform.python_version(),
         "numpy": np.__version__,
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
         "timing": "best CPU time per step over interleaved repeats",
         "target": f"native >= {TARGET:g}x sync at {NUM_ENVS} sub-envs",
+        "target_speedup": TARGET,
         "envs": {},
     }
     print(f"python {report['python']}, numpy {report['numpy']}; {NUM_ENVS} sub-envs")

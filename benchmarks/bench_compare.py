@@ -2,7 +2,9 @@
 
 Scenarios: CartPole (N = 1, 8, 64, and 1024 for the natively batched backends),
 an order-book env with float32 (100, 40) observations (N = 8), a CPU-bound env
-burning ~200 us per step (N = 8) and Portfolio-v0 (N = 8, sekai only). Each is
+burning ~200 us per step (N = 8) and Portfolio-v0 (N = 8, sekai only; on the
+regime-switching windows of returns of its first default, 4 assets and a
+lookback of 20, so the numbers stay comparable across versions). Each is
 run on sekai's Sync, Async, Proc (one worker per env, and two workers) and
 Native backends, on Gymnasium's SyncVectorEnv, AsyncVectorEnv (shared memory)
 and native CartPole vector env, and as a plain Python loop over the same sekai
@@ -74,8 +76,15 @@ def _sekai_fns(scenario: str, n: int) -> list[Callable[[], Any]]:
     if scenario == "cpu":
         return [_bench_envs.SpinEnv for _ in range(n)]
     if scenario == "portfolio":
-        return [lambda: sekai.make("Portfolio-v0") for _ in range(n)]
+        return [lambda: sekai.make("Portfolio-v0", **_portfolio_kwargs()) for _ in range(n)]
     raise ValueError(scenario)
+
+
+def _portfolio_kwargs() -> dict[str, Any]:
+    """The Portfolio-v0 scenario: windows of regime-switching returns (the first default)."""
+    from sekai.envs import RegimeSwitchingSampler
+
+    return {"sampler": RegimeSwitchingSampler(4), "lookback": 20, "capital": 1.0}
 
 
 def _gym_fns(scenario: str, n: int) -> list[Callable[[], Any]] | None:
@@ -104,8 +113,11 @@ def _sekai_vec(kind: str, scenario: str, n: int, workers: int | None = None) -> 
     import sekai.vector
 
     if kind == "native":
-        env_id = {"cartpole": "CartPole-v1", "portfolio": "Portfolio-v0"}[scenario]
-        return sekai.make_vec(env_id, n, vectorization_mode="native")
+        if scenario == "portfolio":
+            return sekai.make_vec(
+                "Portfolio-v0", n, vectorization_mode="native", **_portfolio_kwargs()
+            )
+        return sekai.make_vec("CartPole-v1", n, vectorization_mode="native")
     fns = _sekai_fns(scenario, n)
     if kind == "sync":
         return sekai.vector.SyncVecEnv(fns)

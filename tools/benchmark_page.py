@@ -1,12 +1,19 @@
 """Write the latest ``nox -s bench`` results into the docs' Performance page.
 
-Reads ``benchmarks/results/compare.json`` and ``bench_proc.json`` (written by
-the bench session) and replaces the block between the BENCHMARK RESULTS
-markers of ``docs/pages/guides/performance.md`` with their tables; copies the
-chart to ``docs/pages/assets/benchmark.png``. Text about the results belongs
-after the block, where this script does not touch it.
+Two blocks of ``docs/pages/guides/performance.md``, each between its markers:
 
-Usage: ``python tools/benchmark_page.py`` (after ``uv run --locked nox -s bench``).
+- ``compare`` (BENCHMARK RESULTS): the backends against Gymnasium's, from
+  ``benchmarks/results/compare.json`` and ``bench_proc.json``; the chart is
+  copied to ``docs/pages/assets/benchmark.png``;
+- ``native`` (NATIVE VECTOR RESULTS): each native vector env against
+  ``SyncVecEnv`` over the same env at 1024 sub-envs, from
+  ``bench_classic.json``, ``bench_market.json`` and ``bench_market_micro.json``.
+
+Text about the results belongs outside the blocks, where this script does not
+touch it.
+
+Usage: ``python tools/benchmark_page.py [compare] [native]`` (after
+``uv run --locked nox -s bench``): the blocks named, or both.
 """
 
 from __future__ import annotations
@@ -23,14 +30,28 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 PAGE = ROOT / "docs" / "pages" / "guides" / "performance.md"
 CHART = ROOT / "docs" / "pages" / "assets" / "benchmark.png"
-BLOCK = re.compile(
-    r"<!-- BEGIN BENCHMARK RESULTS[^\n]*-->\n.*?<!-- END BENCHMARK RESULTS -->", re.S
+
+
+def _markers(name: str) -> tuple[re.Pattern[str], str, str]:
+    """The pattern of the block named ``name`` on the page, and its two markers."""
+    begin = (
+        f"<!-- BEGIN {name}: written by tools/benchmark_page.py from the latest "
+        "`nox -s bench` run -->"
+    )
+    end = f"<!-- END {name} -->"
+    pattern = re.compile(rf"<!-- BEGIN {re.escape(name)}[^\n]*-->\n.*?{re.escape(end)}", re.S)
+    return pattern, begin, end
+
+
+BLOCK, BEGIN, END = _markers("BENCHMARK RESULTS")
+NATIVE_BLOCK, NATIVE_BEGIN, NATIVE_END = _markers("NATIVE VECTOR RESULTS")
+
+# The native-vs-sync benchmarks: each results file and the key of its table.
+NATIVE_BENCHES = (
+    ("bench_classic.json", "envs"),
+    ("bench_market.json", "cases"),
+    ("bench_market_micro.json", "envs"),
 )
-BEGIN = (
-    "<!-- BEGIN BENCHMARK RESULTS: written by tools/benchmark_page.py from the latest "
-    "`nox -s bench` run -->"
-)
-END = "<!-- END BENCHMARK RESULTS -->"
 
 # The Gymnasium backend each sekai backend is compared with.
 PEERS = {
@@ -76,7 +97,7 @@ def _targets_table(compare: dict[str, Any], proc: dict[str, Any] | None) -> list
 
 
 def block(compare: dict[str, Any], proc: dict[str, Any] | None, day: str) -> str:
-    """The Markdown between (and including) the markers."""
+    """The Markdown of the backends' block, between (and including) its markers."""
     extras = compare["extras"]
     environment = compare.get("environment", "a shared machine")
     lines = [
@@ -94,8 +115,9 @@ def block(compare: dict[str, Any], proc: dict[str, Any] | None, day: str) -> str
         f"`import sekai`: {extras['import_sekai_seconds'] * 1e3:.1f} ms; "
         f"`import gymnasium`: {extras['import_gymnasium_seconds'] * 1e3:.1f} ms.",
         "",
-        "Every speed target, from `bench_compare.py` and `bench_proc.py` (the latter "
-        "times steps and constructions directly, in interleaved repeats):",
+        "Every speed target of the backends, from `bench_compare.py` and `bench_proc.py` "
+        "(the latter times steps and constructions directly, in interleaved repeats); "
+        "the native vector envs' targets follow in their own table:",
         "",
         *_targets_table(compare, proc),
         "",
@@ -104,26 +126,117 @@ def block(compare: dict[str, Any], proc: dict[str, Any] | None, day: str) -> str
     return "\n".join(lines)
 
 
-def main() -> int:
+def _native_table(reports: dict[str, dict[str, Any]]) -> list[str]:
+    lines = [
+        "| benchmark | env | native vector env | N | native µs/step | SyncVecEnv µs/step "
+        "| native vs sync | goal | |",
+        "|---|---|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for name, key in NATIVE_BENCHES:
+        report = reports.get(name)
+        if report is None:
+            continue
+        target = float(report["target_speedup"])
+        script = name.removesuffix(".json") + ".py"
+        for label, result in report[key].items():
+            env_id = result.get("env_id")
+            env = f"{env_id} ({label})" if env_id and env_id != label else label
+            verdict = "met" if result["speedup"] >= target else "not met"
+            lines.append(
+                f"| `{script}` | {env} | `{result['native_class']}` | {result['num_envs']} | "
+                f"{result['native_us']:,.1f} | {result['sync_us']:,.0f} | "
+                f"{result['speedup']:.1f}x | >= {target:g}x | {verdict} |"
+            )
+    return lines
+
+
+def _native_environment(reports: dict[str, dict[str, Any]]) -> str:
+    """The machine and versions of the native benchmarks' run, in words."""
+    report = next(iter(reports.values()))
+    if "cpus" not in report:
+        return f"a shared machine (Python {report['python']}, NumPy {report['numpy']})"
+    return (
+        f"a {report['cpus']}-core {report['machine']} machine "
+        f"(Python {report['python']}, NumPy {report['numpy']})"
+    )
+
+
+def native_block(reports: dict[str, dict[str, Any]], day: str) -> str:
+    """The Markdown of the native vector envs' block, between (and including) its markers."""
+    lines = [
+        NATIVE_BEGIN,
+        f"Measured on {day} with `uv run --locked nox -s bench -- classic market "
+        f"market_micro` on {_native_environment(reports)}, a machine shared with other "
+        "work: every ratio comes from this one run. Each benchmark steps a native vector "
+        "env and `SyncVecEnv` over the same single env, with the same random actions from "
+        "the same seed (resets included), the two taking turns over repeats, and keeps "
+        "each one's best CPU time per step. A ratio near its goal can land on either side "
+        "of it from one run to the next.",
+        "",
+        *_native_table(reports),
+        "",
+        NATIVE_END,
+    ]
+    return "\n".join(lines)
+
+
+def _run_day(paths: list[Path]) -> str:
+    """The day the newest of ``paths`` was written: the day of the run."""
+    newest = max(path.stat().st_mtime for path in paths)
+    return datetime.date.fromtimestamp(newest).isoformat()
+
+
+def _write_block(page: str, pattern: re.Pattern[str], text: str) -> str | None:
+    """``page`` with the block of ``pattern`` replaced by ``text``; None without the markers."""
+    if not pattern.search(page):
+        return None
+    return pattern.sub(lambda _: text, page, count=1)
+
+
+def _compare(page: str) -> str | None:
     compare_path = RESULTS / "compare.json"
     if not compare_path.exists():
         print(f"{compare_path} is missing: run `uv run --locked nox -s bench` first")
-        return 1
+        return None
     compare = json.loads(compare_path.read_text())
     proc_path = RESULTS / "bench_proc.json"
     proc = json.loads(proc_path.read_text()) if proc_path.exists() else None
-    page = PAGE.read_text()
-    if not BLOCK.search(page):
-        print(f"{PAGE} has no BENCHMARK RESULTS markers")
-        return 1
-    day = datetime.date.today().isoformat()
-    PAGE.write_text(BLOCK.sub(lambda _: block(compare, proc, day), page, count=1))
+    day = _run_day([compare_path] + ([proc_path] if proc else []))
     chart = RESULTS / "compare.png"
     if chart.exists():
         shutil.copyfile(chart, CHART)
-    print(f"updated {PAGE.relative_to(ROOT)}")
+    return _write_block(page, BLOCK, block(compare, proc, day))
+
+
+def _native(page: str) -> str | None:
+    paths = [RESULTS / name for name, _ in NATIVE_BENCHES if (RESULTS / name).exists()]
+    if not paths:
+        print("no native benchmark results: run `uv run --locked nox -s bench` first")
+        return None
+    reports = {path.name: json.loads(path.read_text()) for path in paths}
+    return _write_block(page, NATIVE_BLOCK, native_block(reports, _run_day(paths)))
+
+
+WRITERS = {"compare": _compare, "native": _native}
+
+
+def main(argv: list[str]) -> int:
+    names = argv or list(WRITERS)
+    unknown = [name for name in names if name not in WRITERS]
+    if unknown:
+        print(f"unknown blocks {unknown!r}: expected some of {list(WRITERS)!r}")
+        return 2
+    page = PAGE.read_text()
+    for name in names:
+        updated = WRITERS[name](page)
+        if updated is None:
+            print(f"{PAGE.relative_to(ROOT)}: the {name!r} block was not written")
+            return 1
+        page = updated
+    PAGE.write_text(page)
+    print(f"updated {PAGE.relative_to(ROOT)}: {', '.join(names)}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

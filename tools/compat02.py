@@ -78,11 +78,26 @@ Param = tuple[str, str, "str | None"]
 _MEMBER = re.compile(r"^(?:(async|classmethod|staticmethod) )?(\w+)\((.*)\)$")
 
 
+def _split_params(text: str) -> list[str]:
+    """Split at the commas outside brackets (a default can be a tuple: ``p=(-1.0, 0.0, 1.0)``)."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:index])
+            start = index + 1
+    parts.append(text[start:])
+    return [part.strip() for part in parts if part.strip()]
+
+
 def parse_params(text: str) -> list[Param]:
     """``"a, b=1, *, c=None, **kw"`` -> ``[(name, kind, default text or None), ...]``."""
     params: list[Param] = []
     keyword_only = False
-    for part in filter(None, (p.strip() for p in text.split(", "))):
+    for part in _split_params(text):
         if part == "*":
             keyword_only = True
         elif part.startswith("**"):

@@ -1,8 +1,10 @@
 """Draw the dashboards that the rendering guide shows into the docs' assets.
 
-- ``docs/pages/assets/dashboard-portfolio.png``: ``Portfolio-v0`` played from
-  seed 0 for 120 steps by a momentum policy, drawn with the generic panels
-  (LineChart, BarChart, StackedArea, stats) in the light theme.
+- ``docs/pages/assets/dashboard-portfolio.png``: ``Portfolio-v0`` on windows
+  of regime-switching returns (4 assets, lookback 20, starting value 1: its
+  first default) played from seed 0 for 120 steps by a momentum policy, drawn
+  with the generic panels (LineChart, BarChart, StackedArea, stats) in the
+  light theme.
 - ``docs/pages/assets/dashboard-market.png``: a market maker quoting on a
   limit order book against zero-intelligence order flow (``sekai.finance.lob``),
   drawn with the market panels (PriceChart, OrderBookChart) in the dark theme.
@@ -22,6 +24,7 @@ from typing import Any
 import numpy as np
 
 import sekai.registry as registry
+from sekai.envs import RegimeSwitchingSampler
 from sekai.finance.lob import OrderBook, Side, ZeroIntelligenceFlow
 from sekai.finance.rendering import OrderBookChart, PriceChart
 from sekai.rendering import (
@@ -40,7 +43,8 @@ AGENT = 1
 
 def portfolio_frame() -> np.ndarray:
     """Portfolio-v0 after 120 steps of a momentum policy."""
-    env = registry.make("Portfolio-v0")
+    sampler = RegimeSwitchingSampler(4)
+    env = registry.make("Portfolio-v0", sampler=sampler, lookback=20, capital=1.0)
     portfolio_env: Any = env.unwrapped
     n = portfolio_env.n_assets
     names = [f"Asset {i}" for i in range(n)] + ["Cash"]

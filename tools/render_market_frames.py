@@ -7,7 +7,9 @@ rule where that shows more), drawn by the renderer of
 
 - ``market-trading.png``: ``Trading-v0``, a 20-day momentum rule (long after
   a rising month, short after a falling one), 150 steps;
-- ``market-portfolio.png``: ``Portfolio-v0``, a momentum tilt over the assets;
+- ``market-portfolio.png``: ``Portfolio-v0`` on windows of regime-switching
+  returns (4 assets, lookback 20, starting value 1), a momentum tilt over the
+  assets;
 - ``market-universe.png``: ``Market-v0``, equal weights over the listed assets;
 - ``market-making.png``: ``MarketMaking-v0``, the Avellaneda-Stoikov quotes;
 - ``market-execution.png``: ``OptimalExecution-v0``, the Almgren-Chriss schedule;
@@ -35,6 +37,7 @@ from typing import Any
 import numpy as np
 
 import sekai.registry as registry
+from sekai.envs import RegimeSwitchingSampler
 from sekai.envs.finance import LimitOrderBookMarket, OptimalExecutionEnv, equal_weight
 from sekai.envs.finance.rendering import (
     LimitOrderBookMarketRenderer,
@@ -82,7 +85,8 @@ def portfolio() -> tuple[Frame, float]:
         scores = np.exp(8.0 * np.append(observation["returns"][-10:].sum(axis=0), 0.0))
         return (scores / scores.sum()).astype(np.float32)
 
-    return episode(registry.make("Portfolio-v0"), PortfolioRenderer(), tilt, 252, seed=0)
+    env = registry.make("Portfolio-v0", sampler=RegimeSwitchingSampler(4), lookback=20, capital=1.0)
+    return episode(env, PortfolioRenderer(), tilt, 252, seed=0)
 
 
 def universe() -> tuple[Frame, float]:

@@ -145,10 +145,43 @@ def test_render_state_and_close(duel_env: Any) -> None:
     assert to_pettingzoo(type(duel_env)()).render() is None
 
 
+def test_render_mode_builds_the_default_renderer(duel_env: Any) -> None:
+    made: list[_Closing] = []
+
+    def factory() -> _Closing:
+        made.append(_Closing())
+        return made[-1]
+
+    duel_type = type(duel_env)
+    env_type = type(
+        "DuelEnv", (duel_type,), {"metadata": {**duel_type.metadata, "renderer": factory}}
+    )
+    env = to_pettingzoo(env_type())
+    assert env.render_mode is None and made == [] and env.metadata["render_modes"] == []
+    env = to_pettingzoo(env_type(), render_mode="rgb_array")
+    assert env.renderer is made[0] and env.metadata["render_modes"] == ["rgb_array"]
+    assert "renderer" not in env.metadata
+    env.reset(seed=0)
+    assert env.render().shape == (2, 2, 3)
+
+
+def test_render_mode_draws_the_order_book_market(reference_envs: None) -> None:
+    pytest.importorskip("PIL", reason="the market renderers draw with Pillow")
+    from sekai.envs import LimitOrderBookMarket
+
+    env = to_pettingzoo(LimitOrderBookMarket(), render_mode="rgb_array")
+    observations, _ = env.reset(seed=0)
+    env.step({agent: env.action_space(agent).sample() for agent in observations})
+    frame = env.render()
+    assert frame.shape == (env.renderer.height, env.renderer.width, 3)
+    assert frame.dtype == np.uint8
+    env.close()
+
+
 def test_bad_arguments_are_refused(duel_env: Any, rich_env: Any) -> None:
     with pytest.raises(TypeError, match="expected a sekai MultiAgentEnv"):
         to_pettingzoo(rich_env)
-    with pytest.raises(ValueError, match="needs a renderer"):
+    with pytest.raises(ValueError, match="needs a renderer, and DuelEnv declares no default one"):
         to_pettingzoo(duel_env, render_mode="rgb_array")
     with pytest.raises(TypeError, match=r"expected a pettingzoo\.ParallelEnv"):
         from_pettingzoo(object())

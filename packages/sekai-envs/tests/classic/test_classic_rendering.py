@@ -70,6 +70,7 @@ def test_renderers_follow_the_protocol(case: Any) -> None:
     rendering = pytest.importorskip("sekai.rendering")
     renderer = RENDERERS[case.env_id]()
     assert isinstance(renderer, rendering.Renderer)
+    assert isinstance(renderer, rendering.BaseRenderer)  # as the market renderers
     with renderer as entered:
         assert entered is renderer
     assert renderer.closed
@@ -140,4 +141,11 @@ def test_gymnasium_render_mode_through_to_gymnasium(case: Any) -> None:
     gym_env.reset(seed=0)
     frame = gym_env.render()
     assert frame.shape == (60, 80, 3) and frame.dtype == np.uint8
+    gym_env.close()
+    # Without a renderer, Gymnasium's render_mode draws with the env's default one.
+    gym_env = compat.to_gymnasium(registry.make(case.env_id), render_mode="rgb_array")
+    assert type(gym_env.renderer) is RENDERERS[case.env_id]
+    gym_env.reset(seed=0)
+    default = RENDERERS[case.env_id]()
+    assert gym_env.render().shape == (default.height, default.width, 3)
     gym_env.close()

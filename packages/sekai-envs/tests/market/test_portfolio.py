@@ -1,4 +1,7 @@
-"""Portfolio-v0: accounting, no look-ahead, action mask, seeding, check_env."""
+"""Portfolio-v0 on windows of log returns: accounting, no look-ahead, action mask, seeding.
+
+The defaults (a simulated market of prices) are tested in test_portfolio_prices.py.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +17,12 @@ from sekai.error import InvalidAction, ResetRequired
 from sekai.utils import check_env
 
 
+def _windows(n_assets: int = 4, **kwargs: Any) -> PortfolioEnv:
+    """Portfolio-v0 on the windows of a regime-switching sampler, starting at value 1."""
+    kwargs.setdefault("capital", 1.0)
+    return PortfolioEnv(sampler=RegimeSwitchingSampler(n_assets), **kwargs)
+
+
 def _episode(rng: np.random.Generator, n_periods: int, n_assets: int, halt: float = 0.0) -> Episode:
     returns = rng.normal(0.0, 0.02, size=(n_periods, n_assets))
     halted = rng.random((n_periods, n_assets)) < halt
@@ -21,13 +30,13 @@ def _episode(rng: np.random.Generator, n_periods: int, n_assets: int, halt: floa
 
 
 def test_check_env_passes() -> None:
-    assert check_env(PortfolioEnv(), n_steps=300, check_determinism=True) == []
-    small = PortfolioEnv(n_assets=2, lookback=3, episode_length=5)
+    assert check_env(_windows(), n_steps=300, check_determinism=True) == []
+    small = _windows(2, lookback=3, episode_length=5)
     assert check_env(small, n_steps=30, check_determinism=True) == []
 
 
 def test_spaces_and_first_observation() -> None:
-    env = PortfolioEnv(n_assets=3, lookback=7)
+    env = _windows(3, lookback=7)
     returns = env.observation_space["returns"]
     weights = env.observation_space["weights"]
     assert returns.shape == (7, 3) and returns.dtype == np.float32
@@ -43,7 +52,7 @@ def test_observation_holds_returns_up_to_t_only() -> None:
     rng = np.random.default_rng(0)
     lookback, length, n = 4, 10, 3
     episode = _episode(rng, lookback + length, n)
-    env = PortfolioEnv(n_assets=n, lookback=lookback, episode_length=length)
+    env = _windows(n, lookback=lookback, episode_length=length)
     obs = env.reset(options={"episode": episode}).observation
     data = episode.log_returns
     for step in range(length + 1):
@@ -55,7 +64,7 @@ def test_observation_holds_returns_up_to_t_only() -> None:
         # An episode that differs only after t gives the same observation at t.
         future = data.copy()
         future[t + 1 :] = 0.5
-        other = PortfolioEnv(n_assets=n, lookback=lookback, episode_length=length)
+        other = _windows(n, lookback=lookback, episode_length=length)
         other_obs = other.reset(options={"episode": Episode(future, episode.halted)}).observation
         for _ in range(step):
             other_obs = other.step(np.ones(n + 1, np.float32)).observation
@@ -75,9 +84,7 @@ def test_accounting_is_exact(n: int, cost: float, seed: int, halt: float) -> Non
     rng = np.random.default_rng(seed)
     lookback, length, rate = 2, 12, 0.0001
     episode = _episode(rng, lookback + length, n, halt)
-    env = PortfolioEnv(
-        n_assets=n, lookback=lookback, episode_length=length, cost=cost, risk_free_rate=rate
-    )
+    env = _windows(n, lookback=lookback, episode_length=length, cost=cost, risk_free_rate=rate)
     env.reset(options={"episode": episode})
     value, total_reward = 1.0, 0.0
     for step in range(length):
@@ -120,7 +127,7 @@ def test_accounting_is_exact(n: int, cost: float, seed: int, halt: float) -> Non
 def test_costs_are_charged_on_turnover_only() -> None:
     n, lookback, length = 2, 1, 4
     flat = Episode(np.zeros((lookback + length, n)), np.zeros((lookback + length, n), bool))
-    env = PortfolioEnv(n_assets=n, lookback=lookback, episode_length=length, cost=0.01)
+    env = _windows(n, lookback=lookback, episode_length=length, cost=0.01)
     env.reset(options={"episode": flat})
     # cash -> 50/50 in the two assets: turnover 1, cost 1% of value
     step = env.step(np.array([1.0, 1.0, 0.0], np.float32))
@@ -140,7 +147,7 @@ def test_all_zero_action_means_cash_and_halted_assets_stay() -> None:
     halted = np.zeros((lookback + length, n), bool)
     halted[1, 0] = True  # asset 0 halted at time 1 (after the first step)
     returns = np.zeros((lookback + length, n))
-    env = PortfolioEnv(n_assets=n, lookback=lookback, episode_length=length, cost=0.0)
+    env = _windows(n, lookback=lookback, episode_length=length, cost=0.0)
     env.reset(options={"episode": Episode(returns, halted)})
     env.step(np.array([1.0, 1.0, 0.0], np.float32))
     np.testing.assert_allclose(env.weights, [0.5, 0.5, 0.0])
@@ -153,7 +160,7 @@ def test_all_zero_action_means_cash_and_halted_assets_stay() -> None:
 
 def test_same_seed_same_trajectory_and_default_sampler() -> None:
     def run(seed: int) -> list[Any]:
-        env = PortfolioEnv(lookback=5, episode_length=30)
+        env = _windows(lookback=5, episode_length=30)
         env.action_space.seed(1)
         out = [env.reset(seed=seed).observation["returns"]]
         for _ in range(30):
@@ -166,13 +173,18 @@ def test_same_seed_same_trajectory_and_default_sampler() -> None:
     for x, y in zip(a, b, strict=True):
         np.testing.assert_array_equal(x, y)
     assert not np.array_equal(a[0], c[0])
-    env = PortfolioEnv()
-    assert isinstance(env.sampler, RegimeSwitchingSampler)
+    # The defaults are sekai 0.2's whatever the data (see the class docstring).
+    env = PortfolioEnv(sampler=RegimeSwitchingSampler(4))
+    assert isinstance(env.sampler, RegimeSwitchingSampler) and env.config.windowed
     assert env.episode_length == 252 and env.n_assets == 4
+    assert env.lookback == 30 and env.capital == 1_000_000.0
+    first = env.reset(seed=0)
+    assert first.observation["returns"].shape == (30, 4)
+    assert first.info == {"portfolio_value": 1_000_000.0}
 
 
 def test_episode_length_and_reset_required() -> None:
-    env = PortfolioEnv(episode_length=3)
+    env = _windows(episode_length=3)
     with pytest.raises(ResetRequired):
         env.step(np.ones(5, np.float32))
     with pytest.raises(ResetRequired):
@@ -185,7 +197,7 @@ def test_episode_length_and_reset_required() -> None:
 
 
 def test_invalid_actions_and_arguments() -> None:
-    env = PortfolioEnv(n_assets=2)
+    env = _windows(2)
     env.reset(seed=0)
     for bad in (np.ones(2), np.array([1.0, -0.1, 0.0]), np.array([np.nan, 1, 1]), "abc"):
         with pytest.raises(InvalidAction, match="Portfolio action"):
@@ -200,7 +212,7 @@ def test_invalid_actions_and_arguments() -> None:
         PortfolioEnv(cost=0.6)
     with pytest.raises(TypeError, match="sampler"):
         PortfolioEnv(sampler=object())  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"shape \(272, 2\)"):
+    with pytest.raises(ValueError, match=r"shape \(282, 2\)"):
         env.reset(options={"episode": _episode(np.random.default_rng(0), 10, 2)})
 
 

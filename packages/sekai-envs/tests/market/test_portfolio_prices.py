@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 import sekai.envs.finance.portfolio as finance_portfolio
 from sekai.envs import PortfolioEnv, PortfolioVecEnv, equal_weight
-from sekai.envs.samplers import Episode, HistoricalSampler
+from sekai.envs.samplers import Episode, HistoricalSampler, RegimeSwitchingSampler
 from sekai.error import InvalidAction, LookAheadError
 from sekai.finance import (
     GBM,
@@ -32,8 +32,9 @@ def _prices(seed: int, rows: int, n: int, volatility: float = 0.02) -> np.ndarra
     return 100.0 * np.exp(np.cumsum(rng.normal(0.0, volatility, (rows, n)), axis=0))
 
 
-def test_zero_two_defaults_with_a_simulated_market() -> None:
-    env = PortfolioEnv(mu=0.05)
+@pytest.mark.parametrize("kwargs", [{}, {"mu": 0.05}, {"sampler": "random"}])
+def test_zero_two_defaults_with_a_simulated_market(kwargs: dict[str, Any]) -> None:
+    env = PortfolioEnv(**kwargs)
     assert isinstance(env.model, GBM) and env.n_assets == 5 and env.lookback == 30
     assert env.capital == 1_000_000.0 and env.sampler is None and env.data is None
     corr = env.model.corr
@@ -152,7 +153,9 @@ def test_halted_assets_keep_their_weight_with_shorts() -> None:
     halted = np.zeros((4, 2), bool)
     halted[2, 0] = True  # asset 0 halted at time 2
     episode = Episode(np.zeros((4, 2)), halted)
-    env = PortfolioEnv(n_assets=2, lookback=1, episode_length=3, allow_short=True, cost=0.0)
+    env = PortfolioEnv(
+        sampler=RegimeSwitchingSampler(2), lookback=1, episode_length=3, allow_short=True, cost=0.0
+    )
     env.reset(options={"episode": episode})
     env.step(np.array([0.5, -0.25], np.float32))
     np.testing.assert_allclose(env.weights, [0.5, -0.25, 0.75])
@@ -226,7 +229,7 @@ def test_equal_weight_baseline_on_real_indices(indices: MarketData) -> None:
     short = PortfolioEnv(mu=0.05, n_assets=4, allow_short=True)
     short.reset(seed=0)
     np.testing.assert_array_equal(equal_weight(short), [0.25] * 4)
-    halted = PortfolioEnv(n_assets=2, lookback=1, episode_length=2)
+    halted = PortfolioEnv(sampler=RegimeSwitchingSampler(2), lookback=1, episode_length=2)
     flags = np.array([[False, True], [False, False], [False, False]])
     halted.reset(options={"episode": Episode(np.zeros((3, 2)), flags)})
     np.testing.assert_array_equal(equal_weight(halted), [1.0, 0.0, 0.0])

@@ -124,17 +124,19 @@ def test_identical_in_distribution_to_sync() -> None:
 def test_samplers_are_spawned_per_sub_env() -> None:
     sampler = RegimeSwitchingSampler(2)
     vec = PortfolioVecEnv(3, sampler=sampler)
+    assert vec.samplers is not None
     assert len(vec.samplers) == 3 and len({id(s) for s in vec.samplers}) == 3
     assert all(s is not sampler for s in vec.samplers)
     obs = vec.reset(seed=0).observations
-    assert obs["returns"].shape == (3, 20, 2) and obs["weights"].shape == (3, 3)
+    assert obs["returns"].shape == (3, 30, 2) and obs["weights"].shape == (3, 3)
     assert not np.array_equal(obs["returns"][0], obs["returns"][1])  # independent episodes
     again = PortfolioVecEnv(3, sampler=sampler).reset(seed=0).observations
     np.testing.assert_array_equal(again["returns"], obs["returns"])
 
 
 def test_frozen_sub_envs_do_not_read_past_their_data() -> None:
-    vec = PortfolioVecEnv(2, episode_length=3, lookback=2, autoreset=False)
+    sampler = RegimeSwitchingSampler(4)
+    vec = PortfolioVecEnv(2, sampler=sampler, episode_length=3, lookback=2, autoreset=False)
     vec.reset(seed=0)
     action = np.ones((2, 5), np.float32)
     results = [vec.step(action) for _ in range(5)]
@@ -145,15 +147,36 @@ def test_frozen_sub_envs_do_not_read_past_their_data() -> None:
 
 
 def test_default_make_vec_and_errors() -> None:
+    # sekai 0.2's defaults: correlated GBM over 5 assets, lookback 30, capital 1,000,000.
     vec = _registry().make_vec("Portfolio-v0", 2)
     assert isinstance(vec, PortfolioVecEnv)
-    assert vec.episode_length == 252 and vec.n_assets == 4
-    vec.reset(seed=0)
-    assert vec.action_mask().shape == (2, 5)
+    assert vec.episode_length == 252 and vec.n_assets == 5 and vec.lookback == 30
+    assert vec.samplers is None and vec.capital == 1_000_000.0
+    first = vec.reset(seed=0)
+    assert first.observations["returns"].shape == (2, 30, 5)
+    assert [info["portfolio_value"] for info in first.infos] == [1_000_000.0] * 2
+    assert vec.action_mask().shape == (2, 6)
     with pytest.raises(InvalidAction, match="non-negative"):
-        vec.step(np.full((2, 5), -1.0, np.float32))
+        vec.step(np.full((2, 6), -1.0, np.float32))
     with pytest.raises(ValueError, match="shape"):
-        vec.step(np.ones((3, 5), np.float32))
+        vec.step(np.ones((3, 6), np.float32))
+
+
+def test_the_default_is_identical_to_sync() -> None:
+    registry = _registry()
+    kwargs: dict[str, Any] = {"episode_length": 4}
+    native = registry.make_vec("Portfolio-v0", 3, **kwargs)
+    sync = registry.make_vec("Portfolio-v0", 3, vectorization_mode="sync", **kwargs)
+    a, b = native.reset(seed=7), sync.reset(seed=7)
+    _assert_same(a.observations, b.observations)
+    rng = np.random.default_rng(0)
+    for _ in range(10):  # two autoresets
+        actions = rng.random((3, 6)).astype(np.float32)
+        x, y = native.step(actions), sync.step(actions)
+        _assert_same(x.observations, y.observations)
+        np.testing.assert_array_equal(x.rewards, y.rewards)
+        np.testing.assert_array_equal(x.truncated, y.truncated)
+    sync.close()
 
 
 def test_make_vec_sync_gives_each_sub_env_a_spawned_sampler() -> None:

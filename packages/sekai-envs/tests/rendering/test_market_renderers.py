@@ -64,7 +64,7 @@ CASES = [
         "Portfolio-v0",
         rendering.PortfolioRenderer,
         {"episode_length": 24},
-        lambda env, step: np.roll(np.array([0.6, 0.2, 0.1, 0.1, 0.0], np.float32), step // 4),
+        lambda env, step: np.roll(np.array([0.5, 0.2, 0.1, 0.1, 0.1, 0.0], np.float32), step // 4),
     ),
     Case(
         "Market-v0",
@@ -285,7 +285,7 @@ def test_portfolio_labels_name_the_assets() -> None:
     assert labels(env) == ["AAA", "BBB", "CCC", "Cash"]
     plain = registry.make("Portfolio-v0")
     plain.reset(seed=0)
-    assert labels(plain) == ["Asset 0", "Asset 1", "Asset 2", "Asset 3", "Cash"]
+    assert labels(plain) == ["Asset 0", "Asset 1", "Asset 2", "Asset 3", "Asset 4", "Cash"]
 
 
 # -- the step memory ----------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.compat._rendering import check_renderer
+from sekai.compat._rendering import close_if_owned, declared_render_modes, resolve_renderer
 from sekai.compat.gymnasium_spaces import convert_to_gymnasium
 from sekai.utils.masking import flatten_action_mask, get_action_mask, supports_action_mask
 
@@ -34,11 +34,12 @@ class SekaiToGymnasium(_GymEnv):
         env: The sekai environment.
         renderer: An object with ``render(env)`` used by `render`.
         render_mode: The render mode to declare; ``"rgb_array"`` by default
-            when a renderer is given.
+            when a renderer is given. Without one, a render mode builds the
+            env's default renderer (``metadata["renderer"]``).
 
     Attributes:
         sekai_env: The sekai environment being served.
-        render_mode: The render mode (``None`` when there is no renderer).
+        render_mode: The render mode (``None`` when nothing is rendered).
         renderer: The object whose ``render(env)`` gives the frames, or ``None``.
         action_masks: When the sekai env has an action mask
             (``action_mask()``, see `sekai.utils.masking`), a method
@@ -59,18 +60,22 @@ class SekaiToGymnasium(_GymEnv):
         renderer: RendererLike | None = None,
         render_mode: str | None = None,
     ) -> None:
-        render_mode = check_renderer("to_gymnasium", renderer, render_mode)
+        rendering = resolve_renderer("to_gymnasium", env, renderer, render_mode)
         self.sekai_env = env
-        self.renderer = renderer
-        self.render_mode = render_mode
+        self.renderer = rendering.renderer
+        self.render_mode = rendering.render_mode
+        self._rendering = rendering
         self.observation_space: Any = convert_to_gymnasium(
             env.observation_space, "observation_space"
         )
         self.action_space: Any = convert_to_gymnasium(env.action_space, "action_space")
         metadata = dict(env.metadata)
-        metadata["render_modes"] = [] if render_mode is None else [render_mode]
+        metadata.pop("renderer", None)  # a sekai convention, not Gymnasium's
+        metadata["render_modes"] = rendering.render_modes
         self.metadata = metadata
-        self.spec: Any = gymnasium_spec(env.spec, renderer)
+        self.spec: Any = gymnasium_spec(
+            env.spec, renderer, declared_render_modes(env) if renderer is None else None
+        )
         self._np_random_seed: int | None = None
         self._reset = env.reset
         self._step = env.step
@@ -113,8 +118,13 @@ class SekaiToGymnasium(_GymEnv):
         return self.renderer.render(self.sekai_env)
 
     def close(self) -> None:
-        """Close the sekai env (the renderer belongs to the caller and stays open)."""
+        """Close the sekai env, and the renderer if the adapter built it.
+
+        A renderer passed in belongs to the caller and stays open; the env's
+        default renderer, built by the adapter, is closed with it.
+        """
         self.sekai_env.close()
+        close_if_owned(self._rendering)
 
 
 def _remake(
@@ -127,19 +137,27 @@ def _remake(
     return SekaiToGymnasium(env, renderer, render_mode)
 
 
-def gymnasium_spec(spec: EnvSpec | None, renderer: RendererLike | None) -> Any:
+def gymnasium_spec(
+    spec: EnvSpec | None, renderer: RendererLike | None, render_modes: list[str] | None = None
+) -> Any:
     """The Gymnasium ``EnvSpec`` of a sekai env made from ``spec`` (``None`` for ``None``).
 
     Same id, reward threshold, determinism and time limit; its entry point
     makes the sekai env again and adapts it, so ``gymnasium.make(spec)``
     builds an equivalent env (with Gymnasium's ``TimeLimit`` in place of
-    sekai's).
+    sekai's). ``gymnasium.make(spec, render_mode=...)`` passes the mode on,
+    to ``renderer`` or else to the env's default renderer. With
+    ``render_modes`` (those of the default renderer), the entry point has a
+    ``metadata`` that lists them, as Gymnasium's env classes do, so that
+    ``gymnasium.make`` adds its ``RenderCollection`` for ``"rgb_array_list"``.
     """
     if spec is None:
         return None
     from gymnasium.envs.registration import EnvSpec as GymEnvSpec
 
     entry_point: Any = functools.partial(_remake, spec, renderer)
+    if render_modes:
+        entry_point.metadata = {"render_modes": list(render_modes)}
     return GymEnvSpec(
         id=spec.id,
         entry_point=entry_point,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sekai.compat._rendering import check_renderer
+from sekai.compat._rendering import close_if_owned, resolve_renderer
 from sekai.compat.gymnasium_spaces import convert_to_gymnasium
 
 if TYPE_CHECKING:
@@ -28,14 +28,15 @@ class SekaiToPettingZoo(_ParallelEnv):
         env: The sekai multi-agent environment.
         renderer: An object with ``render(env)`` used by `render`.
         render_mode: The render mode to declare; ``"rgb_array"`` by default
-            when a renderer is given.
+            when a renderer is given. Without one, a render mode builds the
+            env's default renderer (``metadata["renderer"]``).
 
     Attributes:
         sekai_env: The sekai multi-agent environment being served.
         possible_agents: Every agent that can take part.
         observation_spaces: Each possible agent's Gymnasium observation space.
         action_spaces: Each possible agent's Gymnasium action space.
-        render_mode: The render mode (``None`` when there is no renderer).
+        render_mode: The render mode (``None`` when nothing is rendered).
         renderer: The object whose ``render(env)`` gives the frames, or ``None``.
     """
 
@@ -45,10 +46,11 @@ class SekaiToPettingZoo(_ParallelEnv):
         renderer: RendererLike | None = None,
         render_mode: str | None = None,
     ) -> None:
-        render_mode = check_renderer("to_pettingzoo", renderer, render_mode)
+        rendering = resolve_renderer("to_pettingzoo", env, renderer, render_mode)
         self.sekai_env = env
-        self.renderer = renderer
-        self.render_mode = render_mode
+        self.renderer = rendering.renderer
+        self.render_mode = rendering.render_mode
+        self._rendering = rendering
         self.possible_agents: list[Any] = list(env.possible_agents)
         self.observation_spaces: dict[Any, Any] = {
             agent: convert_to_gymnasium(
@@ -61,8 +63,9 @@ class SekaiToPettingZoo(_ParallelEnv):
             for agent in self.possible_agents
         }
         metadata = dict(env.metadata)
+        metadata.pop("renderer", None)  # a sekai convention, not PettingZoo's
         metadata.setdefault("name", env.spec.id if env.spec is not None else type(env).__name__)
-        metadata["render_modes"] = [] if render_mode is None else [render_mode]
+        metadata["render_modes"] = rendering.render_modes
         metadata.setdefault("is_parallelizable", True)
         self.metadata = metadata
         self._reset = env.reset
@@ -119,5 +122,10 @@ class SekaiToPettingZoo(_ParallelEnv):
         return state()
 
     def close(self) -> None:
-        """Close the sekai env (the renderer belongs to the caller and stays open)."""
+        """Close the sekai env, and the renderer if the adapter built it.
+
+        A renderer passed in belongs to the caller and stays open; the env's
+        default renderer, built by the adapter, is closed with it.
+        """
         self.sekai_env.close()
+        close_if_owned(self._rendering)

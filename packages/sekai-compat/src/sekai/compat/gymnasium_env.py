@@ -42,20 +42,33 @@ def to_gymnasium(
     - The Gymnasium ``np_random`` is the sekai env's ``rng``, so Gymnasium's
       seeding checks see the sekai env's generator.
     - ``render()`` returns ``renderer.render(env)``; ``metadata["render_modes"]``
-      lists ``render_mode`` alone (empty without a renderer).
-    - ``close()`` closes the sekai env (not the renderer, which belongs to
-      the caller).
+      lists ``render_mode`` alone.
+    - Without a ``renderer``, a ``render_mode`` (Gymnasium's usual
+      ``"rgb_array"``) builds the env's default renderer, so ``RecordVideo``
+      and ``RenderCollection`` work on every reference env. An env class
+      names it in ``metadata["renderer"]`` (a ``"module:Class"`` string,
+      imported only then, or a zero-argument callable), read from
+      ``env.unwrapped`` through wrappers, and its modes in
+      ``metadata["render_modes"]``; an env that declares none refuses a
+      render mode. Without a render mode nothing is rendered and
+      ``metadata["render_modes"]`` is empty.
+    - ``close()`` closes the sekai env, and the default renderer if the
+      adapter built one (a renderer passed in belongs to the caller).
     - When the sekai env was made from the registry, ``spec`` is a Gymnasium
       ``EnvSpec`` with the same id, reward threshold, determinism flag and
       time limit; ``gymnasium.make(adapter.spec)`` builds the same env again
-      (with Gymnasium's ``TimeLimit`` in place of sekai's).
+      (with Gymnasium's ``TimeLimit`` in place of sekai's), and
+      ``gymnasium.make(adapter.spec, render_mode="rgb_array")`` (or
+      ``"rgb_array_list"``) renders it as above.
 
     Args:
         env: The sekai environment (wrapped or not).
         renderer: An object with ``render(env)``, typically a
-            ``sekai.rendering.Renderer``, used by ``render()``.
+            ``sekai.rendering.Renderer``, used by ``render()``; ``None`` for
+            the env's default renderer.
         render_mode: The Gymnasium render mode to declare. Defaults to
-            ``"rgb_array"`` when a renderer is given.
+            ``"rgb_array"`` when a renderer is given, to ``None`` (no
+            rendering) otherwise.
 
     Returns:
         A ``gymnasium.Env``; the sekai env is its ``sekai_env`` attribute.
@@ -65,7 +78,8 @@ def to_gymnasium(
             ``sekai-compat[gymnasium]`` distribution).
         TypeError: ``env`` is not a sekai ``Env``, a space has no Gymnasium
             equivalent, or ``renderer`` has no ``render`` method.
-        ValueError: ``render_mode`` is given without a renderer.
+        ValueError: ``render_mode`` is given without a renderer, and the env
+            declares no default renderer (or one without that mode).
 
     Examples:
         >>> import sekai
@@ -74,6 +88,15 @@ def to_gymnasium(
         >>> observation, reward, terminated, truncated, info = gym_env.step(1)
         >>> gym_env.spec.id, reward
         ('CartPole-v1', 1.0)
+        >>> gym_env.close()
+
+        Gymnasium's ``render_mode`` draws with the env's default renderer
+        (here ``CartPoleRenderer``, which needs Pillow):
+
+        >>> gym_env = to_gymnasium(sekai.make("CartPole-v1"), render_mode="rgb_array")
+        >>> _ = gym_env.reset(seed=0)
+        >>> gym_env.render().shape
+        (400, 600, 3)
         >>> gym_env.close()
     """
     require_gymnasium()

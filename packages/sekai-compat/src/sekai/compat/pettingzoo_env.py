@@ -37,17 +37,20 @@ def to_pettingzoo(
       infos)``; ``step(actions)`` returns ``(observations, rewards,
       terminations, truncations, infos)``, the sekai result's dicts as they
       are.
-    - ``render()`` returns ``renderer.render(env)`` (as in
-      [`to_gymnasium`][sekai.compat.to_gymnasium]); ``state()`` calls the sekai env's
-      ``state()`` if it has one; ``close()`` closes the sekai env.
+    - ``render()`` returns ``renderer.render(env)``, and without a
+      ``renderer`` a ``render_mode`` builds the env's default renderer
+      (``metadata["renderer"]``), as in [`to_gymnasium`][sekai.compat.to_gymnasium];
+      ``state()`` calls the sekai env's ``state()`` if it has one;
+      ``close()`` closes the sekai env (and the default renderer).
     - ``metadata`` is the sekai env's plus ``"name"`` (the spec id, or the
       class name), ``"render_modes"`` and ``"is_parallelizable"``.
 
     Args:
         env: The sekai multi-agent environment.
-        renderer: An object with ``render(env)`` used by ``render()``.
+        renderer: An object with ``render(env)`` used by ``render()``;
+            ``None`` for the env's default renderer.
         render_mode: The render mode to declare; ``"rgb_array"`` by default
-            when a renderer is given.
+            when a renderer is given, ``None`` (no rendering) otherwise.
 
     Returns:
         A ``pettingzoo.ParallelEnv``; the sekai env is its ``sekai_env``
@@ -58,7 +61,8 @@ def to_pettingzoo(
             ``sekai-compat[pettingzoo]`` distribution).
         TypeError: ``env`` is not a sekai ``MultiAgentEnv``, or a space has
             no Gymnasium equivalent.
-        ValueError: ``render_mode`` is given without a renderer.
+        ValueError: ``render_mode`` is given without a renderer, and the env
+            declares no default renderer (or one without that mode).
 
     Examples:
         >>> import sekai

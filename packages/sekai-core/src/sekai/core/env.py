@@ -47,7 +47,14 @@ class Env(SeededRNG, ABC, Generic[ObsType, ActType]):
         metadata: Free-form class-level description (render modes, frame rate,
             ...). Each subclass that does not define its own gets a fresh copy
             of its parent's dict, so mutating ``MyEnv.metadata`` never changes
-            another class's.
+            another class's. An env names its default renderer here, keeping
+            rendering out of the env's interface: ``"renderer"`` is a
+            ``"module:Class"`` string (imported only when a frame is wanted,
+            so importing the env never imports a drawing library) or a
+            zero-argument callable returning a renderer, and
+            ``"render_modes"`` lists its modes (``["rgb_array"]``).
+            ``sekai.compat.to_gymnasium(env, render_mode="rgb_array")`` builds
+            it when no renderer is passed.
         spec: The [`EnvSpec`][sekai.registry.EnvSpec] the env was made from;
             ``None`` unless [`sekai.registry.make`][sekai.registry.make] created it.
         observation_space: The space observations belong to.

@@ -41,7 +41,9 @@ class MultiAgentEnv(SeededRNG, ABC, Generic[ObsType, ActType, AgentID]):
     [`Env`][sekai.core.Env]: call ``self._set_rng(seed)`` first thing in
     ``reset`` and draw randomness from `rng`; a subclass overriding
     ``step``/``reset`` without the async form gets an async method that calls
-    it. ``metadata`` is copied per subclass as for ``Env``.
+    it. ``metadata`` is copied per subclass as for ``Env``, and names the
+    env's default renderer the same way (``"renderer"``, ``"render_modes"``),
+    which ``sekai.compat.to_pettingzoo`` builds for a ``render_mode``.
     """
 
     metadata: dict[str, Any] = {}  # noqa: RUF012 - copied per subclass in __init_subclass__

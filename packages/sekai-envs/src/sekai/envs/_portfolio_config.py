@@ -2,17 +2,16 @@
 
 Portfolio-v0 plays one of two kinds of data:
 
+- **prices** (sekai 0.2's constructor, the default): a history (``prices=`` /
+  ``data=``) played in windows chosen by a start sampler, or a model simulated
+  at every reset (``model=``, or correlated geometric Brownian motion built
+  from ``mu`` / ``sigma`` / ``corr``; with nothing given, 5 assets);
 - **windows of log returns** (this project's first Portfolio-v0): a window
-  sampler ([`WindowSampler`][sekai.envs.EpisodeSampler], by default a
-  [`RegimeSwitchingSampler`][sekai.envs.RegimeSwitchingSampler]) draws each
-  episode's returns and trading halts; the portfolio starts at value 1;
-- **prices** (sekai 0.2's constructor): a history (``prices=`` / ``data=``)
-  played in windows chosen by a start sampler, or a model simulated at every
-  reset (``model=``, or correlated geometric Brownian motion built from
-  ``mu`` / ``sigma`` / ``corr``); the portfolio starts at ``capital``.
+  sampler ([`WindowSampler`][sekai.envs.EpisodeSampler], e.g. a
+  [`RegimeSwitchingSampler`][sekai.envs.RegimeSwitchingSampler]) given as
+  ``sampler`` draws each episode's returns and trading halts.
 
-Nothing given (no prices, data, model, mu, sigma or corr, and no start
-sampler) means the window sampler, as before.
+The defaults (lookback 30, capital 1,000,000) are the same for both.
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ from sekai.finance.account import AccountConfig
 from sekai.finance.costs import CostModel, ProportionalCost, as_cost_model
 from sekai.finance.data import MarketData
 from sekai.finance.rewards import RewardFunction
-from sekai.finance.sampling import Episode, RegimeSwitchingSampler, WindowSampler, as_sampler
+from sekai.finance.sampling import Episode, EpisodeSampler, WindowSampler, as_sampler
 from sekai.finance.simulators import GBM, MarketModel
 from sekai.spaces import Box, Dict
 
@@ -42,8 +41,10 @@ PortfolioObs = dict[str, NDArray[np.float32]]
 
 _DAY = 1.0 / 252.0
 _COST = 0.001
-_MARKET_DEFAULTS = {"n_assets": 5, "lookback": 30, "capital": 1_000_000.0, "correlation": 0.3}
-_WINDOW_DEFAULTS = {"n_assets": 4, "lookback": 20, "capital": 1.0}
+_N_ASSETS = 5  # of the default simulated market
+_CORRELATION = 0.3  # pairwise, of the default simulated market
+_LOOKBACK = 30
+_CAPITAL = 1_000_000.0
 
 
 def _default_gbm(
@@ -54,9 +55,9 @@ def _default_gbm(
     sigma = 0.2 if sigma is None else sigma
     if n_assets is None:
         sizes = [np.shape(value)[0] for value in (mu, sigma, corr) if np.ndim(value) >= 1]
-        n_assets = sizes[0] if sizes else int(_MARKET_DEFAULTS["n_assets"])
+        n_assets = sizes[0] if sizes else _N_ASSETS
     if corr is None and n_assets > 1:
-        corr = np.full((n_assets, n_assets), _MARKET_DEFAULTS["correlation"])
+        corr = np.full((n_assets, n_assets), _CORRELATION)
         np.fill_diagonal(corr, 1.0)
     return GBM(mu, sigma, corr=corr, dt=_DAY if dt is None else dt, n_assets=n_assets)
 
@@ -80,7 +81,7 @@ class PortfolioConfig:
         data: MarketData | None = None,
         n_assets: int | None = None,
         episode_length: int = 252,
-        lookback: int | None = None,
+        lookback: int | None = _LOOKBACK,
         transaction_cost: float | CostModel | None = _COST,
         cost: float | None = None,
         allow_short: bool = False,
@@ -91,8 +92,8 @@ class PortfolioConfig:
         dt: float | None = None,
         model: MarketModel | None = None,
         reward: RewardFunction | None = None,
-        sampler: Any = None,
-        capital: float | None = None,
+        sampler: Any = "random",
+        capital: float | None = _CAPITAL,
         risk_free_rate: float = 0.0,
     ) -> None:
         self.owner = owner
@@ -111,7 +112,7 @@ class PortfolioConfig:
                 f"{owner}: {', '.join(gbm)} describe(s) the default simulated market; they cannot "
                 f"be combined with {' and '.join(given)}"
             )
-        windowed = isinstance(sampler, WindowSampler) or (sampler is None and not given and not gbm)
+        windowed = isinstance(sampler, WindowSampler)
         if windowed and (given or gbm):
             raise ValueError(
                 f"{owner}: a window sampler draws whole episodes of returns; it cannot be "
@@ -128,8 +129,8 @@ class PortfolioConfig:
                     f"(sekai.finance.EpisodeSampler), got {sampler!r}"
                 ) from None
         self.windowed = windowed
-        defaults = _WINDOW_DEFAULTS if windowed else _MARKET_DEFAULTS
         self.source: History | Simulated | None = None
+        self.sampler: WindowSampler | EpisodeSampler | None = None
         if windowed:
             self._init_window_sampler(sampler, n_assets)
         else:
@@ -152,7 +153,7 @@ class PortfolioConfig:
             else check_real(_DAY if dt is None else dt, f"{owner}: dt", minimum=0.0, min_open=True)
         )
         self._lookback = check_int(
-            defaults["lookback"] if lookback is None else lookback,
+            _LOOKBACK if lookback is None else lookback,
             "lookback",
             minimum=1,
             type_error=ValueError,
@@ -173,7 +174,7 @@ class PortfolioConfig:
             cash_rate=rate / self.dt,
         )
         self.reward = check_reward(reward, owner)
-        self.capital = positive_capital(defaults["capital"] if capital is None else capital, owner)
+        self.capital = positive_capital(_CAPITAL if capital is None else capital, owner)
         self._check()
 
     # -- construction helpers ---------------------------------------------------------------
@@ -181,10 +182,7 @@ class PortfolioConfig:
     def _count(self, n_assets: object) -> int:
         return check_int(n_assets, "n_assets", minimum=1, type_error=ValueError)
 
-    def _init_window_sampler(self, sampler: Any, n_assets: int | None) -> None:
-        if sampler is None:
-            count = _WINDOW_DEFAULTS["n_assets"] if n_assets is None else self._count(n_assets)
-            sampler = RegimeSwitchingSampler(int(count))
+    def _init_window_sampler(self, sampler: WindowSampler, n_assets: int | None) -> None:
         if n_assets is None:
             n_assets = sampler.n_assets
         self.n_assets = self._count(n_assets)

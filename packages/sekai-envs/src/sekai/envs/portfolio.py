@@ -16,6 +16,7 @@ from sekai.error import ResetRequired
 from sekai.finance.costs import CostModel
 from sekai.finance.data import MarketData, Past, PointInTime
 from sekai.finance.rewards import RewardFunction
+from sekai.finance.sampling import EpisodeSampler, WindowSampler
 from sekai.finance.simulators import MarketModel
 from sekai.utils.seeding import SeedType
 
@@ -61,22 +62,29 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
 
     Two kinds of data (see also the guide):
 
-    * **Windows of log returns** (the default, and whenever ``sampler`` is a
-      window sampler): at every reset the sampler draws an episode of
-      ``lookback + episode_length`` periods of log returns and trading halts;
-      by default a [`RegimeSwitchingSampler`][sekai.envs.RegimeSwitchingSampler]
-      (4 assets whose drift and volatility follow a hidden Markov chain, with
-      occasional halts). The portfolio starts at value 1 (``capital``).
-    * **Prices** (sekai 0.2's arguments): a history given as ``prices`` (a
-      ``(T, n)`` array or a DataFrame) or ``data`` (a complete
-      [`MarketData`][sekai.finance.MarketData]), played in windows whose first row
-      ``sampler`` chooses (``"random"``, ``"sequential"``, an int or a start
-      sampler); or a ``model`` simulated at every reset; or correlated
-      geometric Brownian motion built from ``mu``, ``sigma`` and ``corr``
-      (5 assets by default, pairwise correlation 0.3). The portfolio starts at
-      ``capital`` (1,000,000), the lookback is 30. Reads go through
-      ``data.at(t)``: nothing after the decision row is seen, the trade
-      executes at the next row's prices.
+    * **Prices** (sekai 0.2's constructor, the default): a history given as
+      ``prices`` (a ``(T, n)`` array or a DataFrame) or ``data`` (a complete
+      [`MarketData`][sekai.finance.MarketData]), played in windows whose first
+      row ``sampler`` chooses (``"random"``, ``"sequential"``, an int or a
+      start sampler); or a ``model`` simulated at every reset; or, with none
+      of the three, correlated geometric Brownian motion built from ``mu``,
+      ``sigma`` and ``corr`` (by default 5 assets with drift 0.05, volatility
+      0.2 and pairwise correlation 0.3 per year, daily steps). Reads go
+      through ``data.at(t)``: nothing after the decision row is seen, the
+      trade executes at the next row's prices.
+    * **Windows of log returns** (this project's first Portfolio-v0), when
+      ``sampler`` is a window sampler (`sekai.envs.samplers`): at every reset
+      it draws an episode of ``lookback + episode_length`` periods of log
+      returns and trading halts, e.g. a
+      [`RegimeSwitchingSampler`][sekai.envs.RegimeSwitchingSampler] (assets
+      whose drift and volatility follow a hidden Markov chain, with occasional
+      halts). ``n_assets`` is the sampler's.
+
+    The defaults are sekai 0.2's whatever the data: a lookback of 30 and a
+    starting value (``capital``) of 1,000,000. The first Portfolio-v0's
+    defaults were a regime-switching sampler of 4 assets, a lookback of 20 and
+    a starting value of 1: ``PortfolioEnv(sampler=RegimeSwitchingSampler(4),
+    lookback=20, capital=1.0)`` plays it.
 
     Observation:
         ``Dict`` with ``"returns"``, a float32 ``Box (lookback, n_assets)``
@@ -121,17 +129,13 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
     Baseline:
         `equal_weight`.
 
-    Compared with sekai 0.2, whose ``PortfolioEnv()`` simulates correlated
-    GBM over 5 assets with a lookback of 30: here that needs an argument
-    (``mu=0.05``, ``n_assets`` with ``sampler="random"``, a ``model``...).
-
     Args:
         prices: A price history ``(T, n_assets)`` (array or DataFrame).
         data: A complete MarketData.
         n_assets: Number of assets (default: the data's, the model's, the
-            sampler's, or 4 / 5).
+            window sampler's, the length of ``mu`` / ``sigma`` / ``corr``, or 5).
         episode_length: Steps per episode (252, a trading year of days).
-        lookback: Returns per observation (20 with window samplers, else 30).
+        lookback: Returns per observation.
         transaction_cost: A proportional rate (default 0.001) or a
             [`CostModel`][sekai.finance.CostModel].
         allow_short: Target weights may be negative.
@@ -141,13 +145,21 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
         dt: Years per period (default: the data's, the model's, or 1/252).
         model: A market model simulated at every reset.
         reward: The reward function (the env keeps its own copy).
-        sampler: A window sampler (`sekai.envs.samplers`), or for a
-            history ``"random"``, ``"sequential"``, an int or a start sampler.
-        capital: Starting value (1.0 with window samplers, else 1,000,000).
+        sampler: For a history, where episodes start: ``"random"``,
+            ``"sequential"``, an int or a start sampler (checked, then unused,
+            with a model); or a window sampler (`sekai.envs.samplers`) to
+            play windows of log returns instead of prices.
+        capital: Starting value of the portfolio.
         max_leverage: The largest gross exposure of the assets.
         cost: The former name of ``transaction_cost`` (a rate in ``[0, 0.5)``).
         risk_free_rate: Log return of cash per period.
     """
+
+    metadata: dict[str, Any] = {  # noqa: RUF012 - copied per subclass
+        "render_fps": 30,
+        "render_modes": ["rgb_array"],
+        "renderer": "sekai.envs.finance.rendering:PortfolioRenderer",
+    }
 
     def __init__(
         self,
@@ -156,7 +168,7 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
         data: MarketData | None = None,
         n_assets: int | None = None,
         episode_length: int = 252,
-        lookback: int | None = None,
+        lookback: int = 30,
         transaction_cost: float | CostModel = 0.001,
         allow_short: bool = False,
         mu: ArrayLike | None = None,
@@ -165,8 +177,8 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
         dt: float | None = None,
         model: MarketModel | None = None,
         reward: RewardFunction | None = None,
-        sampler: Any = None,
-        capital: float | None = None,
+        sampler: str | int | EpisodeSampler | WindowSampler = "random",
+        capital: float = 1_000_000.0,
         max_leverage: float = 1.0,
         cost: float | None = None,
         risk_free_rate: float = 0.0,

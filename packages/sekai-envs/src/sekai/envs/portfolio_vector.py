@@ -15,6 +15,7 @@ from sekai.envs.finance._tpm_sources import History, Simulated, check_options
 from sekai.finance.costs import CostModel
 from sekai.finance.data import MarketData
 from sekai.finance.rewards import RewardFunction
+from sekai.finance.sampling import EpisodeSampler, WindowSampler
 from sekai.finance.simulators import MarketModel
 from sekai.vector import InfoArrays, NativeVecEnv
 
@@ -32,13 +33,14 @@ class PortfolioVecEnv(NativeVecEnv[PortfolioObs, NDArray[np.float32]]):
     action mask are those of [`PortfolioEnv`][sekai.envs.PortfolioEnv],
     batched along a leading ``num_envs`` axis; the accounting runs through the
     same functions, so given the same episodes and actions the results are
-    bit-identical to ``num_envs`` single envs. Both kinds of data work: window
-    samplers of log returns, and prices (a history, a model, or the default
-    simulated market of ``mu`` / ``sigma`` / ``corr``).
+    bit-identical to ``num_envs`` single envs. Both kinds of data work, with
+    the same defaults: prices (a history, a model, or by default the
+    simulated market of ``mu`` / ``sigma`` / ``corr``), and window samplers
+    of log returns.
 
-    The env spawns one sampler per sub-env from ``sampler`` (or from the
-    default one), as ``make_vec`` does for the sub-envs of the other
-    backends, and sub-env ``i`` draws its episodes from its own generator,
+    The env spawns one sampler per sub-env from ``sampler`` (a history's
+    start sampler or a window sampler), as ``make_vec`` does for the sub-envs
+    of the other backends, and sub-env ``i`` draws its episodes from its own generator,
     ``rngs[i]``. As in the single env, an episode is drawn whole at its reset
     (its returns copied into the batch) and a step draws nothing, so for the
     same seed and actions the trajectories, autoresets included, are
@@ -63,7 +65,7 @@ class PortfolioVecEnv(NativeVecEnv[PortfolioObs, NDArray[np.float32]]):
         dt: Years per period.
         model: A market model simulated at every reset.
         reward: The reward function (one instance for the batch).
-        sampler: The sampler spawned once per sub-env.
+        sampler: The start or window sampler, spawned once per sub-env.
         capital: Starting value.
         max_leverage: Largest gross exposure.
         cost: The former name of ``transaction_cost``.
@@ -83,7 +85,7 @@ class PortfolioVecEnv(NativeVecEnv[PortfolioObs, NDArray[np.float32]]):
         data: MarketData | None = None,
         n_assets: int | None = None,
         episode_length: int = 252,
-        lookback: int | None = None,
+        lookback: int = 30,
         transaction_cost: float | CostModel = 0.001,
         allow_short: bool = False,
         mu: ArrayLike | None = None,
@@ -92,8 +94,8 @@ class PortfolioVecEnv(NativeVecEnv[PortfolioObs, NDArray[np.float32]]):
         dt: float | None = None,
         model: MarketModel | None = None,
         reward: RewardFunction | None = None,
-        sampler: Any = None,
-        capital: float | None = None,
+        sampler: str | int | EpisodeSampler | WindowSampler = "random",
+        capital: float = 1_000_000.0,
         max_leverage: float = 1.0,
         cost: float | None = None,
         risk_free_rate: float = 0.0,

@@ -14,8 +14,9 @@ from sekai.envs.classic_control._common import discrete_action, reset_bounds
 from sekai.envs.classic_control._env_base import ClassicEnv
 from sekai.error import ResetRequired
 from sekai.spaces import Box, Discrete
+from sekai.utils.seeding import SeedType
 
-__all__ = ["AcrobotEnv", "bound", "wrap"]
+__all__ = ["AcrobotEnv", "SeedType", "bound", "wrap"]
 
 RESET_LOW = -0.1
 RESET_HIGH = 0.1
@@ -105,7 +106,11 @@ class AcrobotEnv(ClassicEnv[np.int64, np.float64]):
             the first reset.
     """
 
-    metadata: dict[str, Any] = {"render_fps": 15}  # noqa: RUF012 - copied per subclass
+    metadata: dict[str, Any] = {  # noqa: RUF012 - copied per subclass
+        "render_fps": 15,
+        "render_modes": ["rgb_array"],
+        "renderer": "sekai.envs.classic_control.rendering:AcrobotRenderer",
+    }
 
     _name = "Acrobot"
     _size = _width = 4

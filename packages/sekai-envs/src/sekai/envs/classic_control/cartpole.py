@@ -14,8 +14,9 @@ from sekai.envs.classic_control._common import discrete_action, reset_bounds
 from sekai.envs.classic_control._env_base import ClassicEnv
 from sekai.error import ResetRequired
 from sekai.spaces import Box, Discrete
+from sekai.utils.seeding import SeedType
 
-__all__ = ["CartPoleEnv", "cartpole_reset_bounds"]
+__all__ = ["CartPoleEnv", "SeedType", "cartpole_reset_bounds"]
 
 # The default physical parameters of the classic task (Barto, Sutton & Anderson, 1983).
 GRAVITY = 9.8
@@ -114,7 +115,11 @@ class CartPoleEnv(ClassicEnv[np.int64, np.float64]):
             given state). ``None`` before the first reset.
     """
 
-    metadata: dict[str, Any] = {"render_fps": 50}  # noqa: RUF012 - copied per subclass
+    metadata: dict[str, Any] = {  # noqa: RUF012 - copied per subclass
+        "render_fps": 50,
+        "render_modes": ["rgb_array"],
+        "renderer": "sekai.envs.classic_control.rendering:CartPoleRenderer",
+    }
 
     _name = "CartPole"
     _size = _width = 4

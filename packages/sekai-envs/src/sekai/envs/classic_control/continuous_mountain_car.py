@@ -13,8 +13,9 @@ from sekai.envs.classic_control._common import box_action
 from sekai.envs.classic_control.mountain_car import _MountainCarBase
 from sekai.error import ResetRequired
 from sekai.spaces import Box
+from sekai.utils.seeding import SeedType
 
-__all__ = ["ContinuousMountainCarEnv"]
+__all__ = ["ContinuousMountainCarEnv", "SeedType"]
 
 GOAL_POSITION = 0.45
 POWER = 0.0015

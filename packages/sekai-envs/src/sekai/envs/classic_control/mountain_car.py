@@ -14,8 +14,9 @@ from sekai.envs.classic_control._common import discrete_action, reset_bounds
 from sekai.envs.classic_control._env_base import ClassicEnv
 from sekai.error import ResetRequired
 from sekai.spaces import Box, Discrete
+from sekai.utils.seeding import SeedType
 
-__all__ = ["MountainCarEnv"]
+__all__ = ["MountainCarEnv", "SeedType"]
 
 # The task of Moore (1990), as Sutton & Barto (2018, section 10.1) state it.
 MIN_POSITION = -1.2
@@ -52,7 +53,11 @@ class _MountainCarBase(ClassicEnv[ActT, FloatT]):
     which precision the car starts (``_start``).
     """
 
-    metadata: dict[str, Any] = {"render_fps": 30}  # noqa: RUF012 - copied per subclass
+    metadata: dict[str, Any] = {  # noqa: RUF012 - copied per subclass
+        "render_fps": 30,
+        "render_modes": ["rgb_array"],
+        "renderer": "sekai.envs.classic_control.rendering:MountainCarRenderer",
+    }
 
     _size = 2
     _width = 1

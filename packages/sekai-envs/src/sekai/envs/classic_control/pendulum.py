@@ -14,8 +14,9 @@ from sekai.envs.classic_control._common import box_action
 from sekai.envs.classic_control._env_base import Bounds, ClassicEnv
 from sekai.error import ResetRequired
 from sekai.spaces import Box
+from sekai.utils.seeding import SeedType
 
-__all__ = ["DEFAULT_X", "DEFAULT_Y", "PendulumEnv", "angle_normalize"]
+__all__ = ["DEFAULT_X", "DEFAULT_Y", "PendulumEnv", "SeedType", "angle_normalize"]
 
 DEFAULT_X = math.pi
 """The default bound of the initial angle: uniform in ``[-DEFAULT_X, DEFAULT_X]``."""
@@ -101,7 +102,11 @@ class PendulumEnv(ClassicEnv[NDArray[np.float32], np.float64]):
             ``None`` before the first reset.
     """
 
-    metadata: dict[str, Any] = {"render_fps": 30}  # noqa: RUF012 - copied per subclass
+    metadata: dict[str, Any] = {  # noqa: RUF012 - copied per subclass
+        "render_fps": 30,
+        "render_modes": ["rgb_array"],
+        "renderer": "sekai.envs.classic_control.rendering:PendulumRenderer",
+    }
 
     _name = "Pendulum"
     _size = _width = 2

@@ -1,28 +1,36 @@
-"""Renderers of the classic-control envs: RGB frames drawn with Pillow.
+"""Renderers of the classic-control envs: RGB frames drawn on a `sekai.rendering.Canvas`.
 
-Each renderer implements the [`sekai.rendering.Renderer`][sekai.rendering.Renderer] protocol:
+Each renderer is a [`sekai.rendering.BaseRenderer`][sekai.rendering.BaseRenderer]:
 ``render(env)`` draws the current state of ``env`` (wrapped or not; the
 renderer reads ``env.unwrapped``) and returns an ``(height, width, 3)``
 ``uint8`` RGB array; ``close()`` releases nothing and may be called twice.
-Pass one to [`sekai.rendering.RecordFrames`][sekai.rendering.RecordFrames] to record episodes, or to
-[`sekai.compat.to_gymnasium`][sekai.compat.to_gymnasium] to give the Gymnasium env an
-``"rgb_array"`` render mode.
+Pass one to [`sekai.rendering.RecordFrames`][sekai.rendering.RecordFrames] to record episodes. Each
+env names its renderer as its default one (``metadata["renderer"]``), so
+[`sekai.compat.to_gymnasium`][sekai.compat.to_gymnasium] with ``render_mode="rgb_array"``
+draws with it.
 
-Drawing needs Pillow, which the ``sekai-envs[render]`` distribution brings. It is imported
-when a renderer is built, which raises an ``ImportError`` saying so when
-Pillow is missing.
+Drawing needs ``sekai.rendering`` (the sekai-wrappers distribution) and
+Pillow, which the ``sekai-envs[render]`` distribution brings. This module is
+imported when a renderer is asked for; a renderer is built only with Pillow,
+and an ``ImportError`` saying what to install is raised otherwise.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
-from collections.abc import Sequence
-from types import ModuleType, TracebackType
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
+
+try:
+    from sekai.rendering import BaseRenderer, Canvas, rotate
+except ImportError as error:  # pragma: no cover (sekai-wrappers is missing)
+    raise ModuleNotFoundError(
+        "sekai.envs.classic_control.rendering draws with sekai.rendering (the sekai-wrappers "
+        "distribution) and Pillow; install the sekai-envs[render] distribution, which brings "
+        "them (or sekai-wrappers[render])"
+    ) from error
 
 from sekai._validation import check_int
 from sekai.core import Env
@@ -41,29 +49,12 @@ _AXLE: Color = (129, 132, 203)
 _ROD: Color = (204, 77, 77)
 _LINK: Color = (0, 204, 204)
 _FLAG: Color = (204, 204, 0)
-_SUPERSAMPLE = 2  # drawn at twice the size, then downscaled: smooth edges
 
 
-def _pillow(owner: str) -> tuple[ModuleType, ModuleType]:
-    """Import ``PIL.Image`` and ``PIL.ImageDraw``, or raise an ImportError naming the extra."""
-    try:
-        return importlib.import_module("PIL.Image"), importlib.import_module("PIL.ImageDraw")
-    except ImportError as error:
-        raise ImportError(
-            f"{owner} draws with Pillow; install the sekai-envs[render] distribution "
-            "(or `pip install pillow`)"
-        ) from error
-
-
-def _rotate(points: Sequence[Point], angle: float) -> list[Point]:
-    """``points`` turned counterclockwise by ``angle`` radians about the origin (y up)."""
-    cos, sin = math.cos(angle), math.sin(angle)
-    return [(x * cos - y * sin, x * sin + y * cos) for x, y in points]
-
-
-def _placed(points: Sequence[Point], angle: float, at: Point) -> list[Point]:
-    """``points`` turned by ``angle`` about the origin (`_rotate`), then moved to ``at``."""
-    return [(at[0] + x, at[1] + y) for x, y in _rotate(points, angle)]
+def _placed(points: ArrayLike, angle: float, at: Point) -> NDArray[np.float64]:
+    """``points`` turned by ``angle`` about the origin (``rotate``), then moved to ``at``."""
+    placed: NDArray[np.float64] = rotate(points, angle) + np.asarray(at, dtype=np.float64)
+    return placed
 
 
 def _rectangle(x0: float, y0: float, x1: float, y1: float) -> list[Point]:
@@ -71,20 +62,29 @@ def _rectangle(x0: float, y0: float, x1: float, y1: float) -> list[Point]:
     return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
 
 
-class _PillowRenderer:
-    """A frame of ``width`` x ``height`` pixels in world coordinates (y up), drawn by Pillow."""
+class _ClassicRenderer(BaseRenderer):
+    """A frame of ``width`` x ``height`` pixels in world coordinates (y up), drawn on a Canvas.
+
+    Frames are antialiased (the canvas draws at twice the size and halves the result).
+    """
 
     _owner = "Renderer"
 
     def __init__(self, width: int, height: int) -> None:
         self.width = check_int(width, f"{self._owner}: width", minimum=16)
         self.height = check_int(height, f"{self._owner}: height", minimum=16)
-        _pillow(self._owner)  # fails early when Pillow is missing
+        try:
+            Canvas(1, 1)  # fails early when Pillow is missing
+        except ImportError as error:
+            raise ImportError(
+                f"{self._owner} draws with Pillow; install the sekai-envs[render] distribution "
+                "(or `pip install pillow`)"
+            ) from error
         self.closed = False
         # Set by _frame for each drawing: pixels per world unit and the world origin.
         self._scale = 1.0
         self._origin: Point = (0.0, 0.0)
-        self._canvas: Any = None
+        self._canvas: Any = None  # the Canvas being drawn on, during render
 
     def render(self, env: Env[Any, Any]) -> NDArray[np.uint8]:
         """Draw ``env``'s current state.
@@ -96,32 +96,17 @@ class _PillowRenderer:
             ResetRequired: The env has not been reset yet.
             TypeError: ``env`` is not the env this renderer draws.
         """
-        pil_image, pil_draw = _pillow(self._owner)
-        size = (self.width * _SUPERSAMPLE, self.height * _SUPERSAMPLE)
-        image = pil_image.new("RGB", size, _WHITE)
-        self._canvas = pil_draw.Draw(image)
+        canvas = Canvas(self.width, self.height, _WHITE, antialias=True)
+        self._canvas = canvas
         try:
             self._draw(env.unwrapped)
         finally:
             self._canvas = None
-        frame = image.resize((self.width, self.height), pil_image.Resampling.LANCZOS)
-        pixels: NDArray[np.uint8] = np.array(frame, dtype=np.uint8)
-        return pixels
+        return canvas.to_array()
 
     def close(self) -> None:
         """Nothing to release; marks the renderer closed (safe to call twice)."""
         self.closed = True
-
-    def __enter__(self) -> _PillowRenderer:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(width={self.width}, height={self.height})"
@@ -141,31 +126,28 @@ class _PillowRenderer:
 
     def _frame(self, scale: float, origin: Point) -> None:
         """World to pixels: ``scale`` pixels per unit; ``origin`` in pixels from the bottom left."""
-        self._scale = scale * _SUPERSAMPLE
-        self._origin = (origin[0] * _SUPERSAMPLE, origin[1] * _SUPERSAMPLE)
+        self._scale = scale
+        self._origin = origin
 
     def _centred_frame(self, bound: float) -> None:
         """The world's origin at the centre, ``±bound`` units filling the shorter side."""
         self._frame(min(self.width, self.height) / (2 * bound), (self.width / 2, self.height / 2))
 
-    def _pixel(self, point: Point) -> Point:
-        x, y = point
-        return (
-            self._origin[0] + x * self._scale,
-            self.height * _SUPERSAMPLE - (self._origin[1] + y * self._scale),
-        )
+    def _pixels(self, points: ArrayLike) -> NDArray[np.float64]:
+        """World points (shape ``(n, 2)``) as canvas pixels."""
+        pixels: NDArray[np.float64] = np.asarray(points, dtype=np.float64) * self._scale
+        pixels += self._origin
+        return pixels
 
-    def _polygon(self, points: Sequence[Point], color: Color) -> None:
-        self._canvas.polygon([self._pixel(p) for p in points], fill=color)
+    def _polygon(self, points: ArrayLike, color: Color) -> None:
+        self._canvas.polygon(self._pixels(points), color)
 
-    def _line(self, points: Sequence[Point], color: Color, width: float) -> None:
-        pixels = max(1, round(width * self._scale))
-        self._canvas.line([self._pixel(p) for p in points], fill=color, width=pixels)
+    def _line(self, points: ArrayLike, color: Color, width: float) -> None:
+        self._canvas.polyline(self._pixels(points), color, width * self._scale)
 
     def _disc(self, center: Point, radius: float, color: Color) -> None:
-        x, y = self._pixel(center)
-        r = radius * self._scale
-        self._canvas.ellipse([x - r, y - r, x + r, y + r], fill=color)
+        x, y = self._pixels(center)
+        self._canvas.circle(float(x), float(y), radius * self._scale, color)
 
     def _bar(self, start: Point, end: Point, width: float, color: Color) -> None:
         """A rectangle of ``width`` from ``start`` to ``end``, with round ends."""
@@ -178,7 +160,7 @@ class _PillowRenderer:
         self._disc(end, half, color)
 
 
-class CartPoleRenderer(_PillowRenderer):
+class CartPoleRenderer(_ClassicRenderer):
     """Draws a [`CartPoleEnv`][sekai.envs.CartPoleEnv]: the cart on its track and the pole.
 
     The visible track spans ``±2 * x_threshold`` (the observation bounds);
@@ -215,7 +197,7 @@ class CartPoleRenderer(_PillowRenderer):
         self._disc(axle, 0.04 * span / 4.8, _AXLE)
 
 
-class MountainCarRenderer(_PillowRenderer):
+class MountainCarRenderer(_ClassicRenderer):
     """Draws a [`MountainCarEnv`][sekai.envs.MountainCarEnv] or ``ContinuousMountainCarEnv``.
 
     The track ``0.45 sin(3x) + 0.55``, the car on it (tilted with the
@@ -273,7 +255,7 @@ class MountainCarRenderer(_PillowRenderer):
             self._disc(wheel, 0.025 * unit, _GREY)
 
 
-class PendulumRenderer(_PillowRenderer):
+class PendulumRenderer(_ClassicRenderer):
     """Draws a [`PendulumEnv`][sekai.envs.PendulumEnv]: the rod, its pivot and the torque.
 
     The last step's torque is shown as an arc around the pivot, its length
@@ -324,7 +306,7 @@ class PendulumRenderer(_PillowRenderer):
         self._disc((0.0, 0.0), 0.04, _BLACK)
 
 
-class AcrobotRenderer(_PillowRenderer):
+class AcrobotRenderer(_ClassicRenderer):
     """Draws an [`AcrobotEnv`][sekai.envs.AcrobotEnv]: both links and the goal line.
 
     The goal line is at height 1 above the pivot, the height the tip must

@@ -133,7 +133,11 @@ class LimitOrderBookEnv(Env[dict[str, Any], NDArray[np.int64]]):
     """
 
     AGENT = 0
-    metadata: dict[str, Any] = {"render_fps": 10}  # noqa: RUF012 - copied per subclass
+    metadata: dict[str, Any] = {  # noqa: RUF012 - copied per subclass
+        "render_fps": 10,
+        "render_modes": ["rgb_array"],
+        "renderer": "sekai.envs.finance.rendering:LimitOrderBookRenderer",
+    }
 
     def __init__(
         self,
@@ -302,7 +306,11 @@ class LimitOrderBookMarket(MultiAgentEnv[dict[str, Any], NDArray[np.int64], str]
         acting: The traders whose turn it is.
     """
 
-    metadata: dict[str, Any] = {"render_fps": 10}  # noqa: RUF012 - copied per subclass
+    metadata: dict[str, Any] = {  # noqa: RUF012 - copied per subclass
+        "render_fps": 10,
+        "render_modes": ["rgb_array"],
+        "renderer": "sekai.envs.finance.rendering:LimitOrderBookMarketRenderer",
+    }
 
     def __init__(
         self,

@@ -180,6 +180,12 @@ class MarketEnv(Env[dict[str, Any], NDArray[np.float32]]):
         sampler: The start sampler (histories), else None.
     """
 
+    metadata: dict[str, Any] = {  # noqa: RUF012 - copied per subclass
+        "render_fps": 30,
+        "render_modes": ["rgb_array"],
+        "renderer": "sekai.envs.finance.rendering:MarketRenderer",
+    }
+
     def __init__(
         self,
         data: MarketData | None = None,

@@ -107,7 +107,11 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         ask_filled: Whether the last ask was lifted.
     """
 
-    metadata: dict[str, Any] = {"render_fps": 20}  # noqa: RUF012 - copied per subclass
+    metadata: dict[str, Any] = {  # noqa: RUF012 - copied per subclass
+        "render_fps": 20,
+        "render_modes": ["rgb_array"],
+        "renderer": "sekai.envs.finance.rendering:MarketMakingRenderer",
+    }
 
     def __init__(
         self,

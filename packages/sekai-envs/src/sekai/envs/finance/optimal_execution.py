@@ -96,7 +96,11 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         shortfall: The implementation shortfall so far (dollars).
     """
 
-    metadata: dict[str, Any] = {"render_fps": 10}  # noqa: RUF012 - copied per subclass
+    metadata: dict[str, Any] = {  # noqa: RUF012 - copied per subclass
+        "render_fps": 10,
+        "render_modes": ["rgb_array"],
+        "renderer": "sekai.envs.finance.rendering:OptimalExecutionRenderer",
+    }
 
     def __init__(
         self,

@@ -22,7 +22,7 @@ from sekai.finance.sampling import EpisodeSampler
 from sekai.finance.simulators import MarketModel
 from sekai.utils.seeding import SeedType
 
-__all__ = ["TradingEnv", "buy_and_hold"]
+__all__ = ["SeedType", "TradingEnv", "buy_and_hold"]
 
 
 def buy_and_hold(env: Any) -> int:
@@ -144,7 +144,11 @@ class TradingEnv(Env[NDArray[np.float32], np.int64]):
         sampler: The start sampler (histories).
     """
 
-    metadata: dict[str, Any] = {"render_fps": 30}  # noqa: RUF012 - copied per subclass
+    metadata: dict[str, Any] = {  # noqa: RUF012 - copied per subclass
+        "render_fps": 30,
+        "render_modes": ["rgb_array"],
+        "renderer": "sekai.envs.finance.rendering:TradingRenderer",
+    }
 
     def __init__(
         self,
