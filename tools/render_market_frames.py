@@ -16,7 +16,10 @@ rule where that shows more), drawn by the renderer of
 - ``market-order-book.png``: ``LimitOrderBook-v0``, the env's baseline quotes;
 - ``market-order-book-market.png``: ``LimitOrderBookMarket``, three traders
   deciding every 1, 2 and 5 time units (with latency jitter) in a session of
-  120, each quoting the baseline.
+  120, each quoting the baseline;
+- ``market-microstructure.png``: ``MarketMicrostructure-v0`` over 100 steps,
+  the market maker quoting 0.1 around the mid, skewed against its inventory,
+  and the trader buying when its signal is above 1 and selling below -1.
 
 The runs are seeded, so the images are the same every time. The script also
 prints each renderer's frame rate over its episode (CPU time; the frames
@@ -43,6 +46,7 @@ from sekai.envs.finance.rendering import (
     LimitOrderBookMarketRenderer,
     LimitOrderBookRenderer,
     MarketMakingRenderer,
+    MarketMicrostructureRenderer,
     MarketRenderer,
     OptimalExecutionRenderer,
     PortfolioRenderer,
@@ -118,20 +122,48 @@ def order_book() -> tuple[Frame, float]:
     return episode(env, renderer, lambda env, _: env.baseline_action(), 150, seed=3)
 
 
-def order_book_market() -> tuple[Frame, float]:
-    env = LimitOrderBookMarket(
-        3, decision_intervals=[1.0, 2.0, 5.0], jitter=0.5, session_length=120.0
-    )
-    renderer = LimitOrderBookMarketRenderer()
-    env.reset(seed=4)
+def multi_agent_episode(
+    env: Any, renderer: Dashboard, actions: Callable[[Any], dict[str, Any]], seed: int
+) -> tuple[Frame, float]:
+    """`episode` for a MultiAgentEnv: play until no agent is left, ``actions(env)`` each step."""
+    env.reset(seed=seed)
     started = time.process_time()
     frame = renderer.render(env)
     frames = 1
     while env.agents:
-        env.step({agent: env.baseline_action(agent) for agent in env.acting})
+        env.step(actions(env))
         frame = renderer.render(env)
         frames += 1
     return frame, frames / max(time.process_time() - started, 1e-9)
+
+
+def order_book_market() -> tuple[Frame, float]:
+    env = LimitOrderBookMarket(
+        3, decision_intervals=[1.0, 2.0, 5.0], jitter=0.5, session_length=120.0
+    )
+    return multi_agent_episode(
+        env,
+        LimitOrderBookMarketRenderer(),
+        lambda env: {agent: env.baseline_action(agent) for agent in env.acting},
+        seed=4,
+    )
+
+
+def microstructure() -> tuple[Frame, float]:
+    def quote(env: Any) -> Any:
+        skew = 0.005 * env.inventory  # long: lower both quotes to sell more and buy less
+        offsets = np.clip([0.1 + skew, 0.1 - skew], 0.0, env.max_offset)
+        return offsets.astype(np.float32)
+
+    def trade(env: Any) -> int:
+        return 0 if env.signal > 1 else 2 if env.signal < -1 else 1  # buy, sell or hold
+
+    return multi_agent_episode(
+        registry.make("MarketMicrostructure-v0", episode_length=100),
+        MarketMicrostructureRenderer(),
+        lambda env: {"market_maker": quote(env), "trader": trade(env)},
+        seed=4,
+    )
 
 
 FRAMES: dict[str, Callable[[], tuple[Frame, float]]] = {
@@ -142,6 +174,7 @@ FRAMES: dict[str, Callable[[], tuple[Frame, float]]] = {
     "execution": execution,
     "order-book": order_book,
     "order-book-market": order_book_market,
+    "microstructure": microstructure,
 }
 
 

@@ -126,6 +126,33 @@ def test_noise_fills_decay_with_the_quoted_distance() -> None:
     assert fill_rate(0.2) == pytest.approx(0.8 * np.exp(-1.0), abs=0.03)
 
 
+def test_the_state_properties_agree_with_the_info() -> None:
+    env = MarketMakingEnv(episode_length=200)
+    env.reset(seed=4)
+    assert env.elapsed_steps == 0 and np.isnan(env.bid) and np.isnan(env.ask)
+    assert (env.bid_fills, env.ask_fills, env.trader_fill) == (0, 0, 0)
+    assert env.pnl == {MARKET_MAKER: 0.0, TRADER: 0.0}
+    rng = np.random.default_rng(4)
+    sides = set()
+    for step in range(1, 201):
+        mid, quotes, order = env.mid_price, rng.uniform(0, 0.5, 2), int(rng.integers(0, 3))
+        result = _play(env, quotes, order)
+        maker, trader = result.info[MARKET_MAKER], result.info[TRADER]
+        assert env.elapsed_steps == step
+        quoted = np.asarray(quotes, np.float32).astype(float)
+        assert (env.bid, env.ask) == (mid - quoted[0], mid + quoted[1])
+        assert env.bid_fills + env.ask_fills == maker["fills"]
+        fill = (1 if order == 0 else -1) if trader["filled"] else 0
+        assert env.trader_fill == fill
+        sides.add(fill)
+        assert env.inventory == maker["inventory"] and env.cash == maker["cash"]
+        assert env.position == trader["position"]
+        assert env.pnl == {MARKET_MAKER: maker["pnl"], TRADER: trader["pnl"]}
+    assert sides == {-1, 0, 1}
+    env.reset(seed=4)
+    assert env.elapsed_steps == 0 and np.isnan(env.bid) and env.trader_fill == 0
+
+
 def test_position_and_inventory_caps() -> None:
     env = MarketMakingEnv(noise_intensity=0.0, max_position=3, max_inventory=2)
     env.reset(seed=0)

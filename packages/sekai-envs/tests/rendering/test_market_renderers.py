@@ -338,6 +338,7 @@ NAMES = {
     "OptimalExecutionRenderer": "OptimalExecution-v0",
     "LimitOrderBookRenderer": "LimitOrderBook-v0",
     "LimitOrderBookMarketRenderer": "LimitOrderBookMarket",
+    "MarketMicrostructureRenderer": "MarketMicrostructure-v0",
 }
 BOOKS = {"LimitOrderBookRenderer", "LimitOrderBookMarketRenderer"}
 

@@ -91,6 +91,11 @@ class MarketMicrostructureEnv(MultiAgentEnv[_Obs, Any, str]):
         the reset), ``fills`` (units traded this step); trader: ``position``,
         ``pnl``, ``filled`` (whether its order was executed).
 
+    The state is read through properties (for renderers and analysis): the
+    mid-price and the signal, the last step's quotes and fills, the books and
+    each agent's PnL. The default renderer (``metadata["renderer"]``) is
+    ``sekai.envs.finance.rendering.MarketMicrostructureRenderer``.
+
     Args:
         episode_length: Steps per episode.
         initial_price: Mid-price at the reset.
@@ -104,6 +109,12 @@ class MarketMicrostructureEnv(MultiAgentEnv[_Obs, Any, str]):
         max_position: Position cap of the trader (units).
         inventory_penalty: Running penalty on the squared inventory.
     """
+
+    metadata: dict[str, Any] = {  # noqa: RUF012 - copied per subclass
+        "render_fps": 20,
+        "render_modes": ["rgb_array"],
+        "renderer": "sekai.envs.finance.rendering:MarketMicrostructureRenderer",
+    }
 
     def __init__(
         self,
@@ -164,6 +175,11 @@ class MarketMicrostructureEnv(MultiAgentEnv[_Obs, Any, str]):
         self._last_flow = 0
         self._last_move = 0.0
         self._last_spread = 0.0
+        self._bid = math.nan
+        self._ask = math.nan
+        self._bid_fills = 0
+        self._ask_fills = 0
+        self._trader_fill = 0
 
     @property
     def mid_price(self) -> float:
@@ -174,6 +190,60 @@ class MarketMicrostructureEnv(MultiAgentEnv[_Obs, Any, str]):
     def signal(self) -> float:
         """The current signal (the trader's private information)."""
         return self._signal
+
+    @property
+    def elapsed_steps(self) -> int:
+        """Steps taken since the reset."""
+        return self._t
+
+    @property
+    def bid(self) -> float:
+        """The market maker's bid price in the last step (NaN before an episode's first step)."""
+        return self._bid
+
+    @property
+    def ask(self) -> float:
+        """The market maker's ask price in the last step (NaN before an episode's first step)."""
+        return self._ask
+
+    @property
+    def bid_fills(self) -> int:
+        """Units sold to the market maker at its bid in the last step (trader and noise: 0 to 2)."""
+        return self._bid_fills
+
+    @property
+    def ask_fills(self) -> int:
+        """Units bought from the market maker at its ask in the last step (0 to 2)."""
+        return self._ask_fills
+
+    @property
+    def trader_fill(self) -> int:
+        """The trader's fill in the last step: ``1`` bought, ``-1`` sold, ``0`` none."""
+        return self._trader_fill
+
+    @property
+    def inventory(self) -> int:
+        """The market maker's inventory (units; negative when short)."""
+        return self._inventory
+
+    @property
+    def cash(self) -> float:
+        """The market maker's cash (0 at the reset)."""
+        return self._cash
+
+    @property
+    def position(self) -> int:
+        """The trader's position (units; negative when short)."""
+        return self._position
+
+    @property
+    def pnl(self) -> dict[str, float]:
+        """Each agent's mark-to-market profit since the reset (its info's ``pnl``), by agent id."""
+        mid = self._mid
+        return {
+            MARKET_MAKER: self._cash + self._inventory * mid,
+            TRADER: self._trader_cash + self._position * mid,
+        }
 
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
@@ -267,27 +337,27 @@ class MarketMicrostructureEnv(MultiAgentEnv[_Obs, Any, str]):
             if filled:
                 self._position -= 1
                 self._trader_cash += bid
-        fills = int(filled)
-        flow = (1 if order == BUY else -1) if filled else 0
+        trader_fill = (1 if order == BUY else -1) if filled else 0
+        ask_fills, bid_fills = int(trader_fill > 0), int(trader_fill < 0)
         intensity = self.noise_intensity
         if u_buy < intensity * math.exp(-self.noise_decay * ask_offset) and self._fill(
             buy=True, price=ask
         ):
-            fills += 1
-            flow += 1
+            ask_fills += 1
         if u_sell < intensity * math.exp(-self.noise_decay * bid_offset) and self._fill(
             buy=False, price=bid
         ):
-            fills += 1
-            flow -= 1
+            bid_fills += 1
 
         move = self.signal_strength * self._signal + self.volatility * price_shock
         self._mid = mid = mid + move
         self._signal = self.signal_persistence * self._signal + self._innovation * signal_shock
         self._t += 1
-        self._last_flow = flow
+        self._last_flow = ask_fills - bid_fills  # units bought from it minus units sold to it
         self._last_move = move
         self._last_spread = bid_offset + ask_offset
+        self._bid, self._ask = bid, ask
+        self._bid_fills, self._ask_fills, self._trader_fill = bid_fills, ask_fills, trader_fill
 
         inventory = self._inventory
         mm_reward = (
@@ -302,7 +372,7 @@ class MarketMicrostructureEnv(MultiAgentEnv[_Obs, Any, str]):
                 "inventory": inventory,
                 "cash": self._cash,
                 "pnl": self._cash + inventory * mid,
-                "fills": fills,
+                "fills": bid_fills + ask_fills,
             },
             TRADER: {
                 "position": self._position,

@@ -1,4 +1,4 @@
-"""The renderers of the model envs: MarketMaking-v0 and OptimalExecution-v0 (private).
+"""The renderers of the model envs: MarketMaking, OptimalExecution, MarketMicrostructure (private).
 
 Public under `sekai.envs.finance.rendering`, which documents them.
 """
@@ -19,8 +19,9 @@ from sekai.envs.finance._render_common import (
     Theme,
     check_title,
 )
+from sekai.envs.market_making import MARKET_MAKER, TRADER
 
-__all__ = ["MarketMakingRenderer", "OptimalExecutionRenderer"]
+__all__ = ["MarketMakingRenderer", "MarketMicrostructureRenderer", "OptimalExecutionRenderer"]
 
 
 # -- MarketMaking-v0 ----------------------------------------------------------------------------
@@ -205,3 +206,105 @@ class OptimalExecutionRenderer(Dashboard):
         """Forget the episode (the history and the inventory); the next frame starts a new one."""
         super().reset(env)
         self._sales.clear()
+
+
+# -- MarketMicrostructure-v0 --------------------------------------------------------------------
+
+_MAKER_PNL, _TRADER_PNL = f"pnl.{MARKET_MAKER}", f"pnl.{TRADER}"
+
+
+class MarketMicrostructureRenderer(Dashboard):
+    """A dashboard of the two-agent ``MarketMicrostructure-v0``: a market maker and a trader.
+
+    The game of [`MarketMicrostructureEnv`][sekai.envs.MarketMicrostructureEnv]:
+    a market maker quoting around the mid, an informed trader who buys at its
+    ask or sells at its bid, and noise traders.
+
+    - **Mid, quotes and fills**: the mid-price and the market maker's bid and
+      ask of the last step; a buy marker where its bid was hit (the market
+      maker bought, from the trader or a noise seller), a sell marker where
+      its ask was lifted; its inventory as a tint (long ``up``, short ``down``).
+    - **Trader's signal**: the signal only the trader sees, which predicts the
+      mid's next move.
+    - **PnL**: each agent's mark-to-market profit since the reset.
+    - **Inventory and position**: the market maker's inventory and the
+      trader's position.
+    - Stats: both agents' PnL (with their change), the inventory, the quoted
+      spread, the mid.
+
+    The time axis runs over the ``episode_length`` steps. The env is a
+    ``MultiAgentEnv``, which [`RecordFrames`][sekai.rendering.RecordFrames]
+    (a single-agent wrapper) does not wrap: keep the frames of ``render(env)``
+    and save them with [`save_gif`][sekai.rendering.save_gif], or render
+    through ``to_pettingzoo(env, render_mode="rgb_array")``, which builds this
+    renderer (the env's default).
+
+    Args:
+        title: The frame's title; ``None`` for none.
+        theme: A [`Theme`][sekai.rendering.Theme] or a built-in theme's name.
+        width: Frame width in pixels.
+        height: Frame height in pixels.
+        window: Show only the last ``window`` steps; ``None`` shows the whole episode.
+
+    Raises:
+        TypeError, ValueError: A bad argument (see [`Dashboard`][sekai.rendering.Dashboard]).
+    """
+
+    def __init__(
+        self,
+        *,
+        title: str | None = "MarketMicrostructure-v0",
+        theme: Theme | str = "light",
+        width: int = 720,
+        height: int = 450,
+        window: int | None = None,
+    ) -> None:
+        super().__init__(
+            Row(
+                PriceChart(
+                    "mid_price",
+                    position="inventory",
+                    quotes=("bid", "ask"),
+                    buys="bid_fills",
+                    sells="ask_fills",
+                    title="Mid, quotes and the maker's fills",
+                    width=1.7,
+                ),
+                LineChart(
+                    Series("signal", label="Signal", color="accent", width=1.4),
+                    title="Trader's signal",
+                    baseline=0.0,
+                ),
+                height=1.6,
+            ),
+            Row(
+                LineChart(
+                    Series(_MAKER_PNL, label="Market maker"),
+                    Series(_TRADER_PNL, label="Trader"),
+                    title="PnL",
+                    baseline=0.0,
+                ),
+                LineChart(
+                    Series("inventory", label="Maker inventory", step=True),
+                    Series("position", label="Trader position", step=True),
+                    title="Inventory and position",
+                    baseline=0.0,
+                ),
+            ),
+            title=check_title(title, "MarketMicrostructureRenderer"),
+            subtitle=lambda env: (
+                f"maker vs informed trader \u00b7 volatility {env.volatility:g}, signal "
+                f"{env.signal_strength:g} \u00b7 step {env.elapsed_steps} of {env.episode_length}"
+            ),
+            stats=[
+                Stat("Maker PnL", _MAKER_PNL, format="{:,.2f}", delta="absolute"),
+                Stat("Trader PnL", _TRADER_PNL, format="{:,.2f}", delta="absolute"),
+                Stat("Inventory", "inventory", format="{:+d}"),
+                Stat("Spread", lambda env: env.ask - env.bid, format="{:.3f}"),
+                Stat("Mid", "mid_price", format="{:,.2f}"),
+            ],
+            theme=theme,
+            width=width,
+            height=height,
+            window=window,
+        )

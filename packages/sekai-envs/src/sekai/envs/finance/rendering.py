@@ -13,6 +13,9 @@ what its env is about:
   listed assets.
 - `MarketMakingRenderer` (``MarketMaking-v0``): the mid with the
   agent's bid and ask, its fills and inventory; PnL and inventory.
+- `MarketMicrostructureRenderer` (``MarketMicrostructure-v0``, two
+  agents): the mid with the market maker's bid and ask and its fills, the
+  trader's signal; each agent's PnL, inventory and position.
 - `OptimalExecutionRenderer` (``OptimalExecution-v0``): the mid
   against the arrival price with the sales; the inventory left against the
   Almgren-Chriss trajectory; the implementation shortfall.
@@ -65,12 +68,17 @@ from sekai.envs.finance._render_common import (
     check_title,
     growth,
 )
-from sekai.envs.finance._render_models import MarketMakingRenderer, OptimalExecutionRenderer
+from sekai.envs.finance._render_models import (
+    MarketMakingRenderer,
+    MarketMicrostructureRenderer,
+    OptimalExecutionRenderer,
+)
 
 __all__ = [
     "LimitOrderBookMarketRenderer",
     "LimitOrderBookRenderer",
     "MarketMakingRenderer",
+    "MarketMicrostructureRenderer",
     "MarketRenderer",
     "OptimalExecutionRenderer",
     "PortfolioRenderer",
@@ -82,6 +90,7 @@ for _cls in (
     LimitOrderBookMarketRenderer,
     LimitOrderBookRenderer,
     MarketMakingRenderer,
+    MarketMicrostructureRenderer,
     OptimalExecutionRenderer,
 ):
     _cls.__module__ = __name__
