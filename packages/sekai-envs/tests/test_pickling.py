@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from sekai.envs.cartpole import CartPoleEnv
-from sekai.envs.market_making import MarketMakingEnv
+from sekai.envs.market_making import MarketMicrostructureEnv
 from sekai.envs.portfolio import PortfolioEnv
 from sekai.envs.samplers import HistoricalSampler
 
@@ -20,7 +20,7 @@ from sekai.envs.samplers import HistoricalSampler
         CartPoleEnv,
         PortfolioEnv,
         lambda: PortfolioEnv(sampler=HistoricalSampler(np.zeros((300, 2)))),
-        MarketMakingEnv,
+        MarketMicrostructureEnv,
     ],
 )
 def test_round_trip_keeps_the_seeded_behaviour(make: Any) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from sekai.core import Env, MultiAgentEnv, ResetResult, StepResult
 from sekai.envs._registration import register_envs
-from sekai.envs.market_making import MARKET_MAKER, TRADER, MarketMakingEnv
+from sekai.envs.market_making import MARKET_MAKER, TRADER, MarketMicrostructureEnv
 from sekai.error import InvalidAction, ResetRequired
 from sekai.registry import EnvRegistry
 from sekai.spaces import Box, Discrete
@@ -45,12 +45,12 @@ class _AgentView(Env[Any, Any]):
         )
 
 
-def _play(env: MarketMakingEnv, quotes: Any, order: int) -> Any:
+def _play(env: MarketMicrostructureEnv, quotes: Any, order: int) -> Any:
     return env.step({MARKET_MAKER: np.asarray(quotes, np.float32), TRADER: order})
 
 
 def test_check_env_passes_for_each_agent() -> None:
-    env = MarketMakingEnv(episode_length=40)
+    env = MarketMicrostructureEnv(episode_length=40)
     mm_view = _AgentView(env, MARKET_MAKER, lambda: HOLD)
     assert check_env(mm_view, n_steps=100, check_determinism=True) == []
     quotes = np.array([0.1, 0.1], np.float32)
@@ -58,7 +58,7 @@ def test_check_env_passes_for_each_agent() -> None:
 
 
 def test_agents_have_different_spaces() -> None:
-    env = MarketMakingEnv()
+    env = MarketMicrostructureEnv()
     assert env.possible_agents == [MARKET_MAKER, TRADER]
     mm_obs, trader_obs = env.observation_space(MARKET_MAKER), env.observation_space(TRADER)
     assert isinstance(mm_obs, Box) and isinstance(trader_obs, Box)
@@ -74,7 +74,7 @@ def test_agents_have_different_spaces() -> None:
 
 
 def test_trades_at_the_quotes_and_zero_sum_without_noise() -> None:
-    env = MarketMakingEnv(noise_intensity=0.0, inventory_penalty=0.001)
+    env = MarketMicrostructureEnv(noise_intensity=0.0, inventory_penalty=0.001)
     env.reset(seed=1)
     mid = env.mid_price
     result = _play(env, [0.2, 0.3], 0)  # the trader buys at the ask
@@ -96,7 +96,7 @@ def test_trades_at_the_quotes_and_zero_sum_without_noise() -> None:
 
 
 def test_the_signal_predicts_the_price_and_pays_the_trader() -> None:
-    env = MarketMakingEnv(episode_length=500, noise_intensity=0.0)
+    env = MarketMicrostructureEnv(episode_length=500, noise_intensity=0.0)
     env.reset(seed=2)
     informed = 0.0
     for _ in range(500):
@@ -115,7 +115,7 @@ def test_the_signal_predicts_the_price_and_pays_the_trader() -> None:
 
 def test_noise_fills_decay_with_the_quoted_distance() -> None:
     def fill_rate(offset: float) -> float:
-        env = MarketMakingEnv(episode_length=2000, max_inventory=10_000)
+        env = MarketMicrostructureEnv(episode_length=2000, max_inventory=10_000)
         env.reset(seed=3)
         fills = sum(
             _play(env, [offset, offset], HOLD).info[MARKET_MAKER]["fills"] for _ in range(2000)
@@ -127,7 +127,7 @@ def test_noise_fills_decay_with_the_quoted_distance() -> None:
 
 
 def test_the_state_properties_agree_with_the_info() -> None:
-    env = MarketMakingEnv(episode_length=200)
+    env = MarketMicrostructureEnv(episode_length=200)
     env.reset(seed=4)
     assert env.elapsed_steps == 0 and np.isnan(env.bid) and np.isnan(env.ask)
     assert (env.bid_fills, env.ask_fills, env.trader_fill) == (0, 0, 0)
@@ -154,18 +154,18 @@ def test_the_state_properties_agree_with_the_info() -> None:
 
 
 def test_position_and_inventory_caps() -> None:
-    env = MarketMakingEnv(noise_intensity=0.0, max_position=3, max_inventory=2)
+    env = MarketMicrostructureEnv(noise_intensity=0.0, max_position=3, max_inventory=2)
     env.reset(seed=0)
     positions = [_play(env, [0.1, 0.1], 0).info[TRADER]["position"] for _ in range(5)]
     assert positions == [1, 2, 2, 2, 2]  # the market maker's inventory cap (-2) binds first
-    env = MarketMakingEnv(noise_intensity=0.0, max_position=3, max_inventory=10)
+    env = MarketMicrostructureEnv(noise_intensity=0.0, max_position=3, max_inventory=10)
     env.reset(seed=0)
     positions = [_play(env, [0.1, 0.1], 2).info[TRADER]["position"] for _ in range(5)]
     assert positions == [-1, -2, -3, -3, -3]
 
 
 def test_truncation_seeding_and_errors() -> None:
-    env = MarketMakingEnv(episode_length=3)
+    env = MarketMicrostructureEnv(episode_length=3)
     with pytest.raises(ResetRequired):
         _play(env, [0.1, 0.1], HOLD)
     first = env.reset(seed=5)
@@ -184,9 +184,9 @@ def test_truncation_seeding_and_errors() -> None:
     with pytest.raises(InvalidAction, match="0 \\(buy\\)"):
         _play(env, [0.1, 0.1], 3)
     with pytest.raises(ValueError, match="episode_length"):
-        MarketMakingEnv(episode_length=0)
+        MarketMicrostructureEnv(episode_length=0)
     with pytest.raises(ValueError, match="noise_intensity"):
-        MarketMakingEnv(noise_intensity=1.5)
+        MarketMicrostructureEnv(noise_intensity=1.5)
 
 
 def test_registered() -> None:
@@ -194,5 +194,5 @@ def test_registered() -> None:
     registry.register_namespace("sekai", register_envs)
     registry.all_specs()
     env = registry.make("MarketMicrostructure-v0")
-    assert isinstance(env, MarketMakingEnv)
+    assert isinstance(env, MarketMicrostructureEnv)
     assert env.spec is not None and env.spec.id == "MarketMicrostructure-v0"

@@ -66,7 +66,8 @@ def test_make_vec_is_native_and_matches_sync(registry: EnvRegistry, env_id: str)
 def test_the_old_two_agent_game_keeps_its_names() -> None:
     from sekai.envs import market_making
 
-    assert market_making.MarketMakingEnv is market_making.MarketMicrostructureEnv
+    with pytest.warns(DeprecationWarning, match="MarketMicrostructureEnv"):
+        assert market_making.MarketMakingEnv is market_making.MarketMicrostructureEnv
     env = market_making.MarketMicrostructureEnv()
     assert env.possible_agents == ["market_maker", "trader"]
 

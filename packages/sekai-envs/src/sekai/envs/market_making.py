@@ -3,13 +3,15 @@
 This two-agent game was registered as ``MarketMaking-v0`` before that id went to
 sekai 0.2's single-agent Avellaneda-Stoikov env
 ([`sekai.envs.finance.market_making.MarketMakingEnv`][sekai.envs.MarketMakingEnv]). The class is now
-`MarketMicrostructureEnv`; ``MarketMakingEnv`` remains here as an alias
-of it for code that imported it from this module.
+`MarketMicrostructureEnv`; ``MarketMakingEnv`` still reads here as an alias
+of it for code that imported it from this module, with a DeprecationWarning,
+since the same name in `sekai.envs` is the Avellaneda-Stoikov env.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -21,7 +23,7 @@ from sekai.error import InvalidAction, ResetRequired
 from sekai.spaces import Box, Discrete, Space
 from sekai.utils.seeding import SeedType
 
-__all__ = ["MARKET_MAKER", "TRADER", "MarketMakingEnv", "MarketMicrostructureEnv"]
+__all__ = ["MARKET_MAKER", "TRADER", "MarketMicrostructureEnv"]
 
 MARKET_MAKER = "market_maker"
 """Agent id of the market maker."""
@@ -403,5 +405,17 @@ class MarketMicrostructureEnv(MultiAgentEnv[_Obs, Any, str]):
         return True
 
 
-MarketMakingEnv = MarketMicrostructureEnv
-"""The former name of `MarketMicrostructureEnv` (an alias, kept for old imports)."""
+def __getattr__(name: str) -> Any:
+    # The former name of the two-agent game, read lazily so that using it warns:
+    # `sekai.envs.MarketMakingEnv` is another env (Avellaneda-Stoikov).
+    if name == "MarketMakingEnv":
+        warnings.warn(
+            "sekai.envs.market_making.MarketMakingEnv is the two-agent game, now named "
+            "MarketMicrostructureEnv (MarketMicrostructure-v0); import that name instead. "
+            "sekai.envs.MarketMakingEnv is the single-agent Avellaneda-Stoikov env "
+            "(MarketMaking-v0).",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return MarketMicrostructureEnv
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
