@@ -426,6 +426,31 @@ def _interrupt_parent(parent: int) -> Any:
     return Faulty()
 
 
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="no signal masks")
+def test_ctrl_c_right_after_sigint_is_blocked_still_unblocks_it(
+    proc: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ctrl-C is handled between two bytecodes: here, right after the parent
+    # blocked SIGINT to start a worker. SIGINT must not stay blocked, or every
+    # later Ctrl-C of the program would be lost.
+    from sekai.vector import _proc_pool
+
+    real_block = _proc_pool._block_sigint
+
+    def interrupted_block() -> Any:
+        real_block()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_proc_pool, "_block_sigint", interrupted_block)
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            proc(faulty(2))
+        assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 def test_keyboard_interrupt_during_construction(proc: Any, leaks: Any) -> None:
     parent = os.getpid()
     with pytest.raises(KeyboardInterrupt):

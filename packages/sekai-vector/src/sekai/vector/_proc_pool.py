@@ -51,10 +51,16 @@ _SIGMASK = getattr(signal, "pthread_sigmask", None)
 _DEAD: Any = object()  # what _recv returns for a worker that died
 
 
-def _block_sigint() -> Any:
+def _current_sigmask() -> Any:
+    """This thread's signal mask, unchanged (None where masks do not exist)."""
     if _SIGMASK is None:  # pragma: no cover - Windows
         return None
-    return _SIGMASK(signal.SIG_BLOCK, {signal.SIGINT})
+    return _SIGMASK(signal.SIG_BLOCK, set())
+
+
+def _block_sigint() -> None:
+    if _SIGMASK is not None:
+        _SIGMASK(signal.SIG_BLOCK, {signal.SIGINT})
 
 
 def _restore_sigmask(mask: Any) -> None:
@@ -201,9 +207,12 @@ class WorkerPool:
             handle = WorkerHandle(i, first, count, process, parent_conn)
             self.workers.append(handle)
             # Ctrl-C is held back while a process starts: an interrupt inside
-            # start() could leave a running child that nothing tracks.
-            mask = _block_sigint()
+            # start() could leave a running child that nothing tracks. The mask
+            # is read before and blocked inside the try: an interrupt handled
+            # right after the block (between two bytecodes) must still unblock.
+            mask = _current_sigmask()
             try:
+                _block_sigint()
                 process.start()
                 handle.started = True
             except EOFError as error:  # the fork server died: usually an unguarded script
