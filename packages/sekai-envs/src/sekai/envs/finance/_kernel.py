@@ -1,0 +1,77 @@
+"""What every market env's kernel shares: config attributes and one-row infos (private).
+
+A market model is written once, as a *kernel*: a frozen config dataclass (the
+only place its parameters are declared, defaulted and checked) and step
+functions over a state whose fields are arrays with one row per sub-env. The
+native vector env runs the kernel on ``num_envs`` rows; the single env runs
+the same functions on one row (or on Python floats, where numpy's per-call
+cost on scalars would dominate a step). This module holds the two pieces of
+glue every env class needs around its kernel:
+
+- `config_field`, a read-only attribute that reads the env's ``config``, so an
+  env exposes its parameters (``env.sigma``, ...) without copying them;
+- `row_infos`, the info dict of one row of a kernel's info arrays, with
+  Python scalars, as a single env reports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Generic, TypeVar, overload
+
+import numpy as np
+
+__all__ = ["config_field", "row_infos"]
+
+_V = TypeVar("_V")
+
+
+class config_field(Generic[_V]):
+    """A read-only attribute that reads the field of the same name of ``self.config``.
+
+    ``sigma = config_field[float]()`` in an env class makes ``env.sigma`` return
+    ``env.config.sigma``; ``config_field[float]("A")`` reads another field.
+    """
+
+    def __init__(self, field: str | None = None) -> None:
+        self._field = field
+        self.__doc__ = None
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        if self._field is None:
+            self._field = name
+        self.__doc__ = f"The ``{self._field}`` of the env's config (read-only)."
+
+    @overload
+    def __get__(self, instance: None, owner: type) -> config_field[_V]: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type) -> _V: ...
+
+    def __get__(self, instance: object | None, owner: type) -> config_field[_V] | _V:
+        if instance is None:
+            return self
+        value: _V = getattr(instance.config, self._field)  # type: ignore[attr-defined,arg-type]
+        return value
+
+    def __set__(self, instance: object, value: object) -> None:
+        raise AttributeError(
+            f"{type(instance).__name__}.{self._field} is read-only: build a new env with "
+            f"{self._field}={value!r}"
+        )
+
+
+def row_infos(infos: Mapping[str, Any], row: int = 0) -> dict[str, Any]:
+    """The info dict of sub-env ``row`` from a kernel's info arrays, values as Python scalars.
+
+    A numpy scalar becomes the matching Python ``float`` / ``int`` / ``bool``;
+    an array row of more than one element stays an array; a list (dated
+    timestamps) gives its element.
+    """
+    info: dict[str, Any] = {}
+    for key, values in infos.items():
+        value = values[row]
+        if isinstance(value, np.generic) and not isinstance(value, np.datetime64):
+            value = value.item()
+        info[key] = value
+    return info
