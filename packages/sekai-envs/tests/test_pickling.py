@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from sekai.envs.cartpole import CartPoleEnv
-from sekai.envs.market_making import MarketMicrostructureEnv
-from sekai.envs.portfolio import PortfolioEnv
+from sekai.envs.finance.portfolio import PortfolioEnv
+from sekai.envs.microstructure import MarketMicrostructureEnv
 from sekai.envs.samplers import HistoricalSampler
 
 

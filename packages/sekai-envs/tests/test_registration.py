@@ -34,8 +34,8 @@ IDS = {
     ),
     "Acrobot-v1": (f"{_CLASSIC}.acrobot:AcrobotEnv", f"{_CLASSIC}.acrobot_vector:AcrobotVecEnv"),
     "Portfolio-v0": (
-        "sekai.envs.portfolio:PortfolioEnv",
-        "sekai.envs.portfolio_vector:PortfolioVecEnv",
+        "sekai.envs.finance.portfolio:PortfolioEnv",
+        "sekai.envs.finance.portfolio_vector:PortfolioVecEnv",
     ),
     "Trading-v0": (f"{_FINANCE}.trading:TradingEnv", f"{_FINANCE}.trading_vector:TradingVecEnv"),
     "Market-v0": (f"{_FINANCE}.market_env:MarketEnv", None),
@@ -48,7 +48,7 @@ IDS = {
         f"{_FINANCE}.optimal_execution_vector:OptimalExecutionVecEnv",
     ),
     "LimitOrderBook-v0": (f"{_FINANCE}.lob_env:LimitOrderBookEnv", None),
-    "MarketMicrostructure-v0": ("sekai.envs.market_making:MarketMicrostructureEnv", None),
+    "MarketMicrostructure-v0": ("sekai.envs.microstructure:MarketMicrostructureEnv", None),
 }
 
 
@@ -88,8 +88,8 @@ def test_registering_imports_no_environment() -> None:
         "registry = EnvRegistry()\n"
         "registry.register_namespace('sekai', register_envs)\n"
         "registry.all_specs()\n"
-        "names = ['sekai.envs.cartpole', 'sekai.envs.portfolio', 'sekai.envs.market_making',\n"
-        "         'sekai.vector', 'sekai.spaces']\n"
+        "names = ['sekai.envs.classic_control.cartpole', 'sekai.envs.finance.portfolio',\n"
+        "         'sekai.envs.microstructure', 'sekai.vector', 'sekai.spaces']\n"
         "print(json.dumps({name: name in sys.modules for name in names}))\n"
     )
     assert not any(_run(probe).values())
@@ -104,7 +104,7 @@ def test_the_installed_entry_point_makes_the_envs() -> None:
         "import json, sys\n"
         "import sekai.registry as registry\n"
         "spec = registry.spec('CartPole-v1')\n"
-        "before = 'sekai.envs.cartpole' in sys.modules\n"
+        "before = 'sekai.envs.classic_control.cartpole' in sys.modules\n"
         "env = registry.make('CartPole-v1')\n"
         "vec = registry.make_vec('Portfolio-v0', 2)\n"
         "print(json.dumps({'before': before, 'single': type(env.unwrapped).__name__ ==\n"

@@ -59,7 +59,10 @@ class AliasModule(ModuleType):
                 f"module {self.__name__!r} (an alias of {self.__sekai_alias_of__!r}) has no "
                 f"attribute {name!r}"
             ) from None
-        setattr(self, name, value)  # later reads skip __getattr__
+        if name in vars(target):
+            # Later reads skip __getattr__; a name the target computes in its own module
+            # __getattr__ (a deprecated one that warns, say) is asked for every time.
+            setattr(self, name, value)
         return value
 
     def __dir__(self) -> list[str]:

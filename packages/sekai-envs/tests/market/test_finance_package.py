@@ -25,13 +25,13 @@ from sekai.registry import EnvRegistry
 
 MINE = {
     "MarketEnv": "sekai.envs.finance.market_env",
-    "PortfolioEnv": "sekai.envs.portfolio",
-    "PortfolioVecEnv": "sekai.envs.portfolio_vector",
+    "PortfolioEnv": "sekai.envs.finance.portfolio",
+    "PortfolioVecEnv": "sekai.envs.finance.portfolio_vector",
     "TradingEnv": "sekai.envs.finance.trading",
     "TradingVecEnv": "sekai.envs.finance.trading_vector",
     "buy_and_hold": "sekai.envs.finance.trading",
     "default_market": "sekai.envs.finance.market_env",
-    "equal_weight": "sekai.envs.portfolio",
+    "equal_weight": "sekai.envs.finance.portfolio",
     "random_correlation": "sekai.envs.finance.market",
     "sample_window": "sekai.envs.finance.market",
     "simulate_gbm": "sekai.envs.finance.market",
@@ -74,7 +74,7 @@ def test_importing_the_package_loads_no_environment() -> None:
         "import json, sys\n"
         "import sekai.envs.finance, sekai.envs.finance.vector\n"
         "names = ['sekai.envs.finance.trading', 'sekai.envs.finance.market_env',\n"
-        "         'sekai.envs.portfolio', 'sekai.finance.simulators', 'sekai.vector']\n"
+        "         'sekai.envs.finance.portfolio', 'sekai.finance.simulators', 'sekai.vector']\n"
         "print(json.dumps({name: name in sys.modules for name in names}))\n"
     )
     output = subprocess.run(

@@ -10,7 +10,7 @@ import pytest
 
 from sekai.core import Env, MultiAgentEnv, ResetResult, StepResult
 from sekai.envs._registration import register_envs
-from sekai.envs.market_making import MARKET_MAKER, TRADER, MarketMicrostructureEnv
+from sekai.envs.microstructure import MARKET_MAKER, TRADER, MarketMicrostructureEnv
 from sekai.error import InvalidAction, ResetRequired
 from sekai.registry import EnvRegistry
 from sekai.spaces import Box, Discrete

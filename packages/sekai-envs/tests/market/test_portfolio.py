@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from sekai.envs.portfolio import PortfolioEnv
+from sekai.envs.finance.portfolio import PortfolioEnv
 from sekai.envs.samplers import Episode, HistoricalSampler, RegimeSwitchingSampler
 from sekai.error import InvalidAction, ResetRequired
 from sekai.utils import check_env

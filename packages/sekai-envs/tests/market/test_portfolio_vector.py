@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from sekai.envs._registration import register_envs
-from sekai.envs.portfolio_vector import PortfolioVecEnv
+from sekai.envs.finance.portfolio_vector import PortfolioVecEnv
 from sekai.envs.samplers import HistoricalSampler, RegimeSwitchingSampler
 from sekai.error import InvalidAction
 from sekai.registry import EnvRegistry

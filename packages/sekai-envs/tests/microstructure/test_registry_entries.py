@@ -26,7 +26,7 @@ ENTRIES = {
         f"{_FINANCE}.optimal_execution_vector:OptimalExecutionVecEnv",
     ),
     "LimitOrderBook-v0": (f"{_FINANCE}.lob_env:LimitOrderBookEnv", None),
-    "MarketMicrostructure-v0": ("sekai.envs.market_making:MarketMicrostructureEnv", None),
+    "MarketMicrostructure-v0": ("sekai.envs.microstructure:MarketMicrostructureEnv", None),
 }
 
 

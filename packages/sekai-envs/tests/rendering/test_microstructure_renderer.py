@@ -16,7 +16,7 @@ from PIL import Image
 
 import sekai.registry as registry
 from sekai.envs.finance.rendering import MarketMicrostructureRenderer
-from sekai.envs.market_making import MARKET_MAKER, TRADER, MarketMicrostructureEnv
+from sekai.envs.microstructure import MARKET_MAKER, TRADER, MarketMicrostructureEnv
 from sekai.rendering import DARK, save_gif
 from sekai.rendering.dashboard import read
 

@@ -18,7 +18,7 @@ Environments (id: single env / native vector env):
 - market tasks (`sekai.envs.finance`, built on `sekai.finance`):
   ``Trading-v0``: `TradingEnv` / `TradingVecEnv`;
   ``Portfolio-v0``: `PortfolioEnv` / `PortfolioVecEnv`, with the
-  episode samplers of `sekai.envs.samplers`; ``Market-v0``:
+  window samplers of `sekai.finance.sampling`; ``Market-v0``:
   `MarketEnv`; their baseline policies `buy_and_hold` and
   `equal_weight`; ``MarketMaking-v0`` (Avellaneda-Stoikov):
   `MarketMakingEnv` / `MarketMakingVecEnv`;
@@ -33,6 +33,9 @@ from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
+
+from sekai._aliases import install as _install_aliases
+from sekai.envs._old_paths import ENVS_ALIASES
 
 if TYPE_CHECKING:
     from sekai.envs._registration import register_envs as register_envs
@@ -63,22 +66,22 @@ if TYPE_CHECKING:
     from sekai.envs.finance.optimal_execution_vector import (
         OptimalExecutionVecEnv as OptimalExecutionVecEnv,
     )
+    from sekai.envs.finance.portfolio import (
+        PortfolioEnv as PortfolioEnv,
+        equal_weight as equal_weight,
+    )
+    from sekai.envs.finance.portfolio_vector import PortfolioVecEnv as PortfolioVecEnv
     from sekai.envs.finance.trading import (
         TradingEnv as TradingEnv,
         buy_and_hold as buy_and_hold,
     )
     from sekai.envs.finance.trading_vector import TradingVecEnv as TradingVecEnv
-    from sekai.envs.market_making import MarketMicrostructureEnv as MarketMicrostructureEnv
-    from sekai.envs.portfolio import (
-        PortfolioEnv as PortfolioEnv,
-        equal_weight as equal_weight,
-    )
-    from sekai.envs.portfolio_vector import PortfolioVecEnv as PortfolioVecEnv
-    from sekai.envs.samplers import (
+    from sekai.envs.microstructure import MarketMicrostructureEnv as MarketMicrostructureEnv
+    from sekai.finance.sampling import (
         Episode as Episode,
-        EpisodeSampler as EpisodeSampler,
         HistoricalSampler as HistoricalSampler,
         RegimeSwitchingSampler as RegimeSwitchingSampler,
+        WindowSampler as EpisodeSampler,
     )
 
 __all__ = [
@@ -113,7 +116,8 @@ __all__ = [
     "register_envs",
 ]
 
-_LAZY: dict[str, str] = {
+# name: its module, or (its module, its name there) where it is exported under another name
+_LAZY: dict[str, str | tuple[str, str]] = {
     "AcrobotEnv": "sekai.envs.classic_control.acrobot",
     "AcrobotVecEnv": "sekai.envs.classic_control.acrobot_vector",
     "CartPoleEnv": "sekai.envs.classic_control.cartpole",
@@ -128,20 +132,22 @@ _LAZY: dict[str, str] = {
     "TradingEnv": "sekai.envs.finance.trading",
     "TradingVecEnv": "sekai.envs.finance.trading_vector",
     "buy_and_hold": "sekai.envs.finance.trading",
-    "equal_weight": "sekai.envs.portfolio",
+    "equal_weight": "sekai.envs.finance.portfolio",
     "MarketMakingEnv": "sekai.envs.finance.market_making",
     "MarketMakingVecEnv": "sekai.envs.finance.market_making_vector",
     "OptimalExecutionEnv": "sekai.envs.finance.optimal_execution",
     "OptimalExecutionVecEnv": "sekai.envs.finance.optimal_execution_vector",
     "LimitOrderBookEnv": "sekai.envs.finance.lob_env",
     "LimitOrderBookMarket": "sekai.envs.finance.lob_env",
-    "MarketMicrostructureEnv": "sekai.envs.market_making",
-    "PortfolioEnv": "sekai.envs.portfolio",
-    "PortfolioVecEnv": "sekai.envs.portfolio_vector",
-    "Episode": "sekai.envs.samplers",
-    "EpisodeSampler": "sekai.envs.samplers",
-    "HistoricalSampler": "sekai.envs.samplers",
-    "RegimeSwitchingSampler": "sekai.envs.samplers",
+    "MarketMicrostructureEnv": "sekai.envs.microstructure",
+    "PortfolioEnv": "sekai.envs.finance.portfolio",
+    "PortfolioVecEnv": "sekai.envs.finance.portfolio_vector",
+    "Episode": "sekai.finance.sampling",
+    # sekai.finance.sampling's EpisodeSampler is 0.2's start sampler; here the name means
+    # the base of window samplers, as it always has in sekai.envs.
+    "EpisodeSampler": ("sekai.finance.sampling", "WindowSampler"),
+    "HistoricalSampler": "sekai.finance.sampling",
+    "RegimeSwitchingSampler": "sekai.finance.sampling",
     "register_envs": "sekai.envs._registration",
 }
 
@@ -149,12 +155,16 @@ _LAZY: dict[str, str] = {
 if not TYPE_CHECKING:
 
     def __getattr__(name: str) -> Any:
-        module_name = _LAZY.get(name)
-        if module_name is None:
+        where = _LAZY.get(name)
+        if where is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module_name), name)
+        module_name, attribute = (where, name) if isinstance(where, str) else where
+        value = getattr(importlib.import_module(module_name), attribute)
         globals()[name] = value
         return value
 
     def __dir__() -> list[str]:
         return sorted(set(globals()) | set(__all__))
+
+
+_install_aliases(__name__, ENVS_ALIASES)

@@ -46,8 +46,8 @@ def register_envs() -> None:
         )
     register(
         "Portfolio-v0",
-        entry_point="sekai.envs.portfolio:PortfolioEnv",
-        vector_entry_point="sekai.envs.portfolio_vector:PortfolioVecEnv",
+        entry_point=f"{_FINANCE}.portfolio:PortfolioEnv",
+        vector_entry_point=f"{_FINANCE}.portfolio_vector:PortfolioVecEnv",
     )
     register(
         "Trading-v0",
@@ -68,5 +68,5 @@ def register_envs() -> None:
     register("LimitOrderBook-v0", entry_point=f"{_FINANCE}.lob_env:LimitOrderBookEnv")
     # This project's two-agent game (a market maker and a directional trader).
     register(
-        "MarketMicrostructure-v0", entry_point="sekai.envs.market_making:MarketMicrostructureEnv"
+        "MarketMicrostructure-v0", entry_point="sekai.envs.microstructure:MarketMicrostructureEnv"
     )

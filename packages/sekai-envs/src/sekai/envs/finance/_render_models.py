@@ -19,7 +19,7 @@ from sekai.envs.finance._render_common import (
     Theme,
     check_title,
 )
-from sekai.envs.market_making import MARKET_MAKER, TRADER
+from sekai.envs.microstructure import MARKET_MAKER, TRADER
 
 __all__ = ["MarketMakingRenderer", "MarketMicrostructureRenderer", "OptimalExecutionRenderer"]
 

@@ -10,10 +10,15 @@ from numpy.typing import NDArray
 
 from sekai._validation import check_int
 from sekai.core import Env, ResetResult, StepResult
-from sekai.envs._portfolio_math import check_actions, rebalance, short_targets, target_weights
-from sekai.envs.finance._tpm_costs import window_volatility
-from sekai.envs.finance._tpm_market import MarketConfig
-from sekai.envs.finance._tpm_sources import History, Simulated, check_options
+from sekai.envs.finance._cost_inputs import window_volatility
+from sekai.envs.finance._market_config import MarketConfig
+from sekai.envs.finance._portfolio_weights import (
+    check_actions,
+    rebalance,
+    short_targets,
+    target_weights,
+)
+from sekai.envs.finance._price_sources import History, Simulated, check_options
 from sekai.error import ResetRequired
 from sekai.finance.costs import CostModel
 from sekai.finance.data import MarketData, PointInTime

@@ -10,10 +10,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from sekai.core import Env, ResetResult, StepResult
 from sekai.envs.classic_control._common import discrete_action
-from sekai.envs.finance._tpm_accounting import account_step
-from sekai.envs.finance._tpm_costs import window_volatility
-from sekai.envs.finance._tpm_sources import History, Simulated, check_options
-from sekai.envs.finance._tpm_trading import TradingConfig
+from sekai.envs.finance._account_step import account_step
+from sekai.envs.finance._cost_inputs import window_volatility
+from sekai.envs.finance._price_sources import History, Simulated, check_options
+from sekai.envs.finance._trading_config import TradingConfig
 from sekai.error import ResetRequired
 from sekai.finance.costs import CostModel
 from sekai.finance.data import MarketData, Past, PointInTime

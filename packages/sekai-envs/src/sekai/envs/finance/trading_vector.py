@@ -9,10 +9,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sekai.envs.classic_control._vector_base import check_discrete_actions
-from sekai.envs.finance._tpm_accounting import account_step
-from sekai.envs.finance._tpm_costs import window_volatility
-from sekai.envs.finance._tpm_sources import History, check_options
-from sekai.envs.finance._tpm_trading import TradingConfig
+from sekai.envs.finance._account_step import account_step
+from sekai.envs.finance._cost_inputs import window_volatility
+from sekai.envs.finance._price_sources import History, check_options
+from sekai.envs.finance._trading_config import TradingConfig
 from sekai.finance.costs import CostModel
 from sekai.finance.data import MarketData
 from sekai.finance.rewards import RewardFunction

@@ -3,7 +3,7 @@
 Each class lives next to its single env and is loaded on first access:
 
 - `TradingVecEnv` (``Trading-v0``), from `sekai.envs.finance.trading_vector`;
-- `PortfolioVecEnv` (``Portfolio-v0``), from `sekai.envs.portfolio_vector`;
+- `PortfolioVecEnv` (``Portfolio-v0``), from `sekai.envs.finance.portfolio_vector`;
 - `MarketMakingVecEnv` (``MarketMaking-v0``), from
   ``sekai.envs.finance.market_making_vector``;
 - `OptimalExecutionVecEnv` (``OptimalExecution-v0``), from
@@ -20,15 +20,15 @@ if TYPE_CHECKING:
     from sekai.envs.finance.optimal_execution_vector import (
         OptimalExecutionVecEnv as OptimalExecutionVecEnv,
     )
+    from sekai.envs.finance.portfolio_vector import PortfolioVecEnv as PortfolioVecEnv
     from sekai.envs.finance.trading_vector import TradingVecEnv as TradingVecEnv
-    from sekai.envs.portfolio_vector import PortfolioVecEnv as PortfolioVecEnv
 
 __all__ = ["MarketMakingVecEnv", "OptimalExecutionVecEnv", "PortfolioVecEnv", "TradingVecEnv"]
 
 _LAZY: dict[str, str] = {
     "MarketMakingVecEnv": "sekai.envs.finance.market_making_vector",
     "OptimalExecutionVecEnv": "sekai.envs.finance.optimal_execution_vector",
-    "PortfolioVecEnv": "sekai.envs.portfolio_vector",
+    "PortfolioVecEnv": "sekai.envs.finance.portfolio_vector",
     "TradingVecEnv": "sekai.envs.finance.trading_vector",
 }
 

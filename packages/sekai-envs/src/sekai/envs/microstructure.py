@@ -410,7 +410,7 @@ def __getattr__(name: str) -> Any:
     # `sekai.envs.MarketMakingEnv` is another env (Avellaneda-Stoikov).
     if name == "MarketMakingEnv":
         warnings.warn(
-            "sekai.envs.market_making.MarketMakingEnv is the two-agent game, now named "
+            "sekai.envs.microstructure.MarketMakingEnv is the two-agent game, now named "
             "MarketMicrostructureEnv (MarketMicrostructure-v0); import that name instead. "
             "sekai.envs.MarketMakingEnv is the single-agent Avellaneda-Stoikov env "
             "(MarketMaking-v0).",

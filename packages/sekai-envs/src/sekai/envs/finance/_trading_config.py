@@ -9,9 +9,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sekai._validation import check_int, check_real, is_real
-from sekai.envs.finance._tpm_accounting import check_reward, positive_capital
-from sekai.envs.finance._tpm_costs import CostInputs
-from sekai.envs.finance._tpm_sources import History, Source, resolve_source
+from sekai.envs.finance._account_step import check_reward, positive_capital
+from sekai.envs.finance._cost_inputs import CostInputs
+from sekai.envs.finance._price_sources import History, Source, resolve_source
 from sekai.finance.account import AccountConfig
 from sekai.finance.costs import CostModel, as_cost_model
 from sekai.finance.data import MarketData

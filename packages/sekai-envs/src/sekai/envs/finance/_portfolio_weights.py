@@ -3,7 +3,7 @@
 Every function works on a leading batch axis; the single env calls them with a
 batch of one, so both implementations compute bit-identical results. Weights
 are ``(B, n_assets + 1)`` with cash last. The trade, its cost and the period's
-settlement are `sekai.envs.finance._tpm_accounting.account_step`'s, on
+settlement are `sekai.envs.finance._account_step.account_step`'s, on
 `sekai.finance.account` and `sekai.finance.costs`: this module only
 turns actions into target weights and keeps the cash column.
 """
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.finance._tpm_accounting import StepAccount, account_step
+from sekai.envs.finance._account_step import StepAccount, account_step
 from sekai.error import InvalidAction
 from sekai.finance.account import AccountConfig, project_weights
 from sekai.finance.costs import CostModel

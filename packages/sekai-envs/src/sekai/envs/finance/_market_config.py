@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from sekai._validation import check_bool, check_int, check_real
-from sekai.envs.finance._tpm_accounting import check_reward, positive_capital
-from sekai.envs.finance._tpm_costs import CostInputs
-from sekai.envs.finance._tpm_sources import History, Simulated, resolve_source
+from sekai.envs.finance._account_step import check_reward, positive_capital
+from sekai.envs.finance._cost_inputs import CostInputs
+from sekai.envs.finance._price_sources import History, Simulated, resolve_source
 from sekai.error import LookAheadError
 from sekai.finance.account import AccountConfig
 from sekai.finance.costs import CostModel, as_cost_model

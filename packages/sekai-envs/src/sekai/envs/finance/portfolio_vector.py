@@ -8,10 +8,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai.envs._portfolio_config import PortfolioConfig, PortfolioObs
-from sekai.envs._portfolio_math import check_actions, rebalance, short_targets, target_weights
-from sekai.envs.finance._tpm_costs import window_volatility
-from sekai.envs.finance._tpm_sources import History, Simulated, check_options
+from sekai.envs.finance._cost_inputs import window_volatility
+from sekai.envs.finance._portfolio_config import PortfolioConfig, PortfolioObs
+from sekai.envs.finance._portfolio_weights import (
+    check_actions,
+    rebalance,
+    short_targets,
+    target_weights,
+)
+from sekai.envs.finance._price_sources import History, Simulated, check_options
 from sekai.finance.costs import CostModel
 from sekai.finance.data import MarketData
 from sekai.finance.rewards import RewardFunction

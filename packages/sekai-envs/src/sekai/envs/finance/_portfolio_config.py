@@ -23,9 +23,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sekai._validation import check_bool, check_int, check_real
-from sekai.envs.finance._tpm_accounting import check_reward, positive_capital
-from sekai.envs.finance._tpm_costs import CostInputs
-from sekai.envs.finance._tpm_sources import History, Simulated, resolve_source
+from sekai.envs.finance._account_step import check_reward, positive_capital
+from sekai.envs.finance._cost_inputs import CostInputs
+from sekai.envs.finance._price_sources import History, Simulated, resolve_source
 from sekai.finance.account import AccountConfig
 from sekai.finance.costs import CostModel, ProportionalCost, as_cost_model
 from sekai.finance.data import MarketData
@@ -124,7 +124,7 @@ class PortfolioConfig:
                 as_sampler(sampler)
             except TypeError:
                 raise TypeError(
-                    f"{owner}: sampler must be a window sampler (sekai.envs.samplers), "
+                    f"{owner}: sampler must be a window sampler (sekai.finance.sampling), "
                     "'random', 'sequential', an int or a start sampler "
                     f"(sekai.finance.EpisodeSampler), got {sampler!r}"
                 ) from None
