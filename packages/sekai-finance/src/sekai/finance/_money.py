@@ -64,6 +64,12 @@ def sum_assets(per_asset: F64) -> Array:
 def check_rate_array(value: Any, what: str, *, allow_negative: bool = False) -> float | F64:
     """A real number or 1-D array of finite rates (per asset), non-negative by default.
 
+    The cost models' check. The simulators' `sekai.finance._simulation.per_asset`
+    reads similar values under another contract: it rejects an empty array,
+    returns an array for a scalar, checks any range, and its messages name the
+    offending element (``"sigma[1] must be ..."``) where this one quotes the
+    whole value (``"rate must hold only values that are ..."``).
+
     Returns:
         A Python float for a scalar, else a read-only float64 array.
 

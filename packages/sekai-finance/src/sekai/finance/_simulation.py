@@ -95,6 +95,10 @@ def per_asset(
 ) -> NDArray[np.float64]:
     """A parameter as a float64 array of shape ``()`` or ``(k,)``, each element checked.
 
+    The models' check; the cost models' rates go through
+    `sekai.finance._money.check_rate_array` instead, whose contract differs
+    (see there).
+
     Raises:
         TypeError: An element is not a real number.
         ValueError: The value has more than one dimension, is empty, or an
