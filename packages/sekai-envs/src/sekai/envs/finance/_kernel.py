@@ -16,12 +16,13 @@ glue every env class needs around its kernel:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import inspect
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 
-__all__ = ["config_field", "row_infos"]
+__all__ = ["check_keywords", "config_field", "passed_arguments", "row_infos"]
 
 _V = TypeVar("_V")
 
@@ -61,17 +62,57 @@ class config_field(Generic[_V]):
         )
 
 
-def row_infos(infos: Mapping[str, Any], row: int = 0) -> dict[str, Any]:
+def row_infos(
+    infos: Mapping[str, Any], row: int = 0, *, raw: Collection[str] = ()
+) -> dict[str, Any]:
     """The info dict of sub-env ``row`` from a kernel's info arrays, values as Python scalars.
 
-    A numpy scalar becomes the matching Python ``float`` / ``int`` / ``bool``;
-    an array row of more than one element stays an array; a list (dated
-    timestamps) gives its element.
+    A numpy scalar becomes the matching Python ``float`` / ``int`` / ``bool``,
+    except under the keys in ``raw``, whose values stay numpy scalars (a
+    timestamp, say); an array row of more than one element stays an array; a
+    list (dated timestamps) gives its element.
     """
     info: dict[str, Any] = {}
     for key, values in infos.items():
         value = values[row]
-        if isinstance(value, np.generic) and not isinstance(value, np.datetime64):
+        if isinstance(value, np.generic) and key not in raw:
             value = value.item()
         info[key] = value
     return info
+
+
+def passed_arguments(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """An env's constructor arguments, from ``locals()`` read first thing in ``__init__``.
+
+    Lets a constructor whose signature spells out its keywords (for readers,
+    type checkers and sekai 0.2's listing) hand them all to its config's
+    ``from_arguments``, which declares and checks them, without a third copy
+    of the list.
+    """
+    return {key: value for key, value in arguments.items() if key not in ("self", "__class__")}
+
+
+def check_keywords(owner: str, keywords: Mapping[str, Any], accepts: Callable[..., Any]) -> None:
+    """Refuse keywords that ``accepts`` (a config's ``from_arguments``) does not take.
+
+    A vector env passes its ``**kwargs`` on to its config; this names the
+    unknown keyword and lists the known ones, where Python's own error would
+    name neither the env nor the alternatives.
+
+    Raises:
+        TypeError: A keyword ``accepts`` does not take.
+    """
+    known = [
+        name
+        for name, parameter in inspect.signature(accepts).parameters.items()
+        if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
+        and name != "owner"
+    ]
+    unknown = [repr(name) for name in keywords if name not in known]
+    if unknown:
+        what = (
+            "an unexpected keyword argument"
+            if len(unknown) == 1
+            else "unexpected keyword arguments"
+        )
+        raise TypeError(f"{owner} got {what} {', '.join(unknown)}; it takes {', '.join(known)}")

@@ -2,26 +2,31 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import Env, ResetResult, StepResult
-from sekai.envs.finance._mm_model import (
-    MarketMakingConfig,
-    avellaneda_stoikov_offsets,
+from sekai.envs.finance._kernel import config_field
+from sekai.envs.finance._market_making_config import MarketMakingConfig
+from sekai.envs.finance._market_making_kernel import (
+    advance,
+    avellaneda_stoikov_action,
     checked_offsets,
     draw_session,
     fill_probability,
+    observe,
+    reset_infos,
+    start_sessions,
+    step_infos,
+    time_remaining,
 )
+from sekai.envs.finance._market_making_state import ScalarState, state_field
 from sekai.error import ResetRequired
 from sekai.utils.seeding import SeedType
 
 __all__ = ["MarketMakingEnv", "SeedType"]
-
-_NAN = math.nan
 
 
 class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
@@ -95,9 +100,13 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         max_offset: The largest distance of a quote from the mid.
 
     Attributes:
+        config: The checked parameters. ``s0``, ``sigma``, ``total_time``,
+            ``n_steps``, ``risk_aversion``, ``max_inventory``, ``order_size``
+            and ``max_offset`` read it (read-only: build a new env to change
+            one), as do the three below.
         A: ``fill_intensity``.
         k: ``fill_decay``.
-        dt: The length of a step.
+        dt: The length of a step, ``total_time / n_steps``.
         mid: The current mid-price.
         inventory: The units held (negative when short).
         cash: The cash account (0 at the start).
@@ -113,6 +122,28 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         "renderer": "sekai.envs.finance.rendering:MarketMakingRenderer",
     }
 
+    # The parameters, read from `config` (one declaration: MarketMakingConfig).
+    s0 = config_field[float]()
+    sigma = config_field[float]()
+    total_time = config_field[float]()
+    n_steps = config_field[int]()
+    A = config_field[float]("fill_intensity")
+    k = config_field[float]("fill_decay")
+    risk_aversion = config_field[float]()
+    max_inventory = config_field[int]()
+    order_size = config_field[int]()
+    max_offset = config_field[float]()
+    dt = config_field[float]()
+
+    # The session's state (assignable, e.g. to try the closed form in another state).
+    mid = state_field[float]("The current mid-price.")
+    inventory = state_field[int]("The units held (negative when short).")
+    cash = state_field[float]("The cash account (0 at the start).")
+    bid = state_field[float]("The last bid price (NaN if not quoted).")
+    ask = state_field[float]("The last ask price (NaN if not quoted).")
+    bid_filled = state_field[bool]("Whether the last bid was hit.")
+    ask_filled = state_field[bool]("Whether the last ask was lifted.")
+
     def __init__(
         self,
         *,
@@ -127,8 +158,8 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         order_size: int = 1,
         max_offset: float = 5.0,
     ) -> None:
-        config = MarketMakingConfig.checked(
-            "MarketMakingEnv",
+        self.config = config = MarketMakingConfig(
+            owner="MarketMakingEnv",
             s0=s0,
             sigma=sigma,
             total_time=total_time,
@@ -140,33 +171,12 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
             order_size=order_size,
             max_offset=max_offset,
         )
-        self.config = config
-        self.s0 = config.s0
-        self.sigma = config.sigma
-        self.total_time = config.total_time
-        self.n_steps = config.n_steps
-        self.A = config.A
-        self.k = config.k
-        self.risk_aversion = config.risk_aversion
-        self.max_inventory = config.max_inventory
-        self.order_size = config.order_size
-        self.max_offset = config.max_offset
-        self.dt = config.dt
         self.observation_space = config.observation_space()
         self.action_space = config.action_space()
-        self._high = float(self.action_space.high[0])
-        self._move_scale = config.move_scale
-        self._penalty_scale = config.penalty_scale
-        self.mid = self.s0
-        self.inventory = 0
-        self.cash = 0.0
-        self.bid = _NAN
-        self.ask = _NAN
-        self.bid_filled = False
-        self.ask_filled = False
-        self._t = 0
-        self._wealth = 0.0
+        self._state = ScalarState()
+        start_sessions(config, self._state)
         self._started = False
+        # The session's draws, as Python numbers: a step reads them without numpy.
         self._uniforms: list[list[float]] = []
         self._moves: list[float] = []
 
@@ -175,17 +185,18 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
     @property
     def elapsed_steps(self) -> int:
         """Steps taken in the current episode."""
-        return self._t
+        return self._state.t
 
     @property
     def time_remaining(self) -> float:
         """``T - t``: the session time left, in the units of ``total_time``."""
-        return (self.n_steps - self._t) * self.dt
+        remaining: float = time_remaining(self.config, self._state)
+        return remaining
 
     @property
     def wealth(self) -> float:
         """Mark-to-market wealth, ``cash + inventory * mid``."""
-        return self._wealth
+        return self._state.wealth
 
     def fill_probability(self, offset: float) -> float:
         """The chance that a quote ``offset`` away from the mid fills within a step.
@@ -193,7 +204,7 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         ``min(1, A exp(-k offset) dt)``, the paper's discretisation of the
         arrival rate ``A exp(-k offset)``.
         """
-        return float(fill_probability(float(offset), self.config))
+        return float(fill_probability(float(offset), self.config, self._state))
 
     def avellaneda_stoikov_action(self, *, spread_time_term: bool = False) -> NDArray[np.float32]:
         """The closed-form quotes of Avellaneda & Stoikov in the current state.
@@ -215,15 +226,9 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         Returns:
             A float32 action ``(delta_b, delta_a)`` in `action_space`.
         """
-        bid, ask = avellaneda_stoikov_offsets(
-            float(self.inventory),
-            self.time_remaining,
-            self.config,
-            spread_time_term=spread_time_term,
+        return avellaneda_stoikov_action(
+            self.config, self._state, spread_time_term=spread_time_term
         )
-        offsets = np.clip(np.array([bid, ask], dtype=np.float64), 0.0, self.max_offset)
-        action: NDArray[np.float32] = offsets.astype(np.float32)
-        return action
 
     # -- episode -------------------------------------------------------------------------------
 
@@ -235,17 +240,13 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         ``options`` are not used.
         """
         self._set_rng(seed)
-        uniforms, moves = draw_session(self.rng, self.n_steps)
+        config = self.config
+        uniforms, moves = draw_session(self.rng, config.n_steps)
         self._uniforms, self._moves = uniforms.tolist(), moves.tolist()
-        self.mid = self.s0
-        self.inventory = 0
-        self.cash = 0.0
-        self.bid = self.ask = _NAN
-        self.bid_filled = self.ask_filled = False
-        self._t = 0
-        self._wealth = 0.0
+        state = self._state
+        start_sessions(config, state)
         self._started = True
-        return ResetResult(self._observe(), self._info(0.0))
+        return ResetResult(observe(config, state), reset_infos(config, state))
 
     def step(self, action: NDArray[np.float32]) -> StepResult[NDArray[np.float32]]:
         """Quote, fill, move the mid (see the class docstring).
@@ -254,58 +255,17 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
             ResetRequired: Before the first reset or after the session ended.
             InvalidAction: ``action`` is not two distances in ``[0, max_offset]``.
         """
-        t = self._t
-        if not self._started or t >= self.n_steps:
-            raise ResetRequired("MarketMakingEnv: call reset() to start a session")
-        bid_offset, ask_offset = checked_offsets(
-            action, self._high, "MarketMakingEnv", batch=False
-        ).tolist()
         config = self.config
-        size = self.order_size
-        u_bid, u_ask = self._uniforms[t]
-        mid = self.mid
-        inventory = self.inventory
-        cash = self.cash
-        bid = ask = _NAN
-        bid_filled = ask_filled = False
-        if inventory + size <= self.max_inventory:
-            bid = mid - bid_offset
-            bid_filled = bool(u_bid < fill_probability(bid_offset, config))
-        if inventory - size >= -self.max_inventory:
-            ask = mid + ask_offset
-            ask_filled = bool(u_ask < fill_probability(ask_offset, config))
-        if bid_filled:
-            inventory += size
-            cash -= size * bid
-        if ask_filled:
-            inventory -= size
-            cash += size * ask
-        mid = mid + self._move_scale * self._moves[t]
-        wealth = cash + inventory * mid
-        pnl = wealth - self._wealth
-        reward = pnl - self._penalty_scale * inventory * inventory
-        self.mid, self.inventory, self.cash, self._wealth = mid, inventory, cash, wealth
-        self.bid, self.ask, self.bid_filled, self.ask_filled = bid, ask, bid_filled, ask_filled
-        self._t = t = t + 1
-        return StepResult(self._observe(), reward, t >= self.n_steps, False, self._info(pnl))
-
-    def _observe(self) -> NDArray[np.float32]:
-        return np.array(
-            [self.inventory / self.max_inventory, (self.n_steps - self._t) / self.n_steps],
-            dtype=np.float32,
+        state = self._state
+        t = state.t
+        if not self._started or t >= config.n_steps:
+            raise ResetRequired("MarketMakingEnv: call reset() to start a session")
+        offsets = checked_offsets(action, config.action_bound, "MarketMakingEnv", batch=False)
+        pnl, reward = advance(config, state, offsets, self._uniforms[t], self._moves[t])
+        return StepResult(
+            observe(config, state),
+            reward,
+            state.t >= config.n_steps,
+            False,
+            step_infos(config, state, pnl),
         )
-
-    def _info(self, pnl: float) -> dict[str, Any]:
-        return {
-            "mid_price": self.mid,
-            "inventory": self.inventory,
-            "cash": self.cash,
-            "wealth": self._wealth,
-            "pnl": pnl,
-            "bid": self.bid,
-            "ask": self.ask,
-            "bid_filled": self.bid_filled,
-            "ask_filled": self.ask_filled,
-            "timestamp": self._t * self.dt,
-            "dt": self.dt,
-        }

@@ -2,26 +2,32 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.finance._mm_model import (
-    MarketMakingConfig,
-    avellaneda_stoikov_offsets,
+from sekai.envs.finance._kernel import config_field
+from sekai.envs.finance._market_making_config import MarketMakingConfig
+from sekai.envs.finance._market_making_kernel import (
+    advance,
+    avellaneda_stoikov_action,
     checked_offsets,
     draw_session,
     fill_probability,
+    observe,
+    reset_infos,
+    start_sessions,
+    step_infos,
+    time_remaining,
 )
+from sekai.envs.finance._market_making_state import ArrayState, state_field
 from sekai.vector import InfoArrays, NativeVecEnv
 
 __all__ = ["MarketMakingVecEnv"]
 
 _F64 = NDArray[np.float64]
-_SIDES = np.array([-1.0, 1.0])  # the sign of each quote's distance: bid below, ask above
 
 
 class MarketMakingVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float32]]):
@@ -46,52 +52,68 @@ class MarketMakingVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float32]])
 
     Args:
         num_envs: Number of sub-envs.
-        s0: See [`MarketMakingEnv`][sekai.envs.MarketMakingEnv].
-        sigma: Idem.
-        total_time: Idem.
-        n_steps: Idem.
-        fill_intensity: Idem.
-        fill_decay: Idem.
-        risk_aversion: Idem.
-        max_inventory: Idem.
-        order_size: Idem.
-        max_offset: Idem.
         autoreset: Reset finished sub-envs within the step (else freeze them).
         max_episode_steps: Optional extra time limit per episode.
+        **kwargs: The parameters of every sub-env, those of
+            [`MarketMakingEnv`][sekai.envs.MarketMakingEnv] (``s0``,
+            ``sigma``, ``total_time``, ``n_steps``, ``fill_intensity``,
+            ``fill_decay``, ``risk_aversion``, ``max_inventory``,
+            ``order_size``, ``max_offset``), with its defaults.
+
+    Attributes:
+        config: The checked parameters, shared by every sub-env; ``s0``,
+            ``sigma``, ``A``, ``k``, ``dt``, ... read it, as in the single env.
+
+    Raises:
+        TypeError: A keyword is not one of those parameters, or a parameter
+            has the wrong type.
+        ValueError: A parameter is out of range.
     """
 
     metadata: dict[str, Any] = {"render_fps": 20}  # noqa: RUF012 - copied per subclass
+
+    # The parameters, read from `config` (one declaration: MarketMakingConfig).
+    s0 = config_field[float]()
+    sigma = config_field[float]()
+    total_time = config_field[float]()
+    n_steps = config_field[int]()
+    A = config_field[float]("fill_intensity")
+    k = config_field[float]("fill_decay")
+    risk_aversion = config_field[float]()
+    max_inventory = config_field[int]()
+    order_size = config_field[int]()
+    max_offset = config_field[float]()
+    dt = config_field[float]()
+
+    # The state of every sub-env, as copies.
+    mid = state_field[_F64]("The mid-price of every sub-env.", copies=True)
+    inventory = state_field[NDArray[np.int64]]("The inventory of every sub-env.", copies=True)
+    cash = state_field[_F64]("The cash of every sub-env.", copies=True)
+    wealth = state_field[_F64](
+        "Mark-to-market wealth, ``cash + inventory * mid``, of every sub-env.", copies=True
+    )
+    bid = state_field[_F64](
+        "The last bid price of every sub-env (NaN where not quoted).", copies=True
+    )
+    ask = state_field[_F64](
+        "The last ask price of every sub-env (NaN where not quoted).", copies=True
+    )
+    bid_filled = state_field[NDArray[np.bool_]](
+        "Whether each sub-env's last bid was hit.", copies=True
+    )
+    ask_filled = state_field[NDArray[np.bool_]](
+        "Whether each sub-env's last ask was lifted.", copies=True
+    )
 
     def __init__(
         self,
         num_envs: int,
         *,
-        s0: float = 100.0,
-        sigma: float = 2.0,
-        total_time: float = 1.0,
-        n_steps: int = 200,
-        fill_intensity: float = 140.0,
-        fill_decay: float = 1.5,
-        risk_aversion: float = 0.1,
-        max_inventory: int = 50,
-        order_size: int = 1,
-        max_offset: float = 5.0,
         autoreset: bool = True,
         max_episode_steps: int | None = None,
+        **kwargs: Any,
     ) -> None:
-        config = MarketMakingConfig.checked(
-            "MarketMakingVecEnv",
-            s0=s0,
-            sigma=sigma,
-            total_time=total_time,
-            n_steps=n_steps,
-            fill_intensity=fill_intensity,
-            fill_decay=fill_decay,
-            risk_aversion=risk_aversion,
-            max_inventory=max_inventory,
-            order_size=order_size,
-            max_offset=max_offset,
-        )
+        config = MarketMakingConfig.from_keywords("MarketMakingVecEnv", kwargs)
         super().__init__(
             num_envs,
             config.observation_space(),
@@ -100,95 +122,26 @@ class MarketMakingVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float32]])
             max_episode_steps=max_episode_steps,
         )
         self.config = config
-        self.s0 = config.s0
-        self.sigma = config.sigma
-        self.total_time = config.total_time
-        self.n_steps = config.n_steps
-        self.A = config.A
-        self.k = config.k
-        self.risk_aversion = config.risk_aversion
-        self.max_inventory = config.max_inventory
-        self.order_size = config.order_size
-        self.max_offset = config.max_offset
-        self.dt = config.dt
-        self._high = float(config.action_space().high[0])
-        self._move_scale = config.move_scale
-        self._penalty_scale = config.penalty_scale
         n = self.num_envs
         self._rows = np.arange(n)
         # Time-major, so that the step of sub-envs in lockstep reads one contiguous row.
-        self._uniforms: _F64 = np.zeros((self.n_steps, n, 2))
-        self._moves: _F64 = np.zeros((self.n_steps, n))
-        self._t: NDArray[np.int64] = np.zeros(n, dtype=np.int64)
-        self._mid: _F64 = np.full(n, self.s0)
-        self._inventory: NDArray[np.int64] = np.zeros(n, dtype=np.int64)
-        self._cash: _F64 = np.zeros(n)
-        self._wealth: _F64 = np.zeros(n)
-        self._bid: _F64 = np.full(n, math.nan)
-        self._ask: _F64 = np.full(n, math.nan)
-        self._bid_filled: NDArray[np.bool_] = np.zeros(n, dtype=np.bool_)
-        self._ask_filled: NDArray[np.bool_] = np.zeros(n, dtype=np.bool_)
-        self._dts: _F64 = np.full(n, self.dt)
+        self._bid_draws: _F64 = np.zeros((config.n_steps, n))
+        self._ask_draws: _F64 = np.zeros((config.n_steps, n))
+        self._moves: _F64 = np.zeros((config.n_steps, n))
+        self._state = ArrayState(n)
+        start_sessions(config, self._state)
 
-    # -- state (copies, one entry per sub-env) --------------------------------------------------
-
-    @property
-    def mid(self) -> _F64:
-        """The mid-price of every sub-env."""
-        copy: _F64 = self._mid.copy()
-        return copy
-
-    @property
-    def inventory(self) -> NDArray[np.int64]:
-        """The inventory of every sub-env."""
-        copy: NDArray[np.int64] = self._inventory.copy()
-        return copy
-
-    @property
-    def cash(self) -> _F64:
-        """The cash of every sub-env."""
-        copy: _F64 = self._cash.copy()
-        return copy
-
-    @property
-    def wealth(self) -> _F64:
-        """Mark-to-market wealth, ``cash + inventory * mid``, of every sub-env."""
-        copy: _F64 = self._wealth.copy()
-        return copy
-
-    @property
-    def bid(self) -> _F64:
-        """The last bid price of every sub-env (NaN where not quoted)."""
-        copy: _F64 = self._bid.copy()
-        return copy
-
-    @property
-    def ask(self) -> _F64:
-        """The last ask price of every sub-env (NaN where not quoted)."""
-        copy: _F64 = self._ask.copy()
-        return copy
-
-    @property
-    def bid_filled(self) -> NDArray[np.bool_]:
-        """Whether each sub-env's last bid was hit."""
-        copy: NDArray[np.bool_] = self._bid_filled.copy()
-        return copy
-
-    @property
-    def ask_filled(self) -> NDArray[np.bool_]:
-        """Whether each sub-env's last ask was lifted."""
-        copy: NDArray[np.bool_] = self._ask_filled.copy()
-        return copy
+    # -- state --------------------------------------------------------------------------------
 
     @property
     def time_remaining(self) -> _F64:
         """``T - t`` for every sub-env."""
-        remaining: _F64 = (self.n_steps - self._t).astype(np.float64) * self.dt
+        remaining: _F64 = time_remaining(self.config, self._state)
         return remaining
 
     def fill_probability(self, offset: float) -> float:
         """The chance that a quote ``offset`` from the mid fills within a step (every sub-env)."""
-        return float(fill_probability(float(offset), self.config))
+        return float(fill_probability(float(offset), self.config, self._state))
 
     def avellaneda_stoikov_action(self, *, spread_time_term: bool = False) -> NDArray[np.float32]:
         """The closed-form quotes of every sub-env, ``(num_envs, 2)`` float32.
@@ -197,115 +150,53 @@ class MarketMakingVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float32]])
         [`avellaneda_stoikov_action`][sekai.envs.MarketMakingEnv.avellaneda_stoikov_action]
         gives in sub-env ``i``'s state, with the same ``spread_time_term``.
         """
-        bid, ask = avellaneda_stoikov_offsets(
-            self._inventory.astype(np.float64),
-            self.time_remaining,
-            self.config,
-            spread_time_term=spread_time_term,
+        return avellaneda_stoikov_action(
+            self.config, self._state, spread_time_term=spread_time_term
         )
-        offsets = np.clip(np.stack([bid, ask], axis=1), 0.0, self.max_offset)
-        action: NDArray[np.float32] = offsets.astype(np.float32)
-        return action
 
-    # -- hooks ----------------------------------------------------------------------------------
+    # -- hooks --------------------------------------------------------------------------------
 
     def _reset_envs(
         self, indices: NDArray[np.intp], options: Sequence[dict[str, Any] | None]
     ) -> None:
         rngs = self.rngs
+        n_steps = self.config.n_steps
         for i in indices.tolist():  # drawn as the single env draws
-            self._uniforms[:, i], self._moves[:, i] = draw_session(rngs[i], self.n_steps)
-        self._t[indices] = 0
-        self._mid[indices] = self.s0
-        self._inventory[indices] = 0
-        self._cash[indices] = 0.0
-        self._wealth[indices] = 0.0
-        self._bid[indices] = math.nan
-        self._ask[indices] = math.nan
-        self._bid_filled[indices] = False
-        self._ask_filled[indices] = False
+            uniforms, moves = draw_session(rngs[i], n_steps)
+            self._bid_draws[:, i] = uniforms[:, 0]
+            self._ask_draws[:, i] = uniforms[:, 1]
+            self._moves[:, i] = moves
+        start_sessions(self.config, self._state, indices)
 
     def _reset_infos(self, indices: NDArray[np.intp]) -> InfoArrays:
-        count = len(indices)
-        return {
-            "mid_price": self._mid[indices],
-            "inventory": self._inventory[indices],
-            "cash": self._cash[indices],
-            "wealth": self._wealth[indices],
-            "pnl": np.zeros(count),
-            "bid": self._bid[indices],
-            "ask": self._ask[indices],
-            "bid_filled": self._bid_filled[indices],
-            "ask_filled": self._ask_filled[indices],
-            "timestamp": self._t[indices] * self.dt,
-            "dt": self._dts[:count],
-        }
+        return reset_infos(self.config, self._state.take(indices))
 
     def _observe(self) -> NDArray[np.float32]:
-        observations = np.empty((self.num_envs, 2), dtype=np.float32)
-        observations[:, 0] = self._inventory / self.max_inventory
-        observations[:, 1] = (self.n_steps - self._t) / self.n_steps
-        return observations
+        return observe(self.config, self._state)
 
     def _step(self, actions: Any) -> tuple[_F64, NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
-        offsets = checked_offsets(actions, self._high, "MarketMakingVecEnv", batch=True)
-        size = self.order_size
-        frozen = None if self.autoreset or not self.frozen.any() else self.frozen.copy()
-        t = self._t if frozen is None else np.minimum(self._t, self.n_steps - 1)
+        config = self.config
+        offsets = checked_offsets(actions, config.action_bound, "MarketMakingVecEnv", batch=True)
+        state = self._state
+        # With autoreset=False a finished sub-env is frozen: it steps on its session's last
+        # draws, then gets its state back (what it reports is discarded by NativeVecEnv).
+        frozen = None if self.autoreset or not self.frozen.any() else self.frozen
+        kept = None if frozen is None else state.carried()
+        t = state.t if frozen is None else np.minimum(state.t, config.n_steps - 1)
         first = int(t[0])
         if bool((t == first).all()):  # sub-envs in lockstep (the usual case): one row
-            uniforms, moves = self._uniforms[first], self._moves[first]
+            draws = (self._bid_draws[first], self._ask_draws[first])
+            moves = self._moves[first]
         else:
-            uniforms, moves = self._uniforms[t, self._rows], self._moves[t, self._rows]
-        mid = self._mid
-        inventory = self._inventory
-        # Column 0 is the bid, column 1 the ask, as in the action.
-        quoted = np.empty((self.num_envs, 2), dtype=np.bool_)
-        np.less_equal(inventory + size, self.max_inventory, out=quoted[:, 0])
-        np.greater_equal(inventory - size, -self.max_inventory, out=quoted[:, 1])
-        # mid - delta_b and mid + delta_a (adding a negated number is the same IEEE operation).
-        quotes = np.where(quoted, mid[:, None] + offsets * _SIDES, math.nan)
-        filled = quoted & (uniforms < fill_probability(offsets, self.config))
-        bid, ask = quotes[:, 0], quotes[:, 1]
-        bid_filled, ask_filled = filled[:, 0], filled[:, 1]
-        inventory = inventory + size * (bid_filled.astype(np.int64) - ask_filled)
-        cash = self._cash - np.where(bid_filled, size * bid, 0.0)
-        cash = cash + np.where(ask_filled, size * ask, 0.0)
-        mid = mid + self._move_scale * moves
-        wealth = cash + inventory * mid
-        pnl = wealth - self._wealth
-        rewards = pnl - self._penalty_scale * inventory * inventory
-        t = t + 1
-        if frozen is not None:  # a finished sub-env keeps its final state
-            keep = ~frozen
-            t = np.where(keep, t, self._t)
-            mid = np.where(keep, mid, self._mid)
-            inventory = np.where(keep, inventory, self._inventory)
-            cash = np.where(keep, cash, self._cash)
-            wealth = np.where(keep, wealth, self._wealth)
-        self._t, self._mid, self._inventory, self._cash, self._wealth = (
-            t,
-            mid,
-            inventory,
-            cash,
-            wealth,
-        )
-        self._bid, self._ask, self._bid_filled, self._ask_filled = bid, ask, bid_filled, ask_filled
-        terminated = t >= self.n_steps
-        infos = {
-            "mid_price": mid,
-            "inventory": inventory,
-            "cash": cash,
-            "wealth": wealth,
-            "pnl": pnl,
-            "bid": bid,
-            "ask": ask,
-            "bid_filled": bid_filled,
-            "ask_filled": ask_filled,
-            "timestamp": t * self.dt,
-            "dt": self._dts,
-        }
-        return rewards, terminated, np.zeros(self.num_envs, dtype=np.bool_), infos
+            rows = self._rows
+            draws = (self._bid_draws[t, rows], self._ask_draws[t, rows])
+            moves = self._moves[t, rows]
+        pnl, rewards = advance(config, state, offsets, draws, moves)
+        if frozen is not None and kept is not None:
+            state.keep(kept, frozen)
+        terminated = state.t >= config.n_steps
+        truncated = np.zeros(self.num_envs, dtype=np.bool_)
+        return rewards, terminated, truncated, step_infos(config, state, pnl)
 
     def __repr__(self) -> str:
         return f"MarketMakingVecEnv(num_envs={self.num_envs})"
