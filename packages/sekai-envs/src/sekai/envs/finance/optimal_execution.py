@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import Env, ResetResult, StepResult
-from sekai.envs.finance._oe_model import (
-    ExecutionConfig,
-    checked_fractions,
+from sekai.envs.finance._kernel import config_field
+from sekai.envs.finance._optimal_execution_baselines import (
     optimal_holdings,
     schedule_fractions,
     shortfall_moments,
+    twap_fractions,
+)
+from sekai.envs.finance._optimal_execution_kernel import (
+    ExecutionConfig,
+    checked_fractions,
+    draw_shocks,
+    execute,
+    initial_state,
+    observe,
+    reset_infos,
+    step_infos,
 )
 from sekai.error import ResetRequired
 from sekai.utils.seeding import SeedType
@@ -94,6 +103,7 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         inventory: The shares still held.
         mid: The current mid-price.
         shortfall: The implementation shortfall so far (dollars).
+        config: The checked parameters, which the parameter attributes read.
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 - copied per subclass
@@ -102,6 +112,18 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         "renderer": "sekai.envs.finance.rendering:OptimalExecutionRenderer",
     }
 
+    X0 = config_field[float]("initial_inventory")
+    s0 = config_field[float]()
+    sigma = config_field[float]()
+    total_time = config_field[float]()
+    n_steps = config_field[int]()
+    gamma = config_field[float]("permanent_impact")
+    eta = config_field[float]("temporary_impact")
+    epsilon = config_field[float]("fixed_cost")
+    risk_aversion = config_field[float]()
+    tau = config_field[float]()
+
+    # The parameters, their order and defaults are ExecutionConfig's (a test keeps them equal).
     def __init__(
         self,
         *,
@@ -115,8 +137,8 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         fixed_cost: float = 0.0625,
         risk_aversion: float = 1e-6,
     ) -> None:
-        config = ExecutionConfig.checked(
-            "OptimalExecutionEnv",
+        config = ExecutionConfig(
+            owner="OptimalExecutionEnv",
             initial_inventory=initial_inventory,
             s0=s0,
             sigma=sigma,
@@ -128,33 +150,45 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
             risk_aversion=risk_aversion,
         )
         self.config = config
-        self.X0 = config.X0
-        self.s0 = config.s0
-        self.sigma = config.sigma
-        self.total_time = config.total_time
-        self.n_steps = config.n_steps
-        self.gamma = config.gamma
-        self.eta = config.eta
-        self.epsilon = config.epsilon
-        self.risk_aversion = config.risk_aversion
-        self.tau = config.tau
         self.observation_space = config.observation_space()
         self.action_space = config.action_space()
-        self._move_scale = config.move_scale
-        self._penalty_scale = config.penalty_scale
-        self._price_unit = config.price_unit
-        self._reward_scale = config.reward_scale
-        self.inventory = self.X0
-        self.mid = self.s0
-        self.shortfall = 0.0
-        self._t = 0
+        self._state = initial_state(config)
         self._done = True
         self._shocks: list[float] = []
+
+    # -- state --------------------------------------------------------------------------------
 
     @property
     def elapsed_steps(self) -> int:
         """Periods elapsed in the current episode."""
-        return self._t
+        return self._state.t
+
+    @property
+    def inventory(self) -> float:
+        """The shares still held (assignable, as in sekai 0.2)."""
+        return self._state.inventory
+
+    @inventory.setter
+    def inventory(self, value: float) -> None:
+        self._state.inventory = value
+
+    @property
+    def mid(self) -> float:
+        """The current mid-price (assignable, as in sekai 0.2)."""
+        return self._state.mid
+
+    @mid.setter
+    def mid(self, value: float) -> None:
+        self._state.mid = value
+
+    @property
+    def shortfall(self) -> float:
+        """The implementation shortfall so far, in dollars (assignable, as in sekai 0.2)."""
+        return self._state.shortfall
+
+    @shortfall.setter
+    def shortfall(self, value: float) -> None:
+        self._state.shortfall = value
 
     # -- the paper's closed forms --------------------------------------------------------------
 
@@ -181,8 +215,7 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
 
     def twap_action(self) -> NDArray[np.float32]:
         """The TWAP action now: sell ``1 / (periods left)`` of what remains, shape ``(1,)``."""
-        left = max(self.n_steps - self._t, 1)
-        return np.array([1.0 / left], dtype=np.float32)
+        return twap_fractions(self.config, self._state.t)
 
     def expected_shortfall(self, trades: NDArray[Any]) -> tuple[float, float]:
         """The mean and variance of the implementation shortfall of a static schedule.
@@ -210,13 +243,11 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         ``options`` are not used.
         """
         self._set_rng(seed)
-        self._shocks = self.rng.standard_normal(self.n_steps).tolist()
-        self.inventory = self.X0
-        self.mid = self.s0
-        self.shortfall = 0.0
-        self._t = 0
+        config = self.config
+        self._shocks = draw_shocks(config, (self.rng,))[0].tolist()
+        self._state = state = initial_state(config)
         self._done = False
-        return ResetResult(self._observe(), self._info(0.0, math.nan))
+        return ResetResult(observe(config, state), reset_infos(config, state))
 
     def step(self, action: NDArray[np.float32]) -> StepResult[NDArray[np.float32]]:
         """Sell a fraction of the inventory, then move the mid (see the class docstring).
@@ -228,40 +259,14 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         if self._done:
             raise ResetRequired("OptimalExecutionEnv: call reset() to start an episode")
         fraction = float(checked_fractions(action, "OptimalExecutionEnv", batch=False)[0])
-        t = self._t
-        held = self.inventory
-        mid = self.mid
-        last = t + 1 >= self.n_steps
-        sold = held if last else fraction * held
-        fixed = self.epsilon if sold > 0.0 else 0.0
-        price = mid - fixed - self.eta * sold / self.tau
-        held = 0.0 if last else held - sold
-        self.shortfall += sold * (self.s0 - price)
-        reward = (sold * (price - self.s0) - self._penalty_scale * held * held) * self._reward_scale
-        self.mid = mid + self._move_scale * self._shocks[t] - self.gamma * sold
-        self.inventory = held
-        self._t = t = t + 1
-        self._done = terminated = last or held <= 0.0
-        return StepResult(self._observe(), reward, terminated, False, self._info(sold, price))
-
-    def _observe(self) -> NDArray[np.float32]:
-        return np.array(
-            [
-                self.inventory / self.X0,
-                (self.n_steps - self._t) / self.n_steps,
-                (self.mid - self.s0) / self._price_unit,
-            ],
-            dtype=np.float32,
+        config = self.config
+        state = self._state
+        reward, terminated, sold, price = execute(config, state, fraction, self._shocks[state.t])
+        self._done = terminated
+        return StepResult(
+            observe(config, state),
+            reward,
+            terminated,
+            False,
+            step_infos(config, state, sold, price),
         )
-
-    def _info(self, sold: float, price: float) -> dict[str, Any]:
-        return {
-            "shares_sold": sold,
-            "execution_price": price,
-            "inventory": self.inventory,
-            "mid_price": self.mid,
-            "implementation_shortfall": self.shortfall,
-            "shortfall_bps": self.shortfall * self._reward_scale,
-            "timestamp": self._t * self.tau,
-            "dt": self.tau,
-        }
