@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from sekai._validation import check_real
 from sekai.envs.finance.market import validate_prices
-from sekai.finance.data import MarketData
+from sekai.finance.data import MarketData, PointInTime, PointInTimeBatch
 from sekai.finance.sampling import (
     EpisodeSampler,
     as_sampler,
@@ -38,10 +38,14 @@ from sekai.finance.simulators import MarketModel, Simulation
 
 __all__ = [
     "History",
+    "HistoryCursor",
+    "PathCursor",
+    "PriceCursor",
     "Simulated",
     "Source",
     "as_market_data",
     "check_options",
+    "cursor_for",
     "resolve_source",
 ]
 
@@ -277,3 +281,158 @@ def check_options(
             f"{owner}: unknown reset option(s) {', '.join(map(repr, unknown))}; known: {known}"
         )
     return options
+
+
+class PriceCursor:
+    """Where each of ``n`` episodes stands in its prices, read only through the guard.
+
+    The price part of a windowed market kernel (one row per sub-env): a
+    history shared by every row, each row at its own decision row
+    (`HistoryCursor`), or one simulated path per row (`PathCursor`). The
+    kernel reads the market through `now`, a
+    [`PointInTimeBatch`][sekai.finance.data.PointInTimeBatch] at the decision
+    rows, which serves rows up to each decision row and the next row's price
+    for the fill, never a later row. `cursor_for` builds the right one.
+
+    Args:
+        n: Number of rows (sub-envs).
+        lookback: Log returns per observation.
+        episode_length: Decisions per episode.
+
+    Attributes:
+        rows: Each row's decision row in its data.
+    """
+
+    def __init__(self, n: int, lookback: int, episode_length: int) -> None:
+        self.n = n
+        self.lookback = lookback
+        self.episode_length = episode_length
+        self.rows: NDArray[np.intp] = np.full(n, lookback, dtype=np.intp)
+        self._last: NDArray[np.intp] = np.full(n, lookback + episode_length - 1, dtype=np.intp)
+
+    def begin(
+        self,
+        index: int,
+        rng: np.random.Generator,
+        start: Any,
+        sampler: EpisodeSampler | None = None,
+    ) -> None:
+        """Start row ``index``'s episode: draw its first decision row, or simulate its path.
+
+        Call `settle` once the rows of one reset are all begun.
+
+        Args:
+            index: The row.
+            rng: Its generator (the only source of the draw's randomness).
+            start: The ``"start"`` reset option (histories), or None.
+            sampler: The row's own start sampler (histories; None: the source's).
+        """
+        row = self._first_row(index, rng, start, sampler)
+        self.rows[index] = row
+        self._last[index] = row + self.episode_length - 1
+
+    def _first_row(
+        self, index: int, rng: np.random.Generator, start: Any, sampler: EpisodeSampler | None
+    ) -> int:
+        raise NotImplementedError
+
+    def settle(self) -> None:
+        """Take in what the last `begin` calls drew (nothing to do for a history)."""
+
+    def now(self) -> PointInTimeBatch:
+        """The market as known at every row's current row (what its observation shows)."""
+        return self._at_rows(self.rows)
+
+    def deciding(self) -> PointInTimeBatch:
+        """The market at every row's decision row, for a step.
+
+        A row whose episode is over (a frozen sub-env, stepped with the others
+        but left unchanged) reads at its last decision row instead, so that its
+        fill never reads past its episode.
+        """
+        return self._at_rows(np.minimum(self.rows, self._last))
+
+    def _at_rows(self, rows: NDArray[np.intp]) -> PointInTimeBatch:
+        raise NotImplementedError
+
+    def data_of(self, index: int) -> MarketData:
+        """The data row ``index`` plays: the history, or its simulated path."""
+        raise NotImplementedError
+
+    def at(self, index: int) -> PointInTime:
+        """Row ``index``'s market as a single env shows it: a `PointInTime` at its decision row."""
+        return self.data_of(index).at(int(self.rows[index]))
+
+    def advance(self, active: NDArray[np.bool_] | None = None) -> None:
+        """Move every row (or the ``active`` ones) to its next decision row."""
+        if active is None:
+            self.rows += 1
+        else:
+            self.rows += active
+
+
+class HistoryCursor(PriceCursor):
+    """A `PriceCursor` over one history: each row's episode is a window of it."""
+
+    def __init__(self, source: History, n: int, lookback: int, episode_length: int) -> None:
+        super().__init__(n, lookback, episode_length)
+        self.source = source
+        self._data = source.data
+
+    def _first_row(
+        self, index: int, rng: np.random.Generator, start: Any, sampler: EpisodeSampler | None
+    ) -> int:
+        return self.source.first_row(rng, start, self.lookback, self.episode_length, sampler)
+
+    def _at_rows(self, rows: NDArray[np.intp]) -> PointInTimeBatch:
+        return self._data.at_rows(rows)
+
+    def data_of(self, index: int) -> MarketData:
+        return self._data
+
+
+class PathCursor(PriceCursor):
+    """A `PriceCursor` over a model: each row's episode is a path simulated at its reset.
+
+    The paths are kept as a panel ``(n, lookback + episode_length + 1,
+    n_assets)``, NaN where an asset is unlisted; a path's first decision row
+    is ``lookback``.
+    """
+
+    def __init__(self, source: Simulated, n: int, lookback: int, episode_length: int) -> None:
+        super().__init__(n, lookback, episode_length)
+        self.source = source
+        self._panel = np.full((n, lookback + episode_length + 1, source.n_assets), np.nan)
+        self._paths = PointInTimeBatch.of_paths(self._panel, self.rows)
+        self._stale = False
+        self._data: dict[int, MarketData] = {}  # rows' paths as MarketData, built when asked
+
+    def _first_row(
+        self, index: int, rng: np.random.Generator, start: Any, sampler: EpisodeSampler | None
+    ) -> int:
+        simulation = self.source.simulate(rng, self.lookback, self.episode_length)
+        self._panel[index] = Simulated.prices(simulation)
+        self._data.pop(index, None)
+        self._stale = True
+        return self.lookback
+
+    def settle(self) -> None:
+        if self._stale:
+            self._paths = PointInTimeBatch.of_paths(self._panel, self.rows)
+            self._stale = False
+
+    def _at_rows(self, rows: NDArray[np.intp]) -> PointInTimeBatch:
+        return self._paths.with_rows(rows)
+
+    def data_of(self, index: int) -> MarketData:
+        data = self._data.get(index)
+        if data is None:
+            data = self._data[index] = MarketData(self._panel[index])
+        return data
+
+
+def cursor_for(source: Source, n: int, lookback: int, episode_length: int) -> PriceCursor:
+    """The `PriceCursor` of ``n`` rows for ``source``."""
+    if isinstance(source, History):
+        return HistoryCursor(source, n, lookback, episode_length)
+    return PathCursor(source, n, lookback, episode_length)

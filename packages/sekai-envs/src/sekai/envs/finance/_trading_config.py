@@ -1,8 +1,16 @@
-"""Validated parameters of Trading-v0, shared by the single and the native vector env (private)."""
+"""Trading-v0's parameters: declared, defaulted and checked once (private).
+
+`TradingConfig.from_arguments` is the one place the env's keywords are
+declared with their defaults; [`TradingEnv`][sekai.envs.TradingEnv] repeats
+them in its signature for readers and type checkers (a test keeps the two
+equal), and [`TradingVecEnv`][sekai.envs.TradingVecEnv] passes its keywords
+through.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -42,44 +50,77 @@ def _positions(positions: Sequence[float], owner: str) -> tuple[float, ...]:
     )
 
 
+@dataclass(frozen=True)
 class TradingConfig:
-    """Validated parameters of Trading-v0 (see [`TradingEnv`][sekai.envs.TradingEnv])."""
+    """The checked parameters of Trading-v0 (see [`TradingEnv`][sekai.envs.TradingEnv]).
+
+    Frozen: an env changes its ``lookback`` or ``episode_length`` by replacing
+    its config (``dataclasses.replace``), which checks the new values again.
+
+    Attributes:
+        owner: The env's name, for messages.
+        source: Where the prices come from (a history or a model).
+        episode_length: Decisions per episode.
+        lookback: Log returns per observation.
+        positions: The target positions the actions choose from.
+        transaction_cost: The ``transaction_cost`` argument, as given.
+        mu: Drift of the default model.
+        sigma: Volatility of the default model.
+        s0: Start price of the default model.
+        reward: The reward function (the config's own copy).
+        capital: Equity at the start of each episode.
+        cost_model: The cost model built from ``transaction_cost``.
+        dt: Years per period.
+        account: The account's limits (shorting, leverage) the positions imply.
+        costs: What the cost model is told.
+    """
 
     owner: str
+    source: Source
+    episode_length: int
+    lookback: int
+    positions: tuple[float, ...]
+    transaction_cost: float | CostModel
+    mu: float
+    sigma: float
+    s0: float
+    reward: RewardFunction
+    capital: float
+    cost_model: CostModel = field(init=False, repr=False)
+    dt: float = field(init=False)
+    account: AccountConfig = field(init=False, repr=False)
+    costs: CostInputs = field(init=False, repr=False)
 
-    def __init__(
-        self,
+    @classmethod
+    def from_arguments(
+        cls,
         owner: str,
+        prices: ArrayLike | None = None,
         *,
-        prices: ArrayLike | None,
-        data: MarketData | None,
-        episode_length: int,
-        lookback: int,
-        positions: Sequence[float],
-        transaction_cost: float | CostModel,
-        mu: float,
-        sigma: float,
-        dt: float | None,
-        s0: float,
-        model: MarketModel | None,
-        reward: RewardFunction | None,
-        sampler: str | int | EpisodeSampler,
-        capital: float,
-    ) -> None:
-        self.owner = owner
-        self._episode_length = check_int(episode_length, f"{owner}: episode_length", minimum=1)
-        self._lookback = check_int(lookback, f"{owner}: lookback", minimum=1)
-        self.positions = _positions(positions, owner)
-        self.cost_model = as_cost_model(transaction_cost)
-        self.transaction_cost = transaction_cost
-        self.mu, self.sigma, self.s0 = mu, sigma, s0
-        self.reward = check_reward(reward, owner)
-        self.capital = positive_capital(capital, owner)
+        data: MarketData | None = None,
+        episode_length: int = 252,
+        lookback: int = 30,
+        positions: Sequence[float] = (-1.0, 0.0, 1.0),
+        transaction_cost: float | CostModel = 0.001,
+        mu: float = 0.05,
+        sigma: float = 0.2,
+        dt: float | None = None,
+        s0: float = 100.0,
+        model: MarketModel | None = None,
+        reward: RewardFunction | None = None,
+        sampler: str | int | EpisodeSampler = "random",
+        capital: float = 1_000_000.0,
+    ) -> TradingConfig:
+        """Check the keywords of Trading-v0 and build its config.
+
+        Raises:
+            TypeError, ValueError: A bad argument (the message names it).
+        """
 
         def default() -> MarketModel:
             return GBM(mu, sigma, s0=s0, dt=_DAY if dt is None else dt)
 
-        self.source: Source = resolve_source(
+        source = resolve_source(
             owner,
             prices=prices,
             data=data,
@@ -90,57 +131,45 @@ class TradingConfig:
             complete=True,
             n_assets=1,
         )
-        self.dt = self.source.dt
-        largest = max(abs(value) for value in self.positions)
-        self.account = AccountConfig(
-            allow_short=min(self.positions) < 0.0,
-            max_leverage=largest if largest > 0.0 else 1.0,
+        return cls(
+            owner=owner,
+            source=source,
+            episode_length=episode_length,
+            lookback=lookback,
+            positions=_positions(positions, owner),
+            transaction_cost=transaction_cost,
+            mu=mu,
+            sigma=sigma,
+            s0=s0,
+            reward=check_reward(reward, owner),
+            capital=positive_capital(capital, owner),
         )
-        self._check()
 
-    def _check(self) -> None:
-        source = self.source
+    def __post_init__(self) -> None:
+        owner, source = self.owner, self.source
+        length = check_int(self.episode_length, f"{owner}: episode_length", minimum=1)
+        lookback = check_int(self.lookback, f"{owner}: lookback", minimum=1)
+        object.__setattr__(self, "episode_length", length)
+        object.__setattr__(self, "lookback", lookback)
         fields: Any = ()
         if isinstance(source, History):
-            source.check_length(self._lookback, self._episode_length, self.owner)
+            source.check_length(self.lookback, self.episode_length, owner)
             fields = source.data.fields
-        self.costs = CostInputs(
-            self.cost_model,
-            fields=fields,
-            has_prices=True,
-            lookback=self._lookback,
-            owner=self.owner,
-        )
-
-    @property
-    def episode_length(self) -> int:
-        """Decisions per episode."""
-        return self._episode_length
-
-    @episode_length.setter
-    def episode_length(self, value: int) -> None:
-        previous = self._episode_length
-        self._episode_length = check_int(value, f"{self.owner}: episode_length", minimum=1)
-        try:
-            self._check()
-        except ValueError:
-            self._episode_length = previous
-            raise
-
-    @property
-    def lookback(self) -> int:
-        """Log returns per observation."""
-        return self._lookback
-
-    @lookback.setter
-    def lookback(self, value: int) -> None:
-        previous = self._lookback
-        self._lookback = check_int(value, f"{self.owner}: lookback", minimum=1)
-        try:
-            self._check()
-        except ValueError:
-            self._lookback = previous
-            raise
+        cost_model = as_cost_model(self.transaction_cost)
+        largest = max(abs(value) for value in self.positions)
+        derived = {
+            "cost_model": cost_model,
+            "dt": source.dt,
+            "account": AccountConfig(
+                allow_short=min(self.positions) < 0.0,
+                max_leverage=largest if largest > 0.0 else 1.0,
+            ),
+            "costs": CostInputs(
+                cost_model, fields=fields, has_prices=True, lookback=self.lookback, owner=owner
+            ),
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
 
     @property
     def history(self) -> MarketData | None:
@@ -152,9 +181,15 @@ class TradingConfig:
         """The model simulated, or None for a history."""
         return None if isinstance(self.source, History) else self.source.model
 
+    @property
+    def dated(self) -> bool:
+        """Whether the timestamps are dates (a history stamped with datetime64)."""
+        history = self.history
+        return history is not None and history.timestamps.dtype.kind == "M"
+
     def observation_space(self) -> Box:
         """``Box((lookback + 1,), float32)``: log returns, then the position."""
-        return Box(-np.inf, np.inf, (self._lookback + 1,), np.float32)
+        return Box(-np.inf, np.inf, (self.lookback + 1,), np.float32)
 
     def action_space(self) -> Discrete:
         """``Discrete(len(positions))``."""
@@ -168,6 +203,6 @@ class TradingConfig:
         """A short description for ``repr``."""
         source = "history" if isinstance(self.source, History) else type(self.model).__name__
         return (
-            f"source={source}, positions={self.positions}, lookback={self._lookback}, "
-            f"episode_length={self._episode_length}"
+            f"source={source}, positions={self.positions}, lookback={self.lookback}, "
+            f"episode_length={self.episode_length}"
         )

@@ -8,12 +8,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai.core import Env, ResetResult, StepResult
+from sekai.core import ResetResult, StepResult
 from sekai.envs.classic_control._common import discrete_action
-from sekai.envs.finance._account_step import account_step
-from sekai.envs.finance._cost_inputs import window_volatility
-from sekai.envs.finance._price_sources import History, Simulated, check_options
+from sekai.envs.finance._kernel import config_field, passed_arguments, row_infos
+from sekai.envs.finance._price_sources import History
 from sekai.envs.finance._trading_config import TradingConfig
+from sekai.envs.finance._trading_kernel import TradingKernel, observation
+from sekai.envs.finance._windowed_env import WindowedMarketEnv
 from sekai.error import ResetRequired
 from sekai.finance.costs import CostModel
 from sekai.finance.data import MarketData, Past, PointInTime
@@ -44,7 +45,7 @@ def buy_and_hold(env: Any) -> int:
     return int(np.argmax(positions))
 
 
-class TradingEnv(Env[NDArray[np.float32], np.int64]):
+class TradingEnv(WindowedMarketEnv[NDArray[np.float32], np.int64]):
     """Trade one asset: choose a target position each period, pay costs, earn its return.
 
     The agent holds a position in one asset, as a fraction of its equity
@@ -150,6 +151,15 @@ class TradingEnv(Env[NDArray[np.float32], np.int64]):
         "renderer": "sekai.envs.finance.rendering:TradingRenderer",
     }
 
+    positions = config_field[tuple[float, ...]]()
+    cost_model = config_field[CostModel]()
+    transaction_cost = config_field[Any]()
+    capital = config_field[float]()
+    dt = config_field[float]()
+    mu = config_field[float]()
+    sigma = config_field[float]()
+    s0 = config_field[float]()
+
     def __init__(
         self,
         prices: ArrayLike | None = None,
@@ -168,53 +178,17 @@ class TradingEnv(Env[NDArray[np.float32], np.int64]):
         sampler: str | int | EpisodeSampler = "random",
         capital: float = 1_000_000.0,
     ) -> None:
-        config = TradingConfig(
-            "TradingEnv",
-            prices=prices,
-            data=data,
-            episode_length=episode_length,
-            lookback=lookback,
-            positions=positions,
-            transaction_cost=transaction_cost,
-            mu=mu,
-            sigma=sigma,
-            dt=dt,
-            s0=s0,
-            model=model,
-            reward=reward,
-            sampler=sampler,
-            capital=capital,
-        )
-        self.config = config
-        self.positions = config.positions
-        self.cost_model = config.cost_model
-        self.transaction_cost = config.transaction_cost
-        self.capital = config.capital
-        self.dt = config.dt
-        self.mu, self.sigma, self.s0 = mu, sigma, s0
-        self.sampler = config.source.sampler if isinstance(config.source, History) else None
-        self._reward = config.reward
-        self._targets = config.position_array()
-        self.observation_space = config.observation_space()
-        self.action_space = config.action_space()
-        self._data: MarketData | None = None
-        self._row = 0
-        self._steps = 0
-        self._equity = config.capital
-        self._position = 0.0
+        self.config = TradingConfig.from_arguments("TradingEnv", **passed_arguments(locals()))
+        source = self.config.source
+        self.sampler = source.sampler if isinstance(source, History) else None
+        self._reward = self.config.reward
+        self.observation_space = self.config.observation_space()
+        self.action_space = self.config.action_space()
+        self._kernel: TradingKernel | None = None
+        self._choice = np.zeros(1, dtype=np.intp)
         self._over = True
 
     # -- properties -------------------------------------------------------------------------
-
-    @property
-    def data(self) -> MarketData | None:
-        """The history the env plays, or None when it simulates a model."""
-        return self.config.history
-
-    @property
-    def model(self) -> MarketModel | None:
-        """The model the env simulates, or None when it plays a history."""
-        return self.config.model
 
     @property
     def prices(self) -> NDArray[np.float64] | None:
@@ -226,62 +200,22 @@ class TradingEnv(Env[NDArray[np.float32], np.int64]):
         return None if history is None else history.prices[:, 0]
 
     @property
-    def episode_length(self) -> int:
-        """Decisions per episode; a new value applies from the next reset.
-
-        Raises:
-            ValueError: The value is not an int >= 1, or the history is too short.
-        """
-        return self.config.episode_length
-
-    @episode_length.setter
-    def episode_length(self, value: int) -> None:
-        self.config.episode_length = value
-
-    @property
-    def lookback(self) -> int:
-        """Log returns per observation; a new value applies from the next reset.
-
-        Changing it changes `observation_space`.
-        """
-        return self.config.lookback
-
-    @lookback.setter
-    def lookback(self, value: int) -> None:
-        self.config.lookback = value
-        self.observation_space = self.config.observation_space()
-        self._over = True
-
-    @property
-    def reward_fn(self) -> RewardFunction:
-        """The reward function (assignable; the new one is used as given)."""
-        return self._reward
-
-    @reward_fn.setter
-    def reward_fn(self, value: RewardFunction) -> None:
-        if not isinstance(value, RewardFunction):
-            raise TypeError(f"TradingEnv: reward_fn must be a RewardFunction, got {value!r}")
-        self._reward = value
-
-    @property
-    def elapsed_steps(self) -> int:
-        """Steps taken in the current episode."""
-        return self._steps
-
-    @property
     def equity(self) -> float:
         """The account's value (``capital`` at each reset)."""
-        return self._equity
+        return self.config.capital if self._kernel is None else float(self._kernel.equity[0])
 
     @property
     def position(self) -> float:
         """The current position, a fraction of equity (after drift)."""
-        return self._position
+        return 0.0 if self._kernel is None else float(self._kernel.position[0])
+
+    def _started(self) -> TradingKernel:
+        if self._kernel is None:
+            raise ResetRequired("TradingEnv: call reset() first")
+        return self._kernel
 
     def _now(self) -> PointInTime:
-        if self._data is None:
-            raise ResetRequired("TradingEnv: call reset() first")
-        return self._data.at(self._row)
+        return self._started().cursor.at(0)
 
     @property
     def now(self) -> PointInTime:
@@ -305,10 +239,9 @@ class TradingEnv(Env[NDArray[np.float32], np.int64]):
         price); ``np.asarray(env.price_history)`` copies it. Reading a row
         after the current one raises [`LookAheadError`][sekai.error.LookAheadError].
         """
-        now = self._now()
-        data = self._data
-        assert data is not None
-        return Past(data.prices[:, 0], now.index, data, "price_history")
+        cursor = self._started().cursor
+        data = cursor.data_of(0)
+        return Past(data.prices[:, 0], int(cursor.rows[0]), data, "price_history")
 
     @property
     def timestamp(self) -> Any:
@@ -332,31 +265,15 @@ class TradingEnv(Env[NDArray[np.float32], np.int64]):
                 an episode.
         """
         self._set_rng(seed)
-        config = self.config
-        source = config.source
-        lookback, length = config.lookback, config.episode_length
-        if isinstance(source, History):
-            start = check_options(options, ("start",), "TradingEnv").get("start")
-            self._row = source.first_row(self.rng, start, lookback, length)
-            self._data = source.data
-        else:
-            check_options(options, (), "TradingEnv")
-            self._data = Simulated.as_data(source.simulate(self.rng, lookback, length))
-            self._row = lookback
-        self._reward.reset()
-        self._steps = 0
-        self._equity = config.capital
-        self._position = 0.0
+        kernel = self._kernel
+        if kernel is None or kernel.config is not self.config:
+            kernel = self._kernel = TradingKernel(self.config, 1, self._reward)
+        kernel.reward = self._reward
+        first = np.zeros(1, dtype=np.intp)
+        kernel.reset(first, (self.rng,), (options,), "TradingEnv")
         self._over = False
-        now = self._now()
-        info = {
-            "equity": self._equity,
-            "position": 0.0,
-            "price": float(now.prices.latest[0]),
-            "timestamp": now.time,
-            "dt": self.dt,
-        }
-        return ResetResult(self._observe(now), info)
+        info = row_infos(kernel.reset_infos(first), raw=("timestamp",))
+        return ResetResult(self._observe(self._now()), info)
 
     def step(self, action: int | np.integer[Any]) -> StepResult[NDArray[np.float32]]:
         """Trade to the chosen target position and hold it for one period.
@@ -365,56 +282,20 @@ class TradingEnv(Env[NDArray[np.float32], np.int64]):
             ResetRequired: Before the first reset, or after the episode ended.
             InvalidAction: ``action`` is not an index into ``positions``.
         """
-        if self._over:
+        kernel = self._kernel
+        if self._over or kernel is None:
             raise ResetRequired("TradingEnv: the episode is over (or not started); call reset()")
-        config = self.config
-        target = self._targets[discrete_action(action, len(self._targets), "TradingEnv")]
-        now = self._now()
-        price = now.prices.latest
-        executed = now.execution_price()
-        returns = executed / price - 1.0
-        market: dict[str, Any] = {"equity": self._equity, "prices": price}
-        for name in config.costs.fields:
-            market[name] = now.field(name).latest
-        if config.costs.volatility:
-            market["volatility"] = window_volatility(now.log_returns(config.lookback))
-        step = account_step(
-            np.array([self._position]),
-            np.array([target]),
-            returns,
-            dt=self.dt,
-            config=config.account,
-            cost_model=config.cost_model,
-            market=market,
-            equity=self._equity,
-        )
-        reward = float(self._reward(step.outcome))
-        self._equity = float(step.equity)
-        self._position = float(step.drifted[0])
-        self._row += 1
-        self._steps += 1
-        terminated = bool(step.wiped_out)
-        truncated = not terminated and self._steps >= config.episode_length
-        self._over = terminated or truncated
-        now = self._now()
-        info = {
-            "equity": self._equity,
-            "position": self._position,
-            "price": float(executed[0]),
-            "asset_return": float(returns[0]),
-            "cost": float(step.cost),
-            "turnover": float(step.turnover),
-            "timestamp": now.time,
-            "dt": self.dt,
-        }
-        return StepResult(self._observe(now), reward, terminated, truncated, info)
+        self._choice[0] = discrete_action(action, len(self.config.positions), "TradingEnv")
+        # One row: read through PointInTime, cheaper than a batch of one.
+        quotes = kernel.read_one(kernel.cursor.at(0))
+        rewards, terminated, truncated, infos = kernel.step(self._choice, None, quotes)
+        done = bool(terminated[0]), bool(truncated[0])
+        self._over = done[0] or done[1]
+        info = row_infos(infos, raw=("timestamp",))
+        return StepResult(self._observe(self._now()), float(rewards[0]), *done, info)
 
     def _observe(self, now: PointInTime) -> NDArray[np.float32]:
-        lookback = self.config.lookback
-        observation = np.empty(lookback + 1, dtype=np.float32)
-        observation[:lookback] = now.log_returns(lookback)[:, 0]
-        observation[lookback] = self._position
-        return observation
+        return observation(now.log_returns(self.config.lookback), self.position)
 
     def __repr__(self) -> str:
         return f"TradingEnv({self.config.describe()})"

@@ -1,0 +1,241 @@
+"""Trading-v0's kernel: the state of ``n`` one-asset accounts and their step, in arrays (private).
+
+[`TradingEnv`][sekai.envs.TradingEnv] runs it with one row,
+[`TradingVecEnv`][sekai.envs.TradingVecEnv] with one row per sub-env; the
+arithmetic below is the only copy of Trading-v0's step. Its parts: the prices
+(a `PriceCursor`, reads through the point-in-time guard), the cost model's
+inputs (`CostInputs`), the account (`account_step`) and the reward function,
+all batched over the rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.envs.finance._account_step import account_step
+from sekai.envs.finance._cost_inputs import window_volatility
+from sekai.envs.finance._price_sources import PriceCursor, check_options, cursor_for
+from sekai.envs.finance._trading_config import TradingConfig
+from sekai.finance.data import PointInTime, PointInTimeBatch
+from sekai.finance.rewards import RewardFunction
+from sekai.finance.sampling import EpisodeSampler
+
+__all__ = ["Quotes", "TradingKernel", "observation"]
+
+F64 = NDArray[np.float64]
+Infos = dict[str, Any]
+
+
+def observation(log_returns: F64, position: Any) -> NDArray[np.float32]:
+    """The observation of Trading-v0, one or a batch: window log returns, then position.
+
+    Args:
+        log_returns: ``(..., lookback, 1)``: one window, or one per row.
+        position: The position(s), ``(...)``.
+    """
+    lookback = log_returns.shape[-2]
+    observations = np.empty((*log_returns.shape[:-2], lookback + 1), dtype=np.float32)
+    observations[..., :lookback] = log_returns[..., 0]
+    observations[..., lookback] = position
+    return observations
+
+
+class Quotes(NamedTuple):
+    """What a Trading-v0 step reads of the market, one row per account.
+
+    Attributes:
+        price: ``(n, 1)`` prices at the decision rows.
+        executed: ``(n, 1)`` prices of the fills (the next rows).
+        fields: The cost model's data fields at the decision rows, ``(n, 1)`` each.
+        window: ``(n, lookback, 1)`` log returns up to the decision rows, when
+            the cost model reads the volatility; else None.
+        time: The fills' timestamps, ``(n,)`` (a list of datetimes for dated data).
+    """
+
+    price: F64
+    executed: F64
+    fields: dict[str, F64]
+    window: F64 | None
+    time: Any
+
+
+class TradingKernel:
+    """``n`` Trading-v0 accounts: positions, equity and steps, advanced together.
+
+    Args:
+        config: The env's parameters.
+        n: Number of accounts (rows).
+        reward: The reward function (the env's own; it keeps one state per row).
+
+    Attributes:
+        config: The parameters.
+        reward: The reward function.
+        cursor: Where each row stands in its prices.
+        position: Each row's position after drift, a fraction of equity.
+        equity: Each row's account value.
+        steps: Decisions taken in each row's episode.
+    """
+
+    def __init__(self, config: TradingConfig, n: int, reward: RewardFunction) -> None:
+        self.config = config
+        self.n = n
+        self.reward = reward
+        self.cursor: PriceCursor = cursor_for(
+            config.source, n, config.lookback, config.episode_length
+        )
+        self._targets = config.position_array()
+        self._dated = config.dated
+        self.position: F64 = np.zeros(n)
+        self.equity: F64 = np.full(n, config.capital)
+        self.steps: NDArray[np.intp] = np.zeros(n, dtype=np.intp)
+        self._all = np.arange(n)
+
+    def reset(
+        self,
+        indices: NDArray[np.intp],
+        rngs: Sequence[np.random.Generator],
+        options: Sequence[Any],
+        owner: str,
+        samplers: Sequence[EpisodeSampler] | None = None,
+    ) -> None:
+        """Start new episodes in the rows ``indices``, each drawn from its own generator.
+
+        Args:
+            indices: The rows, sorted.
+            rngs: One generator per entry of ``indices``.
+            options: One reset options dict (or None) per entry of ``indices``.
+            owner: The env's name, for errors.
+            samplers: One start sampler per entry of ``indices`` (histories),
+                or None for the config's.
+
+        Raises:
+            ValueError: An unknown option, or a start that leaves no room for
+                an episode.
+        """
+        allowed = ("start",) if self.config.history is not None else ()
+        for position, (index, option) in enumerate(zip(indices.tolist(), options, strict=True)):
+            start = check_options(option, allowed, owner).get("start")
+            sampler = None if samplers is None else samplers[position]
+            self.cursor.begin(index, rngs[position], start, sampler)
+        self.cursor.settle()
+        self.steps[indices] = 0
+        self.position[indices] = 0.0
+        self.equity[indices] = self.config.capital
+        if len(indices) == self.n:
+            self.reward.reset()
+        else:
+            mask = np.zeros(self.n, dtype=np.bool_)
+            mask[indices] = True
+            self.reward.reset(mask)
+
+    def _times(self, times: NDArray[Any]) -> Any:
+        # Dated timestamps travel as a list of numpy datetimes, as the infos have always had them.
+        return list(times) if self._dated else times
+
+    def reset_infos(self, indices: NDArray[np.intp]) -> Infos:
+        """The reset info arrays of the rows ``indices`` (one entry per row)."""
+        now = self.cursor.now()
+        return {
+            "equity": self.equity[indices],
+            "position": self.position[indices],
+            "price": now.prices.latest()[indices, 0],
+            "timestamp": self._times(now.time[indices]),
+            "dt": np.full(len(indices), self.config.dt),
+        }
+
+    def observe(self, now: PointInTimeBatch | None = None) -> NDArray[np.float32]:
+        """Every row's observation: its last ``lookback`` log returns, then its position."""
+        if now is None:
+            now = self.cursor.now()
+        return observation(now.log_returns(self.config.lookback), self.position)
+
+    def read(self, now: PointInTimeBatch) -> Quotes:
+        """What a step needs of the market, read at every row's decision row."""
+        costs = self.config.costs
+        return Quotes(
+            price=now.prices.latest(),
+            executed=now.execution_price(),
+            fields={name: now.field(name).latest() for name in costs.fields},
+            window=now.log_returns(self.config.lookback) if costs.volatility else None,
+            time=self._times(now.execution_time),
+        )
+
+    def read_one(self, now: PointInTime) -> Quotes:
+        """`read` for a kernel of one row, through a `PointInTime` (cheaper for one row)."""
+        costs = self.config.costs
+        window = now.log_returns(self.config.lookback)[None] if costs.volatility else None
+        return Quotes(
+            price=now.prices.latest[None],
+            executed=now.execution_price()[None],
+            fields={name: now.field(name).latest[None] for name in costs.fields},
+            window=window,
+            time=[now.execution_time] if self._dated else np.array([now.execution_time]),
+        )
+
+    def step(
+        self,
+        choices: NDArray[np.intp],
+        frozen: NDArray[np.bool_] | None = None,
+        quotes: Quotes | None = None,
+    ) -> tuple[F64, NDArray[np.bool_], NDArray[np.bool_], Infos]:
+        """Trade every row to its chosen target position and hold it for one period.
+
+        Args:
+            choices: One index into ``positions`` per row (checked).
+            frozen: Rows that must not change (a finished sub-env kept until
+                its reset), or None.
+            quotes: The market as `read` (or `read_one`) gives it at the
+                decision rows; None reads it.
+
+        Returns:
+            ``(rewards, terminated, truncated, infos)``, one entry per row.
+        """
+        config = self.config
+        if quotes is None:
+            quotes = self.read(self.cursor.deciding())
+        price, executed = quotes.price, quotes.executed
+        returns = executed / price - 1.0
+        market: dict[str, Any] = {"equity": self.equity, "prices": price, **quotes.fields}
+        if quotes.window is not None:
+            market["volatility"] = window_volatility(quotes.window)
+        step = account_step(
+            self.position[:, None],
+            self._targets[choices][:, None],
+            returns,
+            dt=config.dt,
+            config=config.account,
+            cost_model=config.cost_model,
+            market=market,
+            equity=self.equity,
+        )
+        rewards = np.asarray(self.reward(step.outcome), dtype=np.float64)
+        position = step.drifted[:, 0]
+        equity = np.asarray(step.equity, dtype=np.float64)
+        if frozen is not None and frozen.any():
+            active = ~frozen
+            self.position[active] = position[active]
+            self.equity[active] = equity[active]
+            self.steps += active
+            self.cursor.advance(active)
+        else:
+            self.position = position
+            self.equity = equity
+            self.steps += 1
+            self.cursor.advance()
+        terminated = np.asarray(step.wiped_out, dtype=np.bool_).reshape(self.n)
+        truncated = ~terminated & (self.steps >= config.episode_length)
+        infos = {
+            "equity": self.equity.copy(),
+            "position": self.position.copy(),
+            "price": executed[:, 0],
+            "asset_return": returns[:, 0],
+            "cost": np.asarray(step.cost, dtype=np.float64).reshape(self.n),
+            "turnover": np.asarray(step.turnover, dtype=np.float64).reshape(self.n),
+            "timestamp": quotes.time,
+            "dt": np.full(self.n, config.dt),
+        }
+        return rewards, terminated, truncated, infos

@@ -1,0 +1,104 @@
+"""What the single envs that play market windows share around their kernel (private).
+
+Trading-v0, Portfolio-v0 and Market-v0 each play episodes of ``episode_length``
+decisions observed through ``lookback`` rows, on a history or a model, scored
+by a reward function: `WindowedMarketEnv` gives them those settings once, read
+from (and written through) the env's frozen config, and the number of steps
+taken, read from the env's kernel.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Generic, TypeVar
+
+from sekai.core import Env
+from sekai.finance.data import MarketData
+from sekai.finance.rewards import RewardFunction
+from sekai.finance.simulators import MarketModel
+from sekai.spaces import Space
+
+__all__ = ["WindowedMarketEnv"]
+
+_Obs = TypeVar("_Obs")
+_Act = TypeVar("_Act")
+
+
+class WindowedMarketEnv(Env[_Obs, _Act], Generic[_Obs, _Act]):
+    """Base of the single market envs that play windows: the settings every one of them has.
+
+    A subclass sets ``config`` (a frozen dataclass with ``lookback``,
+    ``episode_length``, ``history`` and ``model``, whose ``observation_space()``
+    follows ``lookback``), ``_reward`` (its reward function), ``_kernel`` (with
+    a ``steps`` array of one row) and ``_over`` (whether a reset is due).
+    """
+
+    config: Any
+    observation_space: Space[_Obs]
+    _reward: RewardFunction
+    _kernel: Any
+    _over: bool
+
+    @property
+    def data(self) -> MarketData | None:
+        """The history the env plays, or None when it simulates a model."""
+        history: MarketData | None = self.config.history
+        return history
+
+    @property
+    def model(self) -> MarketModel | None:
+        """The model the env simulates, or None when it plays a history."""
+        model: MarketModel | None = self.config.model
+        return model
+
+    @property
+    def lookback(self) -> int:
+        """Rows of history per observation; a new value ends the episode and applies at reset.
+
+        Changing it changes `observation_space`.
+
+        Raises:
+            ValueError: The value is not an int >= 1, or the history is too short.
+        """
+        lookback: int = self.config.lookback
+        return lookback
+
+    @lookback.setter
+    def lookback(self, value: int) -> None:
+        self.config = dataclasses.replace(self.config, lookback=value)
+        self.observation_space = self.config.observation_space()
+        self._over = True
+
+    @property
+    def episode_length(self) -> int:
+        """Decisions per episode; a new value applies from the next reset.
+
+        Raises:
+            ValueError: The value is not an int >= 1, or the history is too short.
+        """
+        length: int = self.config.episode_length
+        return length
+
+    @episode_length.setter
+    def episode_length(self, value: int) -> None:
+        self.config = dataclasses.replace(self.config, episode_length=value)
+
+    @property
+    def reward_fn(self) -> RewardFunction:
+        """The reward function (assignable; the new one is used as given)."""
+        return self._reward
+
+    @reward_fn.setter
+    def reward_fn(self, value: RewardFunction) -> None:
+        if not isinstance(value, RewardFunction):
+            raise TypeError(
+                f"{type(self).__name__}: reward_fn must be a RewardFunction, got {value!r}"
+            )
+        self._reward = value
+        if self._kernel is not None:
+            self._kernel.reward = value
+
+    @property
+    def elapsed_steps(self) -> int:
+        """Steps taken in the current episode."""
+        return 0 if self._kernel is None else int(self._kernel.steps[0])
