@@ -1,10 +1,10 @@
 """Market envs: each native vector env against SyncVecEnv over the same single env.
 
-Trading-v0 (``TradingVecEnv``) and Portfolio-v0 (``PortfolioVecEnv``) at 1024
-sub-envs: ``sekai.make_vec(id, 1024, **kwargs)`` (the native implementation,
-the id's ``vector_entry_point``) vs ``make_vec(id, 1024,
-vectorization_mode="sync", **kwargs)``, stepped with the same random actions
-from the same seed (the two give the same trajectories). Each case runs more
+Trading-v0 (``TradingVecEnv``), Portfolio-v0 (``PortfolioVecEnv``) and
+Market-v0 (``MarketVecEnv``) at 1024 sub-envs: ``sekai.make_vec(id, 1024,
+**kwargs)`` (the native implementation, the id's ``vector_entry_point``) vs
+``make_vec(id, 1024, vectorization_mode="sync", **kwargs)``, stepped with the
+same random actions from the same seed (the two give the same trajectories). Each case runs more
 steps than an episode lasts (252), so the native timing includes the resets
 that draw every sub-env's next episode (a simulated path, a window of the
 history or a window sampler's returns). Target: native >= 50x as fast as sync.
@@ -14,7 +14,10 @@ history (a 5000-row path given as ``prices=``); Portfolio-v0 on the
 regime-switching windows of returns that were its first default (a
 ``RegimeSwitchingSampler`` of 4 assets, lookback 20, given explicitly so the
 numbers stay comparable), on its default, 0.2's simulated market (correlated
-GBM, 5 assets, lookback 30) and on a 5-asset history with shorts.
+GBM, 5 assets, lookback 30) and on a 5-asset history with shorts; Market-v0 on
+its default simulated universe (10 GBM stocks that list and delist, lookback
+20) and on a 20-asset history whose assets list, delist and have gaps, on 15
+slots.
 
 Timing and report: `_native_vs_sync`.
 Run ``python benchmarks/bench_market.py [--quick] [cases...]``; results are
@@ -33,6 +36,7 @@ from _native_vs_sync import NUM_ENVS, compare, run_report
 
 import sekai.registry as registry
 from sekai.envs import RegimeSwitchingSampler
+from sekai.finance import MarketData
 
 RESULTS = Path(__file__).parent / "results" / "bench_market.json"
 
@@ -42,6 +46,20 @@ def _history(n_assets: int, rows: int = 5000) -> np.ndarray:
     rng = np.random.default_rng(2024)
     returns = rng.normal(0.0003, 0.012, size=(rows, n_assets))
     return np.asarray(100.0 * np.exp(np.cumsum(returns, axis=0)))
+
+
+def _listing_history(n_assets: int = 20, rows: int = 5000) -> MarketData:
+    """A synthetic history whose assets list, delist and have gaps (NaN where unlisted)."""
+    prices = _history(n_assets, rows)
+    rng = np.random.default_rng(7)
+    for asset in range(1, n_assets):  # the first asset stays listed throughout
+        listed, delisted = sorted(rng.integers(0, rows, size=2).tolist())
+        prices[:listed, asset] = np.nan
+        if asset % 3 == 0:
+            prices[delisted:, asset] = np.nan
+        gap = int(rng.integers(0, rows - 30))
+        prices[gap : gap + 20, asset] = np.nan
+    return MarketData(prices)
 
 
 def _cases() -> dict[str, tuple[str, dict[str, Any]]]:
@@ -57,6 +75,8 @@ def _cases() -> dict[str, tuple[str, dict[str, Any]]]:
             "Portfolio-v0",
             {"prices": _history(5), "allow_short": True, "max_leverage": 1.5},
         ),
+        "market-simulated": ("Market-v0", {}),
+        "market-history": ("Market-v0", {"data": _listing_history(), "max_assets": 15}),
     }
 
 

@@ -38,7 +38,7 @@ IDS = {
         "sekai.envs.finance.portfolio_vector:PortfolioVecEnv",
     ),
     "Trading-v0": (f"{_FINANCE}.trading:TradingEnv", f"{_FINANCE}.trading_vector:TradingVecEnv"),
-    "Market-v0": (f"{_FINANCE}.market_env:MarketEnv", None),
+    "Market-v0": (f"{_FINANCE}.market_env:MarketEnv", f"{_FINANCE}.market_vector:MarketVecEnv"),
     "MarketMaking-v0": (
         f"{_FINANCE}.market_making:MarketMakingEnv",
         f"{_FINANCE}.market_making_vector:MarketMakingVecEnv",

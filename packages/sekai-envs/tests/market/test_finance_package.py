@@ -63,6 +63,7 @@ def test_zero_two_import_paths_give_the_same_objects() -> None:
     assert sekai.envs.MarketEnv is market_env.MarketEnv
     assert set(vector.__all__) == {
         "MarketMakingVecEnv",
+        "MarketVecEnv",
         "OptimalExecutionVecEnv",
         "PortfolioVecEnv",
         "TradingVecEnv",
@@ -90,7 +91,7 @@ def test_registration_of_the_market_tasks(registry: EnvRegistry) -> None:
         specs["Trading-v0"].vector_entry_point == "sekai.envs.finance.trading_vector:TradingVecEnv"
     )
     assert specs["Market-v0"].entry_point == "sekai.envs.finance.market_env:MarketEnv"
-    assert specs["Market-v0"].vector_entry_point is None
+    assert specs["Market-v0"].vector_entry_point == "sekai.envs.finance.market_vector:MarketVecEnv"
     assert specs["Trading-v0"].max_episode_steps is None
     env = registry.make("Trading-v0", lookback=4)
     assert isinstance(env.unwrapped, finance.TradingEnv) and env.unwrapped.lookback == 4

@@ -19,7 +19,7 @@ Environments (id: single env / native vector env):
   ``Trading-v0``: `TradingEnv` / `TradingVecEnv`;
   ``Portfolio-v0``: `PortfolioEnv` / `PortfolioVecEnv`, with the
   window samplers of `sekai.finance.sampling`; ``Market-v0``:
-  `MarketEnv`; their baseline policies `buy_and_hold` and
+  `MarketEnv` / `MarketVecEnv`; their baseline policies `buy_and_hold` and
   `equal_weight`; ``MarketMaking-v0`` (Avellaneda-Stoikov):
   `MarketMakingEnv` / `MarketMakingVecEnv`;
   ``OptimalExecution-v0`` (Almgren-Chriss): `OptimalExecutionEnv` /
@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from sekai.envs.finance.market_env import MarketEnv as MarketEnv
     from sekai.envs.finance.market_making import MarketMakingEnv as MarketMakingEnv
     from sekai.envs.finance.market_making_vector import MarketMakingVecEnv as MarketMakingVecEnv
+    from sekai.envs.finance.market_vector import MarketVecEnv as MarketVecEnv
     from sekai.envs.finance.optimal_execution import OptimalExecutionEnv as OptimalExecutionEnv
     from sekai.envs.finance.optimal_execution_vector import (
         OptimalExecutionVecEnv as OptimalExecutionVecEnv,
@@ -100,6 +101,7 @@ __all__ = [
     "MarketMakingEnv",
     "MarketMakingVecEnv",
     "MarketMicrostructureEnv",
+    "MarketVecEnv",
     "MountainCarEnv",
     "MountainCarVecEnv",
     "OptimalExecutionEnv",
@@ -129,6 +131,7 @@ _LAZY: dict[str, str | tuple[str, str]] = {
     "PendulumEnv": "sekai.envs.classic_control.pendulum",
     "PendulumVecEnv": "sekai.envs.classic_control.pendulum_vector",
     "MarketEnv": "sekai.envs.finance.market_env",
+    "MarketVecEnv": "sekai.envs.finance.market_vector",
     "TradingEnv": "sekai.envs.finance.trading",
     "TradingVecEnv": "sekai.envs.finance.trading_vector",
     "buy_and_hold": "sekai.envs.finance.trading",

@@ -54,7 +54,11 @@ def register_envs() -> None:
         entry_point=f"{_FINANCE}.trading:TradingEnv",
         vector_entry_point=f"{_FINANCE}.trading_vector:TradingVecEnv",
     )
-    register("Market-v0", entry_point=f"{_FINANCE}.market_env:MarketEnv")
+    register(
+        "Market-v0",
+        entry_point=f"{_FINANCE}.market_env:MarketEnv",
+        vector_entry_point=f"{_FINANCE}.market_vector:MarketVecEnv",
+    )
     register(
         "MarketMaking-v0",
         entry_point=f"{_FINANCE}.market_making:MarketMakingEnv",

@@ -10,8 +10,8 @@ Environments (id: single env / native vector env):
   discrete target positions;
 - ``Portfolio-v0``: `PortfolioEnv` / `PortfolioVecEnv`: weights
   across assets and cash;
-- ``Market-v0``: `MarketEnv`: a universe whose assets list and delist,
-  on fixed slots with availability masks;
+- ``Market-v0``: `MarketEnv` / `MarketVecEnv`: a universe whose assets
+  list and delist, on fixed slots with availability masks;
 - ``MarketMaking-v0``: `MarketMakingEnv` / `MarketMakingVecEnv`
   (Avellaneda & Stoikov);
 - ``OptimalExecution-v0``: `OptimalExecutionEnv` /
@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     )
     from sekai.envs.finance.vector import (
         MarketMakingVecEnv as MarketMakingVecEnv,
+        MarketVecEnv as MarketVecEnv,
         OptimalExecutionVecEnv as OptimalExecutionVecEnv,
         PortfolioVecEnv as PortfolioVecEnv,
         TradingVecEnv as TradingVecEnv,
@@ -86,6 +87,7 @@ __all__ = [
     "MarketMakingVecEnv",
     "MarketMicrostructureRenderer",
     "MarketRenderer",
+    "MarketVecEnv",
     "OptimalExecutionEnv",
     "OptimalExecutionRenderer",
     "OptimalExecutionVecEnv",
@@ -113,6 +115,7 @@ _LAZY: dict[str, str] = {
     "PortfolioEnv": "portfolio",
     "TradingEnv": "trading",
     "MarketMakingVecEnv": "vector",
+    "MarketVecEnv": "vector",
     "OptimalExecutionVecEnv": "vector",
     "PortfolioVecEnv": "vector",
     "TradingVecEnv": "vector",

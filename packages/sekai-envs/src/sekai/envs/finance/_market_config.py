@@ -1,13 +1,17 @@
-"""Validated parameters of Market-v0 (private).
+"""Market-v0's parameters: declared, defaulted and checked once (private).
 
-The data side (features by name, their causality check, exogenous series)
-and the spaces live here; `sekai.envs.finance.market_env` plays the
-episodes.
+`MarketConfig.from_arguments` is the one place the env's keywords are
+declared with their defaults; [`MarketEnv`][sekai.envs.MarketEnv] repeats them
+in its signature for readers and type checkers (a test keeps the two equal),
+and [`MarketVecEnv`][sekai.envs.MarketVecEnv] passes its keywords through.
+The data side lives here too: features by name (checked to be causal, added
+to a history once), exogenous series, a model's latent state, and the spaces.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -15,33 +19,34 @@ import numpy as np
 from sekai._validation import check_bool, check_int, check_real
 from sekai.envs.finance._account_step import check_reward, positive_capital
 from sekai.envs.finance._cost_inputs import CostInputs
-from sekai.envs.finance._price_sources import History, Simulated, resolve_source
+from sekai.envs.finance._price_sources import History, Simulated, Source, resolve_source
 from sekai.error import LookAheadError
 from sekai.finance.account import AccountConfig
 from sekai.finance.costs import CostModel, as_cost_model
 from sekai.finance.data import MarketData
 from sekai.finance.features import add_features, check_causal, compute_feature
 from sekai.finance.rewards import RewardFunction
+from sekai.finance.sampling import EpisodeSampler
 from sekai.finance.simulators import MarketModel
 from sekai.spaces import Box, Dict, MaskedBox, Space
 
-__all__ = ["MarketConfig"]
+__all__ = ["MarketConfig", "check_features"]
 
 _CAUSAL_ROWS = 256  # rows of data the causality check of a feature recomputes it on
 
 
-def _names(values: Sequence[str], what: str) -> tuple[str, ...]:
+def _names(values: Sequence[str], what: str, owner: str) -> tuple[str, ...]:
     if isinstance(values, str) or not isinstance(values, Sequence):
-        raise TypeError(f"MarketEnv: {what} must be a sequence of names, got {values!r}")
+        raise TypeError(f"{owner}: {what} must be a sequence of names, got {values!r}")
     for value in values:
         if not isinstance(value, str):
-            raise TypeError(f"MarketEnv: {what} must hold names (str), got {value!r}")
+            raise TypeError(f"{owner}: {what} must hold names (str), got {value!r}")
     if len(set(values)) != len(values):
-        raise ValueError(f"MarketEnv: {what} names a series twice: {list(values)!r}")
+        raise ValueError(f"{owner}: {what} names a series twice: {list(values)!r}")
     return tuple(values)
 
 
-def check_features(data: MarketData, features: tuple[str, ...]) -> MarketData:
+def check_features(data: MarketData, features: tuple[str, ...], owner: str) -> MarketData:
     """``data`` with every feature added as a field, after checking each is causal.
 
     A registered feature (not a field of the data) is recomputed on the
@@ -60,7 +65,7 @@ def check_features(data: MarketData, features: tuple[str, ...]) -> MarketData:
         try:
             compute_feature(data[:2], name)
         except KeyError as error:
-            raise ValueError(f"MarketEnv: {error.args[0]}") from None
+            raise ValueError(f"{owner}: {error.args[0]}") from None
 
         def feature(prices: Any, name: str = name) -> Any:
             return compute_feature(MarketData(prices), name)
@@ -69,158 +74,195 @@ def check_features(data: MarketData, features: tuple[str, ...]) -> MarketData:
             check_causal(feature, sample)
         except LookAheadError as error:
             raise LookAheadError(
-                f"MarketEnv: feature {name!r} reads the future ({error}); a feature's row t "
+                f"{owner}: feature {name!r} reads the future ({error}); a feature's row t "
                 "must depend on rows up to t only"
             ) from None
     return add_features(data, features)
 
 
-class MarketConfig:
-    """Validated parameters of Market-v0 (see [`MarketEnv`][sekai.envs.MarketEnv])."""
+def _with_features(source: Source, features: tuple[str, ...], owner: str) -> Source:
+    """The source with the features checked; a history gets them added as fields, once."""
+    if isinstance(source, History):
+        return History(check_features(source.data, features, owner), source.sampler, source.dt)
+    if features:  # a simulation computes them per episode: check them on a probe path
+        probe = source.model.simulate(np.random.default_rng(0), _CAUSAL_ROWS)
+        check_features(Simulated.as_data(probe), features, owner)
+    return source
 
-    def __init__(
-        self,
+
+@dataclass(frozen=True)
+class MarketConfig:
+    """The checked parameters of Market-v0 (see [`MarketEnv`][sekai.envs.MarketEnv]).
+
+    Frozen: an env changes its ``lookback`` or ``episode_length`` by replacing
+    its config (``dataclasses.replace``), which checks the new values again.
+
+    Attributes:
+        owner: The env's name, for messages.
+        source: Where the prices come from: a history (its data holding the
+            features as fields) or a model.
+        max_assets: Slots.
+        features: The feature names.
+        exogenous: The exogenous series names.
+        lookback: Rows per observation window.
+        episode_length: Decisions per episode.
+        transaction_cost: The ``transaction_cost`` argument, as given.
+        reward: The reward function (the config's own copy).
+        account: The account's rules and rates.
+        capital: Equity at the start of each episode.
+        delisting_return: Return of an asset over the period it delists.
+        privileged_state: Whether the observation shows the model's latent state.
+        cost_model: The cost model built from ``transaction_cost``.
+        dt: Years per row.
+        n_total: Assets in the data or model.
+        assets: The asset label of each column of the data or model.
+        widths: Columns of each exogenous series, by name.
+        state_spec: The model's latent state shapes, by name (sorted), else empty.
+        state_size: Numbers in the flattened latent state.
+        costs: What the cost model is told.
+    """
+
+    owner: str
+    source: Source
+    max_assets: int
+    features: tuple[str, ...]
+    exogenous: tuple[str, ...]
+    lookback: int
+    episode_length: int
+    transaction_cost: float | CostModel
+    reward: RewardFunction
+    account: AccountConfig
+    capital: float
+    delisting_return: float
+    privileged_state: bool
+    cost_model: CostModel = field(init=False, repr=False)
+    dt: float = field(init=False)
+    n_total: int = field(init=False)
+    assets: tuple[Any, ...] = field(init=False, repr=False)
+    widths: dict[str, int] = field(init=False, repr=False)
+    state_spec: dict[str, tuple[int, ...]] = field(init=False, repr=False)
+    state_size: int = field(init=False, repr=False)
+    costs: CostInputs = field(init=False, repr=False)
+
+    @classmethod
+    def from_arguments(
+        cls,
+        owner: str,
+        data: MarketData | None = None,
         *,
-        default: Callable[[], MarketModel],
-        data: MarketData | None,
-        model: MarketModel | None,
-        max_assets: int | None,
-        features: Sequence[str],
-        exogenous: Sequence[str],
-        lookback: int,
-        episode_length: int,
-        sampler: Any,
-        transaction_cost: float | CostModel,
-        reward: RewardFunction | None,
-        allow_short: bool,
-        max_leverage: float,
-        cash_rate: float,
-        margin_rate: float | None,
-        borrow_rate: float,
-        capital: float,
-        dt: float | None,
-        delisting_return: float,
-        privileged_state: bool,
-    ) -> None:
-        owner = "MarketEnv"
-        self.source = resolve_source(
+        model: MarketModel | None = None,
+        max_assets: int | None = None,
+        features: Sequence[str] = (),
+        exogenous: Sequence[str] = (),
+        lookback: int = 20,
+        episode_length: int = 252,
+        sampler: str | int | EpisodeSampler = "random",
+        transaction_cost: float | CostModel = 0.001,
+        reward: RewardFunction | None = None,
+        allow_short: bool = False,
+        max_leverage: float = 1.0,
+        cash_rate: float = 0.0,
+        margin_rate: float | None = None,
+        borrow_rate: float = 0.0,
+        capital: float = 1_000_000.0,
+        dt: float | None = None,
+        delisting_return: float = 0.0,
+        privileged_state: bool = False,
+    ) -> MarketConfig:
+        """Check the keywords of Market-v0 and build its config.
+
+        Raises:
+            TypeError, ValueError: A bad argument (the message names it).
+            LookAheadError: A feature reads rows after the one it describes.
+        """
+        # Imported here: market_env imports this module, and defines the default model.
+        from sekai.envs.finance.market_env import default_market
+
+        source = resolve_source(
             owner,
             prices=None,
             data=data,
             model=model,
-            default=default,
+            default=default_market,
             sampler=sampler,
             dt=dt,
             complete=False,
         )
-        self.dt = self.source.dt
-        self.n_total = self.source.n_assets
-        self.max_assets = check_int(
-            self.n_total if max_assets is None else max_assets, f"{owner}: max_assets", minimum=1
+        n_total = source.n_assets
+        slots = check_int(
+            n_total if max_assets is None else max_assets, f"{owner}: max_assets", minimum=1
         )
-        self.features = _names(features, "features")
-        self.exogenous = _names(exogenous, "exogenous")
-        self._lookback = check_int(lookback, f"{owner}: lookback", minimum=1)
-        self._episode_length = check_int(episode_length, f"{owner}: episode_length", minimum=1)
-        self.cost_model = as_cost_model(transaction_cost)
-        self.transaction_cost = transaction_cost
-        self.reward = check_reward(reward, owner)
-        self.account = AccountConfig(
+        feature_names = _names(features, "features", owner)
+        exogenous_names = _names(exogenous, "exogenous", owner)
+        account = AccountConfig(
             allow_short=check_bool(allow_short, f"{owner}: allow_short"),
             max_leverage=max_leverage,
             cash_rate=cash_rate,
             margin_rate=margin_rate,
             borrow_rate=borrow_rate,
         )
-        self.capital = positive_capital(capital, owner)
-        self.delisting_return = check_real(
-            delisting_return, f"{owner}: delisting_return", minimum=-1.0
+        privileged = check_bool(privileged_state, f"{owner}: privileged_state")
+        _check_source(owner, source, exogenous_names, privileged)
+        return cls(
+            owner=owner,
+            source=_with_features(source, feature_names, owner),
+            max_assets=slots,
+            features=feature_names,
+            exogenous=exogenous_names,
+            lookback=lookback,
+            episode_length=episode_length,
+            transaction_cost=transaction_cost,
+            reward=check_reward(reward, owner),
+            account=account,
+            capital=positive_capital(capital, owner),
+            delisting_return=check_real(
+                delisting_return, f"{owner}: delisting_return", minimum=-1.0
+            ),
+            privileged_state=privileged,
         )
-        self.privileged_state = check_bool(privileged_state, f"{owner}: privileged_state")
-        self.history: MarketData | None = None
-        self.widths: dict[str, int] = {}
-        self.state_spec: dict[str, tuple[int, ...]] = {}
-        self.state_size = 0
-        if isinstance(self.source, History):
-            self._init_history(self.source)
-        else:
-            self._init_model(self.source)
-        self._check()
 
-    def _init_history(self, source: History) -> None:
-        if self.privileged_state:
-            raise ValueError(
-                "MarketEnv: privileged_state=True shows a simulation's latent state; a history "
-                "has none (pass model= instead of data=)"
-            )
-        for name in self.exogenous:
-            if name not in source.data.exogenous:
-                raise ValueError(
-                    f"MarketEnv: no exogenous series {name!r} in the data; it has "
-                    f"{sorted(source.data.exogenous)!r}"
-                )
-            self.widths[name] = source.data.exogenous_width(name)
-        self.history = check_features(source.data, self.features)
-
-    def _init_model(self, source: Simulated) -> None:
-        if self.exogenous:
-            raise ValueError(
-                "MarketEnv: exogenous series come with data (MarketData.exogenous); a model has "
-                f"none, got exogenous={list(self.exogenous)!r}"
-            )
-        if self.features:
-            probe = source.model.simulate(np.random.default_rng(0), _CAUSAL_ROWS)
-            check_features(Simulated.as_data(probe), self.features)
-        self.state_spec = dict(sorted(source.model.state_spec().items()))
-        self.state_size = sum(
-            int(np.prod(shape, dtype=np.int64)) for shape in self.state_spec.values()
-        )
-        if self.privileged_state and self.state_size == 0:
-            raise ValueError(
-                f"MarketEnv: privileged_state=True, but the model {source.model!r} has no latent "
-                "state to show"
-            )
-
-    def _check(self) -> None:
+    def __post_init__(self) -> None:
+        owner, source = self.owner, self.source
+        lookback = check_int(self.lookback, f"{owner}: lookback", minimum=1)
+        length = check_int(self.episode_length, f"{owner}: episode_length", minimum=1)
+        object.__setattr__(self, "lookback", lookback)
+        object.__setattr__(self, "episode_length", length)
+        cost_model = as_cost_model(self.transaction_cost)
         fields: Any = ()
-        if isinstance(self.source, History):
-            self.source.check_length(self._lookback, self._episode_length, "MarketEnv")
-            assert self.history is not None
-            fields = self.history.fields
-        self.costs = CostInputs(
-            self.cost_model,
-            fields=fields,
-            has_prices=True,
-            lookback=self._lookback,
-            owner="MarketEnv",
-        )
-
-    def _set(self, name: str, value: int) -> None:
-        previous = getattr(self, name)
-        setattr(self, name, check_int(value, f"MarketEnv: {name.lstrip('_')}", minimum=1))
-        try:
-            self._check()
-        except ValueError:
-            setattr(self, name, previous)
-            raise
-
-    @property
-    def lookback(self) -> int:
-        """Rows per observation window."""
-        return self._lookback
-
-    @lookback.setter
-    def lookback(self, value: int) -> None:
-        self._set("_lookback", value)
+        widths: dict[str, int] = {}
+        spec: dict[str, tuple[int, ...]] = {}
+        if isinstance(source, History):
+            source.check_length(lookback, length, owner)
+            fields = source.data.fields
+            assets = source.data.assets
+            widths = {name: source.data.exogenous_width(name) for name in self.exogenous}
+        else:
+            assets = tuple(range(source.n_assets))  # MarketData's labels of a simulated path
+            spec = dict(sorted(source.model.state_spec().items()))
+        derived = {
+            "cost_model": cost_model,
+            "dt": source.dt,
+            "n_total": source.n_assets,
+            "assets": assets,
+            "widths": widths,
+            "state_spec": spec,
+            "state_size": sum(int(np.prod(shape, dtype=np.int64)) for shape in spec.values()),
+            "costs": CostInputs(
+                cost_model, fields=fields, has_prices=True, lookback=lookback, owner=owner
+            ),
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
 
     @property
-    def episode_length(self) -> int:
-        """Decisions per episode."""
-        return self._episode_length
+    def history(self) -> MarketData | None:
+        """The history played (with the features added as fields), or None for a model."""
+        return self.source.data if isinstance(self.source, History) else None
 
-    @episode_length.setter
-    def episode_length(self, value: int) -> None:
-        self._set("_episode_length", value)
+    @property
+    def model(self) -> MarketModel | None:
+        """The model simulated, or None for a history."""
+        return self.source.model if isinstance(self.source, Simulated) else None
 
     @property
     def bounded(self) -> bool:
@@ -228,22 +270,23 @@ class MarketConfig:
         return not self.account.allow_short and self.account.max_leverage <= 1.0
 
     @property
-    def model(self) -> MarketModel | None:
-        """The simulated model, or None."""
-        return self.source.model if isinstance(self.source, Simulated) else None
+    def dated(self) -> bool:
+        """Whether the timestamps are dates (a history stamped with datetime64)."""
+        history = self.history
+        return history is not None and history.timestamps.dtype.kind == "M"
 
     def observation_space(self) -> Dict:
         """The Dict observation space (see [`MarketEnv`][sekai.envs.MarketEnv])."""
         width = 2 + len(self.features)
         low, high = (0.0, 1.0) if self.bounded else (-np.inf, np.inf)
         spaces: dict[str, Space[Any]] = {
-            "assets": MaskedBox(-np.inf, np.inf, (self._lookback, width), max_size=self.max_assets),
+            "assets": MaskedBox(-np.inf, np.inf, (self.lookback, width), max_size=self.max_assets),
             "portfolio": Box(low, high, (self.max_assets + 1,), np.float32),
             "account": Box(-np.inf, np.inf, (2,), np.float32),
         }
         if self.exogenous:
             columns = sum(self.widths.values())
-            spaces["market"] = Box(-np.inf, np.inf, (self._lookback, columns), np.float32)
+            spaces["market"] = Box(-np.inf, np.inf, (self.lookback, columns), np.float32)
         if self.privileged_state:
             spaces["state"] = Box(-np.inf, np.inf, (self.state_size,), np.float32)
         return Dict(spaces)
@@ -253,3 +296,39 @@ class MarketConfig:
         if self.account.allow_short:
             return Box(-1.0, 1.0, (self.max_assets,), np.float32)
         return Box(0.0, 1.0, (self.max_assets + 1,), np.float32)
+
+    def describe(self) -> str:
+        """A short description for ``repr``."""
+        source = "history" if isinstance(self.source, History) else type(self.model).__name__
+        return (
+            f"source={source}, max_assets={self.max_assets}, features={list(self.features)!r}, "
+            f"lookback={self.lookback}"
+        )
+
+
+def _check_source(owner: str, source: Source, exogenous: tuple[str, ...], privileged: bool) -> None:
+    """Refuse exogenous series and latent state the source does not have."""
+    if isinstance(source, History):
+        if privileged:
+            raise ValueError(
+                f"{owner}: privileged_state=True shows a simulation's latent state; a history "
+                "has none (pass model= instead of data=)"
+            )
+        for name in exogenous:
+            if name not in source.data.exogenous:
+                raise ValueError(
+                    f"{owner}: no exogenous series {name!r} in the data; it has "
+                    f"{sorted(source.data.exogenous)!r}"
+                )
+        return
+    if exogenous:
+        raise ValueError(
+            f"{owner}: exogenous series come with data (MarketData.exogenous); a model has "
+            f"none, got exogenous={list(exogenous)!r}"
+        )
+    sizes = [int(np.prod(shape, dtype=np.int64)) for shape in source.model.state_spec().values()]
+    if privileged and sum(sizes) == 0:
+        raise ValueError(
+            f"{owner}: privileged_state=True, but the model {source.model!r} has no latent "
+            "state to show"
+        )

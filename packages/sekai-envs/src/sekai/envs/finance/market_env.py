@@ -2,37 +2,32 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai._validation import check_int
-from sekai.core import Env, ResetResult, StepResult
-from sekai.envs.finance._cost_inputs import window_volatility
+from sekai.core import ResetResult, StepResult
+from sekai.envs.finance._kernel import config_field, passed_arguments, row_infos
 from sekai.envs.finance._market_config import MarketConfig
-from sekai.envs.finance._portfolio_weights import (
-    check_actions,
-    rebalance,
-    short_targets,
-    target_weights,
-)
-from sekai.envs.finance._price_sources import History, Simulated, check_options
+from sekai.envs.finance._market_kernel import MarketKernel, targets
+from sekai.envs.finance._portfolio_weights import check_actions
+from sekai.envs.finance._price_sources import History
+from sekai.envs.finance._windowed_env import WindowedMarketEnv
 from sekai.error import ResetRequired
 from sekai.finance.costs import CostModel
 from sekai.finance.data import MarketData, PointInTime
-from sekai.finance.features import add_features
 from sekai.finance.rewards import RewardFunction
 from sekai.finance.sampling import EpisodeSampler
 from sekai.finance.simulators import GBM, ListingProcess, MarketModel
-from sekai.finance.universe import SlotMap
 from sekai.utils.seeding import SeedType
 
 __all__ = ["MarketEnv", "default_market"]
 
 F64 = NDArray[np.float64]
-_TINY = float(np.finfo(np.float64).tiny)
 _DAY = 1.0 / 252.0
 
 
@@ -71,7 +66,7 @@ def default_market(n_assets: int = 10, *, dt: float = _DAY) -> ListingProcess:
     )
 
 
-class MarketEnv(Env[dict[str, Any], NDArray[np.float32]]):
+class MarketEnv(WindowedMarketEnv[dict[str, Any], NDArray[np.float32]]):
     """Manage a portfolio over a changing universe of assets, on fixed slots.
 
     The universe is a history (``data``, a [`MarketData`][sekai.finance.MarketData]
@@ -84,9 +79,10 @@ class MarketEnv(Env[dict[str, Any], NDArray[np.float32]]):
     no free slot are left out until one frees up. `slot_assets` names
     each slot's asset.
 
-    Point in time: every read goes through ``data.at(t)``; the observation,
-    the slots, the features and the cost inputs use rows up to ``t``, the
-    trade executes at row ``t + 1``. Features are computed once over the data
+    Point in time: every read goes through the data's point-in-time guard at
+    ``t`` (`now` shows it); the observation, the slots, the features and the
+    cost inputs use rows up to ``t``, the trade executes at row ``t + 1``.
+    Features are computed once over the data (or over each simulated path)
     by name (`sekai.finance.features`) and checked to be causal when the
     env is built (a feature that reads the future raises
     [`LookAheadError`][sekai.error.LookAheadError]).
@@ -147,6 +143,11 @@ class MarketEnv(Env[dict[str, Any], NDArray[np.float32]]):
     Baseline:
         [`equal_weight`][sekai.envs.equal_weight] (every listed asset alike).
 
+    Vectorised:
+        [`MarketVecEnv`][sekai.envs.MarketVecEnv] runs the same step on many
+        sub-envs at once (``sekai.make_vec("Market-v0", n)``), with the same
+        trajectories for the same seeds and actions.
+
     Args:
         data: A history (NaN where an asset is not listed).
         model: A market model (default `default_market`).
@@ -191,6 +192,17 @@ class MarketEnv(Env[dict[str, Any], NDArray[np.float32]]):
         "renderer": "sekai.envs.finance.rendering:MarketRenderer",
     }
 
+    config: MarketConfig
+    cost_model = config_field[CostModel]()
+    capital = config_field[float]()
+    dt = config_field[float]()
+    max_assets = config_field[int]()
+    n_total = config_field[int]()
+    features = config_field[tuple[str, ...]]()
+    exogenous = config_field[tuple[str, ...]]()
+    delisting_return = config_field[float]()
+    privileged_state = config_field[bool]()
+
     def __init__(
         self,
         data: MarketData | None = None,
@@ -214,118 +226,51 @@ class MarketEnv(Env[dict[str, Any], NDArray[np.float32]]):
         delisting_return: float = 0.0,
         privileged_state: bool = False,
     ) -> None:
-        config = MarketConfig(
-            default=default_market,
-            data=data,
-            model=model,
-            max_assets=max_assets,
-            features=features,
-            exogenous=exogenous,
-            lookback=lookback,
-            episode_length=episode_length,
-            sampler=sampler,
-            transaction_cost=transaction_cost,
-            reward=reward,
-            allow_short=allow_short,
-            max_leverage=max_leverage,
-            cash_rate=cash_rate,
-            margin_rate=margin_rate,
-            borrow_rate=borrow_rate,
-            capital=capital,
-            dt=dt,
-            delisting_return=delisting_return,
-            privileged_state=privileged_state,
-        )
-        self.config = config
-        self.cost_model = config.cost_model
-        self.capital = config.capital
-        self.dt = config.dt
-        self.max_assets = config.max_assets
-        self.n_total = config.n_total
-        self.features = config.features
-        self.exogenous = config.exogenous
-        self.delisting_return = config.delisting_return
-        self.privileged_state = config.privileged_state
-        self.sampler = config.source.sampler if isinstance(config.source, History) else None
-        self._reward = config.reward
-        self.observation_space = config.observation_space()
-        self.action_space = config.action_space()
-        m = config.max_assets
-        self._slots = SlotMap(m)
-        self._columns = np.full(m, -1, dtype=np.intp)  # the data column of each slot
-        self._weights: F64 = np.zeros((1, m + 1))
-        self._weights[0, -1] = 1.0
-        self._episode: MarketData | None = None
-        self._state: Mapping[str, F64] = {}
-        self._row = 0
-        self._steps = 0
-        self._equity = config.capital
+        self.config = MarketConfig.from_arguments("MarketEnv", **passed_arguments(locals()))
+        source = self.config.source
+        self.sampler = source.sampler if isinstance(source, History) else None
+        self._reward = self.config.reward
+        self.observation_space = self.config.observation_space()
+        self.action_space = self.config.action_space()
+        self._kernel: MarketKernel | None = None
         self._over = True
 
     # -- properties ------------------------------------------------------------------------
 
     @property
-    def data(self) -> MarketData | None:
-        """The history played (with the features added as fields), or None."""
-        return self.config.history
-
-    @property
-    def model(self) -> MarketModel | None:
-        """The model simulated, or None."""
-        return self.config.model
-
-    @property
-    def lookback(self) -> int:
-        """Rows per observation window; a new value applies from the next reset."""
-        return self.config.lookback
-
-    @lookback.setter
-    def lookback(self, value: int) -> None:
-        self.config.lookback = value
-        self.observation_space = self.config.observation_space()
-        self._over = True
-
-    @property
     def episode_length(self) -> int:
-        """Decisions per episode; a new value applies from the next reset."""
+        """Decisions per episode; a new value ends the episode and applies at reset.
+
+        Raises:
+            ValueError: The value is not an int >= 1, or the history is too short.
+        """
         return self.config.episode_length
 
     @episode_length.setter
     def episode_length(self, value: int) -> None:
-        self.config.episode_length = value
-        self._over = True
-
-    @property
-    def reward_fn(self) -> RewardFunction:
-        """The reward function (assignable; the new one is used as given)."""
-        return self._reward
-
-    @reward_fn.setter
-    def reward_fn(self, value: RewardFunction) -> None:
-        if not isinstance(value, RewardFunction):
-            raise TypeError(f"MarketEnv: reward_fn must be a RewardFunction, got {value!r}")
-        self._reward = value
-
-    @property
-    def elapsed_steps(self) -> int:
-        """Steps taken in the current episode."""
-        return self._steps
+        self.config = dataclasses.replace(self.config, episode_length=value)
+        self._over = True  # as Market-v0 always did: the episode played is over
 
     @property
     def equity(self) -> float:
         """The account's value."""
-        return self._equity
+        return self.config.capital if self._kernel is None else float(self._kernel.equity[0])
 
     @property
     def weights(self) -> F64:
         """The ``(max_assets + 1,)`` drifted weights, cash last (a copy)."""
-        weights: F64 = self._weights[0].copy()
+        if self._kernel is None:
+            weights: F64 = _all_cash(self.config.max_assets)[0]
+        else:
+            weights = self._kernel.weights[0].copy()
         return weights
 
     @property
     def slot_assets(self) -> tuple[Any, ...]:
         """The asset label in each slot (None for an empty slot)."""
-        return self._slots.assets
+        if self._kernel is None:
+            return (None,) * self.config.max_assets
+        return self._kernel.slot_assets(0)
 
     @property
     def now(self) -> PointInTime:
@@ -334,9 +279,9 @@ class MarketEnv(Env[dict[str, Any], NDArray[np.float32]]):
         Raises:
             ResetRequired: Before the first reset.
         """
-        if self._episode is None:
+        if self._kernel is None:
             raise ResetRequired("MarketEnv: call reset() first")
-        return self._episode.at(self._row)
+        return self._kernel.cursor.at(0)
 
     @property
     def timestamp(self) -> Any:
@@ -348,11 +293,15 @@ class MarketEnv(Env[dict[str, Any], NDArray[np.float32]]):
         """The model's state series at the current row, by name (None for a history)."""
         if self.config.model is None:
             return None
-        return {name: np.array(series[self._row]) for name, series in self._state.items()}
+        latent = None if self._kernel is None else self._kernel.latent()
+        return {name: np.array(series[0]) for name, series in (latent or {}).items()}
 
     def action_mask(self) -> NDArray[np.int8]:
         """Which entries of the action count: 1 for slots holding an asset (and cash)."""
-        held = (self._columns >= 0).astype(np.int8)
+        m = self.config.max_assets
+        held = np.zeros(m, dtype=np.int8)
+        if self._kernel is not None:
+            held = (self._kernel.slots.columns[0] >= 0).astype(np.int8)
         if self.config.account.allow_short:
             return held
         return np.append(held, np.int8(1))
@@ -366,15 +315,20 @@ class MarketEnv(Env[dict[str, Any], NDArray[np.float32]]):
         weights: F64 = self._targets(action)[0, :-1].copy()
         return weights
 
-    def _targets(self, action: Any) -> F64:
+    def _scores(self, action: Any) -> F64:
         account = self.config.account
         m = self.config.max_assets
         shape = (m,) if account.allow_short else (m + 1,)
-        actions = check_actions(action, shape, "Market action", signed=account.allow_short)
-        tradable = np.append(self._columns >= 0, True).astype(np.float64)[None]
-        if account.allow_short:
-            return short_targets(actions[None], self._weights, tradable, account)
-        return target_weights(actions[None], self._weights, tradable, account.max_leverage)
+        return check_actions(action, shape, "Market action", signed=account.allow_short)[None]
+
+    def _targets(self, action: Any) -> F64:
+        scores = self._scores(action)
+        kernel = self._kernel
+        if kernel is not None:
+            return kernel.targets(scores)
+        # Before the first reset no slot holds an asset: only cash is tradable.
+        weights = _all_cash(self.config.max_assets)
+        return targets(scores, weights, weights.copy(), self.config.account)
 
     # -- the env API ---------------------------------------------------------------------------
 
@@ -387,47 +341,14 @@ class MarketEnv(Env[dict[str, Any], NDArray[np.float32]]):
             ValueError: An unknown option, or a start without room for an episode.
         """
         self._set_rng(seed)
-        config = self.config
-        source = config.source
-        lookback, length = config.lookback, config.episode_length
-        if isinstance(source, History):
-            start = check_options(options, ("start",), "MarketEnv").get("start")
-            self._row = source.first_row(self.rng, start, lookback, length)
-            self._episode = config.history
-            self._state = {}
-        else:
-            check_options(options, (), "MarketEnv")
-            simulation = source.simulate(self.rng, lookback, length)
-            self._episode = add_features(Simulated.as_data(simulation), config.features)
-            self._state = simulation.state
-            self._row = lookback
-        self._slots.reset()
-        self._columns[:] = -1
-        self._place(self.now)
-        self._weights = np.zeros((1, config.max_assets + 1))
-        self._weights[0, -1] = 1.0
-        self._equity = config.capital
-        self._steps = 0
+        kernel = self._kernel
+        if kernel is None or kernel.config is not self.config:
+            kernel = self._kernel = MarketKernel(self.config, 1, self._reward)
+        kernel.reward = self._reward
+        kernel.reset(_FIRST, (self.rng,), (options,), "MarketEnv")
         self._over = False
-        self._reward.reset()
-        now = self.now
-        info = {
-            "equity": self._equity,
-            "n_assets": int(np.count_nonzero(self._columns >= 0)),
-            "timestamp": now.time,
-        }
-        return ResetResult(self._observe(now), info)
-
-    def _place(self, now: PointInTime) -> NDArray[np.bool_]:
-        """Map the assets listed at ``now`` to slots; return the slots whose asset changed."""
-        listed = np.flatnonzero(now.available)
-        labels = now.assets
-        slots = self._slots.update([labels[column] for column in listed])
-        placed = slots >= 0
-        columns = np.full(self.config.max_assets, -1, dtype=np.intp)
-        columns[slots[placed]] = listed[placed]
-        self._columns = columns
-        return self._slots.changed
+        info = row_infos(kernel.reset_infos(_FIRST), raw=("timestamp",))
+        return ResetResult(_first_row(kernel.observe()), info)
 
     def step(self, action: NDArray[np.float32]) -> StepResult[dict[str, Any]]:
         """Rebalance to the action's target and hold for one period.
@@ -436,103 +357,32 @@ class MarketEnv(Env[dict[str, Any], NDArray[np.float32]]):
             ResetRequired: Before the first reset, or after the episode ended.
             InvalidAction: A malformed action.
         """
-        if self._over:
+        kernel = self._kernel
+        if self._over or kernel is None:
             raise ResetRequired("MarketEnv: the episode is over (or not started); call reset()")
-        config = self.config
-        target = self._targets(action)
-        now = self.now
-        columns = self._columns
-        held = columns >= 0
-        picked = np.where(held, columns, 0)
-        price = np.where(held, now.prices.latest[picked], np.nan)
-        executed = np.where(held, now.execution_price()[picked], np.nan)
-        delisted = held & np.isnan(executed)
-        with np.errstate(invalid="ignore"):
-            returns = np.where(held, executed / price - 1.0, 0.0)
-        returns[delisted] = config.delisting_return
-        equity = np.array([self._equity])
-        market: dict[str, Any] = {"equity": equity, "prices": price[None]}
-        for name in config.costs.fields:
-            market[name] = np.where(held, now.field(name).latest[picked], np.nan)[None]
-        if config.costs.volatility:
-            window = now.log_returns(config.lookback)[:, picked]
-            market["volatility"] = np.where(held, window_volatility(window), np.nan)[None]
-        weights, step = rebalance(
-            self._weights,
-            target,
-            returns[None],
-            dt=self.dt,
-            config=config.account,
-            cost_model=config.cost_model,
-            market=market,
-            equity=equity,
-            bounded=config.bounded,
-        )
-        if delisted.any():  # the delisted positions are paid out in cash
-            weights[0, -1] += weights[0, :-1][delisted].sum()
-            weights[0, :-1][delisted] = 0.0
-        reward = float(np.asarray(self._reward(step.outcome))[0])
-        self._equity = float(step.equity[0])
-        self._row += 1
-        self._steps += 1
-        now = self.now
-        changed = self._place(now)
-        weights[0, :-1][changed] = 0.0  # a new asset in a slot starts with no position
-        self._weights = weights
-        terminated = bool(step.wiped_out[0])
-        truncated = not terminated and self._steps >= config.episode_length
-        self._over = terminated or truncated
-        info: dict[str, Any] = {
-            "equity": self._equity,
-            "turnover": float(step.turnover[0]),
-            "cost": float(step.cost[0]),
-            "financing": float(np.asarray(step.financing).reshape(-1)[0]),
-            "gross_exposure": float(np.abs(weights[0, :-1]).sum()),
-            "n_assets": int(np.count_nonzero(self._columns >= 0)),
-            "weights": weights[0].copy(),
-            "timestamp": now.time,
-            "dt": self.dt,
-        }
-        latent = self.latent_state
-        if latent is not None:
-            info["latent_state"] = latent
-        return StepResult(self._observe(now), reward, terminated, truncated, info)
-
-    # -- observations ----------------------------------------------------------------------------
-
-    def _observe(self, now: PointInTime) -> dict[str, Any]:
-        config = self.config
-        lookback, m = config.lookback, config.max_assets
-        columns = self._columns
-        held = columns >= 0
-        slots, picked = np.flatnonzero(held), columns[held]
-        values = np.zeros((m, lookback, 2 + len(config.features)), dtype=np.float32)
-        values[slots, :, 0] = np.nan_to_num(now.log_returns(lookback)[:, picked].T)
-        values[slots, :, 1] = now.mask.window(lookback)[:, picked].T
-        for k, name in enumerate(config.features):
-            window = now.field(name).window(lookback)[:, picked].T
-            values[slots, :, 2 + k] = np.nan_to_num(window)
-        weights = self._weights[0]
-        growth = max(self._equity / config.capital, _TINY)
-        observation: dict[str, Any] = {
-            "assets": {"values": values, "mask": held.astype(np.int8)},
-            "portfolio": weights.astype(np.float32),
-            "account": np.array([np.log(growth), np.abs(weights[:-1]).sum()], dtype=np.float32),
-        }
-        if config.exogenous:
-            series = [
-                now.exogenous(name).window(lookback).reshape(lookback, -1)
-                for name in config.exogenous
-            ]
-            observation["market"] = np.nan_to_num(np.concatenate(series, axis=1)).astype(np.float32)
-        if config.privileged_state:
-            parts = [np.ravel(self._state[name][self._row]) for name in config.state_spec]
-            observation["state"] = np.concatenate(parts).astype(np.float32)
-        return observation
+        rewards, terminated, truncated, infos = kernel.step(self._scores(action))
+        done = bool(terminated[0]), bool(truncated[0])
+        self._over = done[0] or done[1]
+        info = row_infos(infos, raw=("timestamp",))
+        return StepResult(_first_row(kernel.observe()), float(rewards[0]), *done, info)
 
     def __repr__(self) -> str:
-        source = "history" if self.config.history is not None else type(self.model).__name__
-        return (
-            f"MarketEnv(source={source}, max_assets={self.max_assets}, "
-            f"features={list(self.features)!r}, lookback={self.lookback})"
-        )
+        return f"MarketEnv({self.config.describe()})"
+
+
+_FIRST = np.zeros(1, dtype=np.intp)
+
+
+def _all_cash(max_assets: int) -> F64:
+    """``(1, max_assets + 1)`` weights all in cash."""
+    weights = np.zeros((1, max_assets + 1))
+    weights[0, -1] = 1.0
+    return weights
+
+
+def _first_row(observation: dict[str, Any]) -> dict[str, Any]:
+    """The single env's observation: row 0 of the kernel's batched one."""
+    return {
+        key: _first_row(value) if isinstance(value, dict) else value[0]
+        for key, value in observation.items()
+    }

@@ -4,6 +4,7 @@ Each class lives next to its single env and is loaded on first access:
 
 - `TradingVecEnv` (``Trading-v0``), from `sekai.envs.finance.trading_vector`;
 - `PortfolioVecEnv` (``Portfolio-v0``), from `sekai.envs.finance.portfolio_vector`;
+- `MarketVecEnv` (``Market-v0``), from `sekai.envs.finance.market_vector`;
 - `MarketMakingVecEnv` (``MarketMaking-v0``), from
   ``sekai.envs.finance.market_making_vector``;
 - `OptimalExecutionVecEnv` (``OptimalExecution-v0``), from
@@ -17,16 +18,24 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sekai.envs.finance.market_making_vector import MarketMakingVecEnv as MarketMakingVecEnv
+    from sekai.envs.finance.market_vector import MarketVecEnv as MarketVecEnv
     from sekai.envs.finance.optimal_execution_vector import (
         OptimalExecutionVecEnv as OptimalExecutionVecEnv,
     )
     from sekai.envs.finance.portfolio_vector import PortfolioVecEnv as PortfolioVecEnv
     from sekai.envs.finance.trading_vector import TradingVecEnv as TradingVecEnv
 
-__all__ = ["MarketMakingVecEnv", "OptimalExecutionVecEnv", "PortfolioVecEnv", "TradingVecEnv"]
+__all__ = [
+    "MarketMakingVecEnv",
+    "MarketVecEnv",
+    "OptimalExecutionVecEnv",
+    "PortfolioVecEnv",
+    "TradingVecEnv",
+]
 
 _LAZY: dict[str, str] = {
     "MarketMakingVecEnv": "sekai.envs.finance.market_making_vector",
+    "MarketVecEnv": "sekai.envs.finance.market_vector",
     "OptimalExecutionVecEnv": "sekai.envs.finance.optimal_execution_vector",
     "PortfolioVecEnv": "sekai.envs.finance.portfolio_vector",
     "TradingVecEnv": "sekai.envs.finance.trading_vector",

@@ -1,0 +1,338 @@
+"""Market-v0's kernel: ``n`` portfolios over changing universes, in arrays (private).
+
+[`MarketEnv`][sekai.envs.MarketEnv] runs it with one row,
+[`MarketVecEnv`][sekai.envs.MarketVecEnv] with one row per sub-env; the
+arithmetic below is the only copy of Market-v0's step. Its parts: the prices
+(a `PriceCursor`, read through the point-in-time guard; a simulated universe
+also carries its features and latent state, `MarketPathCursor`), the slots
+(`SlotTable`), the cost model's inputs (`CostInputs`), the account
+(`rebalance`) and the reward function, all batched over the rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.envs.finance._cost_inputs import window_volatility
+from sekai.envs.finance._market_config import MarketConfig
+from sekai.envs.finance._market_paths import MarketPathCursor
+from sekai.envs.finance._market_slots import SlotTable
+from sekai.envs.finance._portfolio_weights import rebalance, short_targets, target_weights
+from sekai.envs.finance._price_sources import History, HistoryCursor, PriceCursor, check_options
+from sekai.finance.account import AccountConfig
+from sekai.finance.data import PointInTimeBatch
+from sekai.finance.rewards import RewardFunction
+from sekai.finance.sampling import EpisodeSampler
+
+__all__ = ["MarketKernel", "targets"]
+
+F64 = NDArray[np.float64]
+Infos = dict[str, Any]
+_TINY = float(np.finfo(np.float64).tiny)
+_LARGEST = float(np.finfo(np.float64).max)
+
+
+def _nan_to_num(values: F64) -> None:
+    """``np.nan_to_num(values, copy=False)`` in three ufunc calls (it runs every step)."""
+    np.clip(values, -_LARGEST, _LARGEST, out=values)  # infinities to the largest floats
+    np.copyto(values, 0.0, where=np.isnan(values))
+
+
+def targets(scores: F64, weights: F64, tradable: F64, account: AccountConfig) -> F64:
+    """``(n, max_assets + 1)`` target weights of checked actions: scores, or signed weights.
+
+    Args:
+        scores: ``(n, max_assets + 1)`` long-only scores, cash last, or ``(n,
+            max_assets)`` signed target weights (with ``account.allow_short``).
+        weights: ``(n, max_assets + 1)`` current weights.
+        tradable: ``(n, max_assets + 1)``: 1.0 for slots holding an asset and cash.
+        account: The account's rules.
+    """
+    if account.allow_short:
+        return short_targets(scores, weights, tradable, account)
+    return target_weights(scores, weights, tradable, account.max_leverage)
+
+
+def _paid_out(assets: F64, delisted: NDArray[np.bool_]) -> F64:
+    """Each row's sum of the weights of its delisted slots.
+
+    A row with one delisting pays that weight; rows with the same number ``k``
+    of them are summed together as a ``(rows, k)`` table of their delisted
+    weights, in slot order, which adds the same numbers in the same order as
+    summing one row's alone (numpy's pairwise summation depends on the
+    length). A loop over the distinct counts, not over the rows.
+    """
+    count = np.count_nonzero(delisted, axis=1)
+    paid: F64 = np.zeros(len(count))
+    one = count == 1
+    if one.any():
+        paid[one] = assets[one, np.argmax(delisted[one], axis=1)]
+    for k in np.unique(count[count > 1]).tolist():
+        rows = count == k
+        paid[rows] = assets[rows][delisted[rows]].reshape(-1, k).sum(axis=1)
+    return paid
+
+
+class MarketKernel:
+    """``n`` Market-v0 accounts: slots, weights, equity and steps, advanced together.
+
+    Args:
+        config: The env's parameters.
+        n: Number of accounts (rows).
+        reward: The reward function (the env's own; it keeps one state per row).
+
+    Attributes:
+        config: The parameters.
+        reward: The reward function.
+        cursor: Where each row stands in its prices.
+        slots: Which data column each row's slots hold.
+        weights: ``(n, max_assets + 1)`` drifted weights, cash last.
+        equity: Each row's account value.
+        steps: Decisions taken in each row's episode.
+    """
+
+    def __init__(self, config: MarketConfig, n: int, reward: RewardFunction) -> None:
+        self.config = config
+        self.n = n
+        self.reward = reward
+        source, lookback, length = config.source, config.lookback, config.episode_length
+        self.cursor: PriceCursor
+        self._paths: MarketPathCursor | None = None
+        self._exogenous: F64 | None = None
+        if isinstance(source, History):
+            self.cursor = HistoryCursor(source, n, lookback, length)
+            if config.exogenous:
+                data = source.data
+                tables = [
+                    data.exogenous_series(name).reshape(data.n_steps, -1)
+                    for name in config.exogenous
+                ]
+                self._exogenous = np.concatenate(tables, axis=1)
+        else:
+            paths = MarketPathCursor(source, n, lookback, length, config.features)
+            self.cursor = self._paths = paths
+        self.slots = SlotTable(n, config.max_assets, config.n_total)
+        self.weights: F64 = np.zeros((n, config.max_assets + 1))
+        self.weights[:, -1] = 1.0
+        self.equity: F64 = np.full(n, config.capital)
+        self.steps: NDArray[np.intp] = np.zeros(n, dtype=np.intp)
+        self._labels = config.assets
+        self._rows = np.arange(n)[:, None]  # with (n, k) columns: each row's own columns
+        self._dt = np.full(n, config.dt)
+        self._current: PointInTimeBatch | None = None  # the market at the rows observed now
+
+    # -- episodes ---------------------------------------------------------------------------
+
+    def reset(
+        self,
+        indices: NDArray[np.intp],
+        rngs: Sequence[np.random.Generator],
+        options: Sequence[Any],
+        owner: str,
+        samplers: Sequence[EpisodeSampler] | None = None,
+    ) -> None:
+        """Start new episodes in the rows ``indices``, each drawn from its own generator.
+
+        Args:
+            indices: The rows, sorted.
+            rngs: One generator per entry of ``indices``.
+            options: One reset options dict (or None) per entry of ``indices``.
+            owner: The env's name, for errors.
+            samplers: One start sampler per entry of ``indices`` (histories),
+                or None for the config's.
+
+        Raises:
+            ValueError: An unknown option, or a start that leaves no room for
+                an episode.
+        """
+        allowed = ("start",) if self.config.history is not None else ()
+        for position, (index, option) in enumerate(zip(indices.tolist(), options, strict=True)):
+            start = check_options(option, allowed, owner).get("start")
+            sampler = None if samplers is None else samplers[position]
+            self.cursor.begin(index, rngs[position], start, sampler)
+        self.cursor.settle()
+        current = self._current = self.cursor.now()
+        self.slots.clear(indices)
+        self.weights[indices] = 0.0
+        self.weights[indices, -1] = 1.0
+        self.equity[indices] = self.config.capital
+        self.steps[indices] = 0
+        if len(indices) == self.n:
+            self.slots.place(current.mask.latest())
+            self.reward.reset()
+        else:
+            resetting = np.zeros(self.n, dtype=np.bool_)
+            resetting[indices] = True
+            self.slots.place(current.mask.latest(), ~resetting)
+            self.reward.reset(resetting)
+
+    def now(self) -> PointInTimeBatch:
+        """The market at every row's current row (the one its observation shows)."""
+        current = self._current
+        if current is None:
+            current = self._current = self.cursor.now()
+        return current
+
+    def _times(self, times: NDArray[Any]) -> list[Any]:
+        # numpy scalars, as a single env reports them (an int64 or a datetime64).
+        return list(times)
+
+    def reset_infos(self, indices: NDArray[np.intp]) -> Infos:
+        """The reset info arrays of the rows ``indices`` (one entry per row)."""
+        return {
+            "equity": self.equity[indices],
+            "n_assets": self.slots.count[indices],
+            "timestamp": self._times(self.now().time[indices]),
+        }
+
+    # -- reading the state ---------------------------------------------------------------------
+
+    def slot_assets(self, row: int) -> tuple[Any, ...]:
+        """The asset label in each of row ``row``'s slots (None for an empty slot)."""
+        labels = self._labels
+        return tuple(None if column < 0 else labels[column] for column in self.slots.columns[row])
+
+    def latent(self) -> dict[str, F64] | None:
+        """Each row's latent state at its current row, by name (None for a history)."""
+        if self._paths is None:
+            return None
+        return self._paths.latent()
+
+    def targets(self, scores: F64) -> F64:
+        """``(n, max_assets + 1)`` target weights of checked actions ``scores``."""
+        return targets(scores, self.weights, self.slots.tradable, self.config.account)
+
+    def observe(self) -> dict[str, Any]:
+        """Every row's observation, batched (see [`MarketEnv`][sekai.envs.MarketEnv])."""
+        config = self.config
+        now = self.now()
+        lookback = config.lookback
+        held, rows, picked = self.slots.held, self._rows, self.slots.picked
+        width = 2 + len(config.features)
+        values = np.empty((self.n, config.max_assets, lookback, width), dtype=np.float32)
+        # Each window's slot columns, slot axis first: (n, max_assets, lookback).
+        returns = now.log_returns(lookback)[rows, :, picked]
+        _nan_to_num(returns)
+        values[..., 0] = returns
+        values[..., 1] = now.mask.window(lookback)[rows, :, picked]
+        for k, name in enumerate(config.features):
+            feature = now.field(name).window(lookback)[rows, :, picked]
+            _nan_to_num(feature)
+            values[..., 2 + k] = feature
+        values[~held] = 0.0
+        weights = self.weights
+        account = np.empty((self.n, 2), dtype=np.float32)
+        account[:, 0] = np.log(np.maximum(self.equity / config.capital, _TINY))
+        account[:, 1] = np.abs(weights[:, :-1]).sum(axis=1)
+        observation: dict[str, Any] = {
+            "assets": {"values": values, "mask": held.astype(np.int8)},
+            "portfolio": weights.astype(np.float32),
+            "account": account,
+        }
+        if self._exogenous is not None:
+            # PointInTimeBatch has no exogenous accessor yet: the same rows, gathered here.
+            rows = now.index[:, None] + np.arange(1 - lookback, 1)
+            observation["market"] = np.nan_to_num(self._exogenous[rows]).astype(np.float32)
+        if config.privileged_state:
+            latent = self.latent() or {}
+            parts = [latent[name].reshape(self.n, -1) for name in config.state_spec]
+            observation["state"] = np.concatenate(parts, axis=1).astype(np.float32)
+        return observation
+
+    # -- the step -----------------------------------------------------------------------------
+
+    def step(
+        self, scores: F64, frozen: NDArray[np.bool_] | None = None
+    ) -> tuple[F64, NDArray[np.bool_], NDArray[np.bool_], Infos]:
+        """Rebalance every row to the target its action asks for and hold for one period.
+
+        Args:
+            scores: ``(n, max_assets + 1)`` long-only scores or ``(n,
+                max_assets)`` signed target weights, checked.
+            frozen: Rows that must not change (a finished sub-env kept until
+                its reset), or None.
+
+        Returns:
+            ``(rewards, terminated, truncated, infos)``, one entry per row.
+        """
+        config = self.config
+        target = self.targets(scores)
+        if frozen is not None and not frozen.any():
+            frozen = None
+        # A frozen row reads inside its episode (and changes nothing).
+        now = self.now() if frozen is None else self.cursor.deciding()
+        held, rows, picked = self.slots.held, self._rows, self.slots.picked
+        price = np.where(held, now.prices.latest()[rows, picked], np.nan)
+        executed = np.where(held, now.execution_price()[rows, picked], np.nan)
+        delisted = held & np.isnan(executed)
+        # Quiet: a held asset's price is > 0, and NaN (a delisting, an empty slot) stays NaN.
+        returns = np.where(held, executed / price - 1.0, 0.0)
+        returns[delisted] = config.delisting_return
+        market: dict[str, Any] = {"equity": self.equity, "prices": price}
+        for name in config.costs.fields:
+            market[name] = np.where(held, now.field(name).latest()[rows, picked], np.nan)
+        if config.costs.volatility:
+            window = now.log_returns(config.lookback)[rows, :, picked]  # (n, m, lookback)
+            volatility = window_volatility(window.transpose(0, 2, 1))
+            market["volatility"] = np.where(held, volatility, np.nan)
+        weights, step = rebalance(
+            self.weights,
+            target,
+            returns,
+            dt=config.dt,
+            config=config.account,
+            cost_model=config.cost_model,
+            market=market,
+            equity=self.equity,
+            bounded=config.bounded,
+        )
+        if delisted.any():  # the delisted positions are paid out in cash
+            paid = delisted.any(axis=1)
+            weights[paid, -1] += _paid_out(weights[paid, :-1], delisted[paid])
+            weights[:, :-1][delisted] = 0.0
+        rewards = np.asarray(self.reward(step.outcome), dtype=np.float64).reshape(self.n)
+        equity = np.asarray(step.equity, dtype=np.float64).reshape(self.n)
+        if frozen is not None:
+            active = ~frozen
+            self.weights[active] = weights[active]
+            self.equity[active] = equity[active]
+            self.steps += active
+            self.cursor.advance(active)
+        else:
+            self.weights = weights
+            self.equity = equity
+            self.steps += 1
+            self.cursor.advance()
+        # With every row one row on, as the cursor's rows, the batch moves along (no new checks).
+        current = self._current = self.cursor.now() if frozen is not None else now.advance()
+        changed = self.slots.place(current.mask.latest(), frozen)
+        if changed is not None:  # a new asset in a slot starts with no position
+            self.weights[:, :-1][changed] = 0.0
+        terminated = np.asarray(step.wiped_out, dtype=np.bool_).reshape(self.n)
+        truncated = ~terminated & (self.steps >= config.episode_length)
+        return rewards, terminated, truncated, self._step_infos(step, current)
+
+    def _step_infos(self, step: Any, current: PointInTimeBatch) -> Infos:
+        n, weights = self.n, self.weights
+        infos: Infos = {
+            "equity": self.equity.copy(),
+            "turnover": np.asarray(step.turnover, dtype=np.float64).reshape(n),
+            "cost": np.asarray(step.cost, dtype=np.float64).reshape(n),
+            "financing": np.asarray(step.financing, dtype=np.float64).reshape(n),
+            "gross_exposure": np.abs(weights[:, :-1]).sum(axis=1),
+            "n_assets": self.slots.count,
+            "weights": weights.copy(),
+            "timestamp": self._times(current.time),
+            "dt": self._dt,
+        }
+        latent = self.latent()
+        if latent is not None:
+            names = list(latent)
+            infos["latent_state"] = [
+                {name: latent[name][row, ...] for name in names} for row in range(n)
+            ]
+        return infos

@@ -1,0 +1,219 @@
+"""The native vector implementation of Market-v0 (every sub-env a row of one kernel)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.envs.finance._kernel import check_keywords, config_field
+from sekai.envs.finance._market_config import MarketConfig
+from sekai.envs.finance._market_kernel import MarketKernel
+from sekai.envs.finance._portfolio_weights import check_actions
+from sekai.envs.finance._price_sources import History
+from sekai.finance.costs import CostModel
+from sekai.finance.data import PointInTimeBatch
+from sekai.finance.rewards import RewardFunction
+from sekai.vector import InfoArrays, NativeVecEnv
+
+__all__ = ["MarketVecEnv"]
+
+F64 = NDArray[np.float64]
+
+
+class MarketVecEnv(NativeVecEnv[dict[str, Any], NDArray[np.float32]]):
+    """``num_envs`` Market-v0 portfolios advanced together with numpy.
+
+    ``sekai.make_vec("Market-v0", num_envs=N)`` builds this env by default.
+    Observations, actions, rewards, flags and infos are those of
+    [`MarketEnv`][sekai.envs.MarketEnv], batched along a leading ``num_envs``
+    axis: the observation is a dict of arrays (``"assets"`` holding
+    ``"values"`` ``(num_envs, max_assets, lookback, F)`` and ``"mask"``
+    ``(num_envs, max_assets)``, ``"portfolio"``, ``"account"``, and
+    ``"market"`` / ``"state"`` when asked for), actions ``(num_envs,
+    max_assets + 1)`` scores or ``(num_envs, max_assets)`` signed weights.
+    Both envs run the same kernel, the single env with one row and this one
+    with a row per sub-env: each sub-env's slots follow its own universe
+    (kept as data column indices, updated for every sub-env at once), and
+    every read goes through the point-in-time guard at each sub-env's
+    decision row (never a later row but the next one's prices for the fill).
+
+    Each sub-env draws its episodes from its own generator, ``rngs[i]``, as
+    the single env does, whole at the reset: a start row from its own copy
+    of the sampler, or a simulated universe (prices, listings, the features
+    computed on it and the model's latent state); a step draws nothing. So
+    for the same seed and actions the trajectories, autoresets included,
+    are those of ``SyncVecEnv``, ``AsyncVecEnv`` or ``ProcVecEnv`` over
+    [`MarketEnv`][sekai.envs.MarketEnv]. A finished sub-env is reset within
+    the step, or frozen with ``autoreset=False``.
+
+    The reward function handles the whole batch (stateful rewards keep one
+    state per sub-env and forget the rows that reset). Reset options, one
+    dict for all or one per sub-env: ``{"start": t}`` with a history, as for
+    the single env.
+
+    Args:
+        num_envs: Number of sub-envs.
+        autoreset: Reset finished sub-envs within the step (else freeze them).
+        max_episode_steps: Optional extra time limit per episode.
+        **kwargs: The keywords of [`MarketEnv`][sekai.envs.MarketEnv]
+            (``data``, ``model``, ``max_assets``, ``features``, ``exogenous``,
+            ``lookback``, ``episode_length``, ``sampler``,
+            ``transaction_cost``, ``reward``, ``allow_short``,
+            ``max_leverage``, ``cash_rate``, ``margin_rate``, ``borrow_rate``,
+            ``capital``, ``dt``, ``delisting_return``, ``privileged_state``),
+            with the same defaults; the sampler is spawned once per sub-env
+            and the reward function copied.
+
+    Raises:
+        TypeError: An unknown keyword, or a bad argument.
+        ValueError: A bad argument (the message names it).
+        LookAheadError: A feature reads rows after the one it describes.
+
+    Attributes:
+        config: The validated parameters.
+        samplers: Each sub-env's start sampler (histories), else None.
+    """
+
+    metadata: dict[str, Any] = {"render_fps": 30}  # noqa: RUF012 - copied per subclass
+
+    cost_model = config_field[CostModel]()
+    capital = config_field[float]()
+    dt = config_field[float]()
+    max_assets = config_field[int]()
+    n_total = config_field[int]()
+    features = config_field[tuple[str, ...]]()
+    exogenous = config_field[tuple[str, ...]]()
+    delisting_return = config_field[float]()
+    privileged_state = config_field[bool]()
+    lookback = config_field[int]()
+    episode_length = config_field[int]()
+
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        autoreset: bool = True,
+        max_episode_steps: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        check_keywords("MarketVecEnv", kwargs, MarketConfig.from_arguments)
+        config = MarketConfig.from_arguments("MarketVecEnv", **kwargs)
+        super().__init__(
+            num_envs,
+            config.observation_space(),
+            config.action_space(),
+            autoreset=autoreset,
+            max_episode_steps=max_episode_steps,
+        )
+        self.config = config
+        source = config.source
+        self.samplers = (
+            [source.sampler.spawn() for _ in range(self.num_envs)]
+            if isinstance(source, History)
+            else None
+        )
+        width = config.max_assets if config.account.allow_short else config.max_assets + 1
+        self._action_shape = (self.num_envs, width)
+        self._kernel = MarketKernel(config, self.num_envs, config.reward)
+
+    # -- the state ----------------------------------------------------------------------------
+
+    @property
+    def reward_fn(self) -> RewardFunction:
+        """The reward function (one state per sub-env)."""
+        return self._kernel.reward
+
+    @reward_fn.setter
+    def reward_fn(self, value: RewardFunction) -> None:
+        if not isinstance(value, RewardFunction):
+            raise TypeError(f"MarketVecEnv: reward_fn must be a RewardFunction, got {value!r}")
+        self._kernel.reward = value
+
+    @property
+    def equity(self) -> F64:
+        """Each sub-env's equity (a copy)."""
+        equity: F64 = self._kernel.equity.copy()
+        return equity
+
+    @property
+    def weights(self) -> F64:
+        """``(num_envs, max_assets + 1)`` drifted weights, cash last (a copy)."""
+        weights: F64 = self._kernel.weights.copy()
+        return weights
+
+    @property
+    def slot_assets(self) -> NDArray[np.object_]:
+        """Each sub-env's slot assets: a ``(num_envs,)`` object array of tuples (None: empty)."""
+        assets = np.empty(self.num_envs, dtype=object)
+        for i in range(self.num_envs):
+            assets[i] = self._kernel.slot_assets(i)
+        return assets
+
+    @property
+    def now(self) -> PointInTimeBatch:
+        """The data as known at each sub-env's current decision row (reads past it refused)."""
+        return self._kernel.now()
+
+    @property
+    def timestamp(self) -> NDArray[Any]:
+        """Each sub-env's current timestamp."""
+        return self._kernel.now().time
+
+    @property
+    def latent_state(self) -> dict[str, F64] | None:
+        """The model's state at each sub-env's row: ``(num_envs, ...)`` by name (None: history)."""
+        return self._kernel.latent()
+
+    def action_mask(self) -> NDArray[np.int8]:
+        """``(num_envs, ...)``: 1 for the slots holding an asset (and cash, long-only)."""
+        held = (self._kernel.slots.columns >= 0).astype(np.int8)
+        if self.config.account.allow_short:
+            return held
+        mask = np.ones(self._action_shape, dtype=np.int8)
+        mask[:, :-1] = held
+        return mask
+
+    def target_weights(self, actions: Any) -> F64:
+        """``(num_envs, max_assets)`` target weights the actions ask for now.
+
+        Raises:
+            InvalidAction: Malformed actions.
+        """
+        weights: F64 = self._kernel.targets(self._scores(actions))[:, :-1].copy()
+        return weights
+
+    def _scores(self, actions: Any) -> F64:
+        signed = self.config.account.allow_short
+        return check_actions(actions, self._action_shape, "MarketVecEnv actions", signed=signed)
+
+    # -- hooks ------------------------------------------------------------------------------------
+
+    def _reset_envs(
+        self, indices: NDArray[np.intp], options: Sequence[dict[str, Any] | None]
+    ) -> None:
+        rngs = self.rngs
+        samplers = self.samplers
+        self._kernel.reset(
+            indices,
+            [rngs[index] for index in indices.tolist()],
+            options,
+            "MarketVecEnv",
+            None if samplers is None else [samplers[index] for index in indices.tolist()],
+        )
+
+    def _reset_infos(self, indices: NDArray[np.intp]) -> InfoArrays:
+        return self._kernel.reset_infos(indices)
+
+    def _observe(self) -> dict[str, Any]:
+        return self._kernel.observe()
+
+    def _step(
+        self, actions: Any
+    ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
+        return self._kernel.step(self._scores(actions), None if self.autoreset else self.frozen)
+
+    def __repr__(self) -> str:
+        return f"MarketVecEnv(num_envs={self.num_envs}, {self.config.describe()})"
