@@ -4,7 +4,9 @@
 vector env keeps one batch per step (`PointInTimeBatch.advance`,
 `PointInTimeBatch.with_rows`) and reads every sub-env's observation with one
 gather per array, through the same guard as `PointInTime`: rows after each
-sub-env's decision row are out of reach, except the execution price.
+sub-env's decision row are out of reach, except the execution price. A
+native env over simulated paths replaces the paths of the sub-envs it resets
+with `PointInTimeBatch.with_paths`, at the cost of those paths only.
 
 What a batch reads (one history, or one path per sub-env) is in
 `sekai.finance._batch_sources`.
@@ -19,7 +21,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sekai._validation import check_int
-from sekai.finance._batch_sources import OF_PATHS, Paths, Source
+from sekai.finance._batch_sources import (
+    OF_PATHS,
+    WITH_PATHS,
+    Paths,
+    Source,
+    gather_rows,
+    gather_windows,
+)
 from sekai.finance._shared_inputs import readonly
 
 if TYPE_CHECKING:
@@ -54,71 +63,15 @@ def _checked_rows(rows: ArrayLike, n_steps: int, what: str) -> tuple[NDArray[np.
     return readonly(index), high
 
 
-def _check_out(out: Any, shape: tuple[int, ...], what: str) -> NDArray[Any]:
-    if not isinstance(out, np.ndarray) or out.shape != shape:
-        given = f"shape {out.shape}" if isinstance(out, np.ndarray) else repr(out)
-        raise ValueError(f"{what}: out must be an array of shape {shape}, got {given}")
-    return out
-
-
-def _rows_of(
-    table: NDArray[Any], flat: NDArray[np.intp], out: NDArray[Any] | None, what: str
-) -> NDArray[Any]:
-    """``table[flat]``: a new read-only array, or written into ``out`` and returned."""
-    if out is None:
-        return readonly(table[flat])
-    out = _check_out(out, flat.shape + table.shape[1:], what)
-    # np.take writes straight into out, but copies a table that is not C-ordered first.
-    if (
-        out.dtype == table.dtype
-        and out.flags.c_contiguous
-        and out.flags.writeable
-        and table.flags.c_contiguous
-    ):
-        np.take(table, flat, axis=0, out=out, mode="clip")  # rows checked: no clipping
-    else:
-        np.copyto(out, table[flat])
-    return out
-
-
-def _windows_of(
-    table: NDArray[Any],
-    flat: NDArray[np.intp],
-    length: int,
-    out: NDArray[Any] | None,
-    what: str,
-) -> NDArray[Any]:
-    """Rows ``flat[i] - length + 1 .. flat[i]`` of ``table`` for each ``i``: ``(n, length, ...)``.
-
-    Each window must lie inside the table, and inside one path of a stacked table (the
-    callers check each sub-env's row). A copy, read-only, or written into ``out`` and returned.
-    """
-    n, width = flat.shape[0], table.shape[1]
-    starts = flat - (length - 1)
-    if table.flags.c_contiguous and n:
-        # Row k of this view is rows k .. k + length - 1 of the table, end to end in memory:
-        # one gather of n rows copies every window as one block (the view never leaves here).
-        spans: NDArray[Any] = np.ndarray(
-            (table.shape[0] - length + 1, length * width),
-            table.dtype,
-            buffer=table,
-            strides=(table.strides[0], table.itemsize),
-        )
-        windows = spans[starts].reshape(n, length, width)
-    else:
-        windows = table[starts[:, None] + np.arange(length)]
-    if out is None:
-        return readonly(windows)
-    np.copyto(_check_out(out, windows.shape, what), windows)
-    return out
-
-
 class PastBatch:
     """One array up to each sub-env's decision row: the batched `Past`.
 
     Obtained from a `PointInTimeBatch` (``batch.prices``, ``.field(name)``,
-    ``.mask``). Sub-env ``i`` sees rows ``0..t_i`` of its history; every
-    array returned is a copy of the rows asked for, or the caller's ``out``.
+    ``.mask``, ``.exogenous(name)``). Sub-env ``i`` sees rows ``0..t_i`` of
+    its history; every array returned is a copy of the rows asked for, or the
+    caller's ``out``. Each row holds ``width`` values: ``n_assets`` for the
+    prices, a field or the mask, the series' columns for an exogenous series
+    (1 for a series of shape ``(n_steps,)``).
 
     Attributes:
         name: What the rows are (``"prices"``, ``"field('volume')"``, ...).
@@ -139,16 +92,16 @@ class PastBatch:
         self.name = name
 
     def latest(self, *, out: NDArray[Any] | None = None) -> NDArray[Any]:
-        """``(n, n_assets)``: row ``t_i`` for sub-env ``i``.
+        """``(n, width)``: row ``t_i`` for sub-env ``i``.
 
         Args:
             out: An array of that shape to write the rows into (returned as is,
                 writable), instead of a new read-only array.
         """
-        return _rows_of(self._table, self._batch._flat, out, f"{self.name}.latest")
+        return gather_rows(self._table, self._batch._flat, out, f"{self.name}.latest")
 
     def window(self, length: int, *, out: NDArray[Any] | None = None) -> NDArray[Any]:
-        """``(n, length, n_assets)``: rows ``t_i - length + 1`` to ``t_i``, oldest first.
+        """``(n, length, width)``: rows ``t_i - length + 1`` to ``t_i``, oldest first.
 
         Args:
             length: Number of rows (>= 1).
@@ -169,7 +122,7 @@ class PastBatch:
                 f"{self.name}.window({length}): sub-env {short} is at row {row}, so its window "
                 f"would start at row {row - length + 1}; the data starts at row 0"
             )
-        return _windows_of(self._table, batch._flat, length, out, f"{self.name}.window")
+        return gather_windows(self._table, batch._flat, length, out, f"{self.name}.window")
 
     def __len__(self) -> int:
         return len(self._batch)
@@ -185,13 +138,14 @@ class PointInTimeBatch:
     (every sub-env reads one history; ``PointInTimeBatch(data, rows)`` is the
     same) or `of_paths` (each sub-env its own simulated path). Sub-env ``i``
     observes rows ``0..t_i`` through `PastBatch` accessors (`prices`,
-    `field`, `mask`) and `log_returns`, and executes at row ``t_i + 1``
+    `field`, `mask`, `exogenous`) and `log_returns`, and executes at row ``t_i + 1``
     (`execution_price`, `execution_time`), as ``data.at(t_i)`` would show
     it. Every array returned is a copy (read-only) or the caller's ``out``,
     never a view of the data's arrays.
 
     Building a batch costs a few attributes and one vectorised check of the
-    rows, so a native env builds one per step (`advance`, `with_rows`).
+    rows, so a native env builds one per step (`advance`, `with_rows`), and
+    replaces the paths of the sub-envs it resets with `with_paths`.
 
     Args:
         data: The history every sub-env reads.
@@ -267,13 +221,15 @@ class PointInTimeBatch:
         timestamps: ArrayLike | None = None,
         fields: Mapping[str, ArrayLike] | None = None,
         mask: ArrayLike | None = None,
+        exogenous: Mapping[str, ArrayLike] | None = None,
     ) -> PointInTimeBatch:
         """A batch where sub-env ``i`` reads its own path ``prices[i]`` at row ``rows[i]``.
 
         What sub-env ``i`` sees equals ``MarketData(prices[i]).at(rows[i])`` (with
-        its fields, and NaN where ``mask`` is False). The arrays are copied
-        once and the log returns computed once, here; later batches over the
-        same paths (`advance`, `with_rows`) reuse them.
+        its fields and exogenous series, and NaN where ``mask`` is False). The
+        arrays are copied once and the log returns computed once, here; later
+        batches over the same paths (`advance`, `with_rows`, `with_paths`)
+        reuse them.
 
         Args:
             prices: ``(n, n_steps, n_assets)`` prices, one path per sub-env
@@ -286,12 +242,16 @@ class PointInTimeBatch:
                 are the field ``"close"``.
             mask: Bools shaped like ``prices``, True where the asset is available
                 (as ``Simulation.mask``); prices where it is False read as NaN.
+            exogenous: Series that are not per asset, by name, one per path:
+                ``(n, n_steps)`` (a series of width 1) or ``(n, n_steps, width)``.
+                A first axis of 1 gives every path the same series (copied
+                into each path's rows, so that `with_paths` can replace it).
 
         Raises:
             TypeError, ValueError: An array of the wrong type, shape or value, or
                 ``rows`` not holding one row per path.
         """
-        source = Paths(prices, timestamps, fields, mask)
+        source = Paths(prices, timestamps, fields, mask, exogenous)
         checked = _checked_rows(rows, source.n_steps, OF_PATHS)
         if checked[0].shape != source.starts.shape:
             raise ValueError(
@@ -300,6 +260,73 @@ class PointInTimeBatch:
             )
         batch = object.__new__(cls)
         batch._set(source, source.starts, *checked)
+        return batch
+
+    def with_paths(
+        self,
+        indices: ArrayLike,
+        prices: ArrayLike,
+        *,
+        fields: Mapping[str, ArrayLike] | None = None,
+        mask: ArrayLike | None = None,
+        exogenous: Mapping[str, ArrayLike] | None = None,
+    ) -> PointInTimeBatch:
+        """This batch with the paths of sub-envs ``indices`` replaced (an `of_paths` batch).
+
+        Sub-env ``indices[j]`` then reads ``prices[j]`` (with ``fields``, ``mask``
+        and ``exogenous`` as `of_paths` takes them, row ``j`` for path
+        ``indices[j]``), at the same decision row as before; every other path
+        is unchanged. The result reads bit for bit what `of_paths` over the
+        updated paths would, at the cost of the ``k`` new paths only: their
+        rows of the tables and of the log returns are written in place.
+
+        So the paths are not copied, and this batch, and every batch built
+        before this call over the same paths (`advance`, `with_rows`, earlier
+        `with_paths`), is retired: reading its paths, fields, mask, exogenous
+        series, log returns or execution prices raises RuntimeError (its rows
+        and times stay readable). Read the batch returned, or batches built
+        from it. If the call raises, nothing is replaced or retired.
+
+        Args:
+            indices: ``(k,)`` distinct ints, the sub-envs whose paths change.
+            prices: ``(k, n_steps, n_assets)`` prices (``(k, n_steps)``: one
+                asset), checked as in `of_paths`.
+            fields: The new paths of every field the batch has, and no other,
+                each shaped like ``prices``.
+            mask: Bools shaped like ``prices``, as in `of_paths`.
+            exogenous: The new paths of every exogenous series the batch has,
+                and no other: ``(k, n_steps)`` or ``(k, n_steps, width)``, a first
+                axis of 1 for the same series on every new path.
+
+        Raises:
+            TypeError: This batch reads one `MarketData` (`MarketData.at_rows`),
+                or an argument of the wrong type.
+            ValueError: An index outside the batch or given twice, an array of
+                the wrong shape, a price <= 0 or infinite, or a field or series
+                missing or unknown.
+            RuntimeError: This batch is retired already.
+
+        Examples:
+            >>> import numpy as np
+            >>> from sekai.finance.data import PointInTimeBatch
+            >>> batch = PointInTimeBatch.of_paths(np.ones((3, 4)), [1, 2, 3])
+            >>> fresh = batch.with_paths([1], [[1.0, 2.0, 4.0, 8.0]])
+            >>> fresh.prices.latest()[:, 0].tolist()
+            [1.0, 4.0, 1.0]
+            >>> batch.prices.latest()  # doctest: +ELLIPSIS
+            Traceback (most recent call last):
+            ...
+            RuntimeError: PointInTimeBatch: this batch was built before with_paths replaced ...
+        """
+        source = self._source
+        if not isinstance(source, Paths):
+            raise TypeError(
+                f"{WITH_PATHS}: this batch reads one MarketData, which every sub-env shares; "
+                "only a batch from PointInTimeBatch.of_paths has paths to replace"
+            )
+        replaced = source.replaced(indices, prices, fields, mask, exogenous)
+        batch = object.__new__(PointInTimeBatch)
+        batch._set(replaced, self._starts, self._rows, self._high, self._low)
         return batch
 
     def with_rows(self, rows: ArrayLike) -> PointInTimeBatch:
@@ -375,6 +402,28 @@ class PointInTimeBatch:
         """Availability up to each decision row."""
         return PastBatch(self._source.mask, self, "mask")
 
+    def exogenous(self, name: str) -> PastBatch:
+        """The exogenous series ``name`` up to each decision row, ``width`` values a row.
+
+        ``width`` is the series' columns (`MarketData.exogenous_width`): 1 for a
+        series of shape ``(n_steps,)``, whose single env reads scalars. So
+        ``latest()`` is ``(n, width)`` and ``window(length)`` is ``(n, length,
+        width)``: row ``i`` of the window, reshaped to ``(length, -1)``, equals
+        ``data.at(t_i).exogenous(name).window(length).reshape(length, -1)``.
+
+        Raises:
+            KeyError: No such series.
+
+        Examples:
+            >>> from sekai.finance.data import MarketData
+            >>> data = MarketData([1.0, 2.0, 3.0], exogenous={"rate": [0.1, 0.2, 0.3]})
+            >>> data.at_rows([1, 2]).exogenous("rate").window(2).tolist()
+            [[[0.1], [0.2]], [[0.2], [0.3]]]
+        """
+        series = self._source.exogenous_series(name)
+        table = series.reshape(series.shape[0], -1)  # a view: (rows, width)
+        return PastBatch(table, self, f"exogenous({name!r})")
+
     def log_returns(self, length: int, *, out: NDArray[Any] | None = None) -> NDArray[Any]:
         """``(n, length, n_assets)`` log returns of rows ``t_i - length + 1`` to ``t_i``.
 
@@ -402,7 +451,7 @@ class PointInTimeBatch:
                 f"needs rows {row - length} to {row}; the data starts at row 0"
             )
         table = self._source._log_return_table()
-        return _windows_of(table, self._flat, length, out, "PointInTimeBatch.log_returns")
+        return gather_windows(table, self._flat, length, out, "PointInTimeBatch.log_returns")
 
     def _next_rows(self, what: str) -> NDArray[np.intp]:
         """Rows ``t_i + 1`` of the stacked tables; IndexError if a sub-env is at the last row."""
@@ -435,7 +484,7 @@ class PointInTimeBatch:
         source = self._source
         table = source.prices if field is None else source.field(field)
         rows = self._next_rows("execution_price()")
-        return _rows_of(table, rows, out, "PointInTimeBatch.execution_price")
+        return gather_rows(table, rows, out, "PointInTimeBatch.execution_price")
 
     @property
     def execution_time(self) -> NDArray[Any]:
