@@ -11,15 +11,13 @@ the batch reads the features through the point-in-time guard like the prices.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.finance._price_sources import PathCursor, Simulated
-from sekai.finance.data import MarketData, PointInTimeBatch
+from sekai.finance.data import MarketData
 from sekai.finance.features import add_features
-from sekai.finance.sampling import EpisodeSampler
+from sekai.finance.simulators import Simulation
 
 __all__ = ["MarketPathCursor"]
 
@@ -49,24 +47,15 @@ class MarketPathCursor(PathCursor):
         episode_length: int,
         features: tuple[str, ...],
     ) -> None:
-        super().__init__(source, n, lookback, episode_length)
+        # The prices ("close", MarketData's name for them) are read as prices; any other
+        # feature gets a table of its own.
+        super().__init__(
+            source, n, lookback, episode_length, [name for name in features if name != "close"]
+        )
         self.features = features
-        self._tables: dict[str, F64] = {
-            # The prices ("close", MarketData's name for them) are read as prices; any other
-            # feature gets a table of its own.
-            name: np.full(self._panel.shape, np.nan)
-            for name in features
-            if name != "close"
-        }
         self.state: dict[str, F64] = {}
 
-    def _first_row(
-        self, index: int, rng: np.random.Generator, start: Any, sampler: EpisodeSampler | None
-    ) -> int:
-        simulation = self.source.simulate(rng, self.lookback, self.episode_length)
-        prices = Simulated.prices(simulation)
-        self._panel[index] = prices
-        self._data.pop(index, None)
+    def _took(self, index: int, prices: F64, simulation: Simulation) -> None:
         if self._tables:
             data = add_features(MarketData(prices), self.features)
             for name, table in self._tables.items():
@@ -78,21 +67,9 @@ class MarketPathCursor(PathCursor):
             if states is None:
                 states = self.state[name] = np.zeros((self.n, *np.shape(series)))
             states[index] = series
-        self._stale = True
-        return self.lookback
 
-    def settle(self) -> None:
-        if self._stale:
-            fields = self._tables or None
-            self._paths = PointInTimeBatch.of_paths(self._panel, self.rows, fields=fields)
-            self._stale = False
-
-    def data_of(self, index: int) -> MarketData:
-        data = self._data.get(index)
-        if data is None:
-            data = add_features(MarketData(self._panel[index]), self.features)
-            self._data[index] = data
-        return data
+    def _path_data(self, index: int) -> MarketData:
+        return add_features(MarketData(self._panel[index]), self.features)
 
     def latent(self, rows: NDArray[np.intp] | None = None) -> dict[str, F64]:
         """Every row's latent state at its current row: ``(n, *shape)`` per name (new arrays)."""

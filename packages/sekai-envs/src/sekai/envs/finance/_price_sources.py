@@ -18,7 +18,7 @@ decides at rows ``s .. s + episode_length - 1`` and observes the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -396,30 +396,57 @@ class PathCursor(PriceCursor):
 
     The paths are kept as a panel ``(n, lookback + episode_length + 1,
     n_assets)``, NaN where an asset is unlisted; a path's first decision row
-    is ``lookback``.
+    is ``lookback``. The batch the kernel reads takes in the rows drawn at a
+    reset with `PointInTimeBatch.with_paths`, at a cost proportional to their
+    number, so sub-envs that reset at different steps stay cheap.
+
+    Args:
+        source: The model.
+        n: Number of rows (sub-envs).
+        lookback: Log returns per observation.
+        episode_length: Decisions per episode.
+        fields: Names of per-path tables beside the prices (features a
+            subclass computes in `_took`); none by default.
     """
 
-    def __init__(self, source: Simulated, n: int, lookback: int, episode_length: int) -> None:
+    def __init__(
+        self,
+        source: Simulated,
+        n: int,
+        lookback: int,
+        episode_length: int,
+        fields: Sequence[str] = (),
+    ) -> None:
         super().__init__(n, lookback, episode_length)
         self.source = source
         self._panel = np.full((n, lookback + episode_length + 1, source.n_assets), np.nan)
-        self._paths = PointInTimeBatch.of_paths(self._panel, self.rows)
-        self._stale = False
+        self._tables: dict[str, NDArray[np.float64]] = {
+            name: np.full(self._panel.shape, np.nan) for name in fields
+        }
+        self._paths = PointInTimeBatch.of_paths(self._panel, self.rows, fields=self._tables or None)
+        self._drawn: list[int] = []
         self._data: dict[int, MarketData] = {}  # rows' paths as MarketData, built when asked
 
     def _first_row(
         self, index: int, rng: np.random.Generator, start: Any, sampler: EpisodeSampler | None
     ) -> int:
         simulation = self.source.simulate(rng, self.lookback, self.episode_length)
-        self._panel[index] = Simulated.prices(simulation)
+        prices = Simulated.prices(simulation)
+        self._panel[index] = prices
         self._data.pop(index, None)
-        self._stale = True
+        self._took(index, prices, simulation)
+        self._drawn.append(index)
         return self.lookback
 
+    def _took(self, index: int, prices: NDArray[np.float64], simulation: Simulation) -> None:
+        """Keep what else row ``index``'s new path brings (a subclass's tables); nothing here."""
+
     def settle(self) -> None:
-        if self._stale:
-            self._paths = PointInTimeBatch.of_paths(self._panel, self.rows)
-            self._stale = False
+        if self._drawn:
+            drawn = np.array(self._drawn, dtype=np.intp)
+            self._drawn = []
+            fields = {name: table[drawn] for name, table in self._tables.items()}
+            self._paths = self._paths.with_paths(drawn, self._panel[drawn], fields=fields or None)
 
     def _at_rows(self, rows: NDArray[np.intp]) -> PointInTimeBatch:
         return self._paths.with_rows(rows)
@@ -427,8 +454,12 @@ class PathCursor(PriceCursor):
     def data_of(self, index: int) -> MarketData:
         data = self._data.get(index)
         if data is None:
-            data = self._data[index] = MarketData(self._panel[index])
+            data = self._data[index] = self._path_data(index)
         return data
+
+    def _path_data(self, index: int) -> MarketData:
+        """Row ``index``'s path as MarketData (a subclass adds its tables)."""
+        return MarketData(self._panel[index])
 
 
 def cursor_for(source: Source, n: int, lookback: int, episode_length: int) -> PriceCursor:
