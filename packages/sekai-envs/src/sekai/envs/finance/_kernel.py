@@ -74,6 +74,9 @@ def row_infos(
     """
     info: dict[str, Any] = {}
     for key, values in infos.items():
+        if type(values) is np.ndarray and values.ndim == 1 and key not in raw:
+            info[key] = values.item(row)  # the Python scalar, in one call
+            continue
         value = values[row]
         if isinstance(value, np.generic) and key not in raw:
             value = value.item()

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.finance._account_step import account_step
+from sekai.envs.finance._account_step import StepAccount, account_step
 from sekai.envs.finance._cost_inputs import window_volatility
 from sekai.envs.finance._price_sources import PriceCursor, check_options, cursor_for
 from sekai.envs.finance._trading_config import TradingConfig
@@ -53,7 +53,8 @@ class Quotes(NamedTuple):
         fields: The cost model's data fields at the decision rows, ``(n, 1)`` each.
         window: ``(n, lookback, 1)`` log returns up to the decision rows, when
             the cost model reads the volatility; else None.
-        time: The fills' timestamps, ``(n,)`` (a list of datetimes for dated data).
+        time: The fills' timestamps, ``(n,)`` (a list of datetimes for dated data);
+            None from `TradingKernel.read_one`.
     """
 
     price: F64
@@ -87,12 +88,13 @@ class TradingKernel:
         self.cursor: PriceCursor = cursor_for(
             config.source, n, config.lookback, config.episode_length
         )
-        self._targets = config.position_array()
+        self._targets = config.position_array()[:, None]  # one row per action
         self._dated = config.dated
         self.position: F64 = np.zeros(n)
         self.equity: F64 = np.full(n, config.capital)
         self.steps: NDArray[np.intp] = np.zeros(n, dtype=np.intp)
-        self._all = np.arange(n)
+        self._dt = np.full(n, config.dt)
+        self._choice = np.zeros(1, dtype=np.intp)
 
     def reset(
         self,
@@ -144,7 +146,7 @@ class TradingKernel:
             "position": self.position[indices],
             "price": now.prices.latest()[indices, 0],
             "timestamp": self._times(now.time[indices]),
-            "dt": np.full(len(indices), self.config.dt),
+            "dt": self._dt[indices],
         }
 
     def observe(self, now: PointInTimeBatch | None = None) -> NDArray[np.float32]:
@@ -165,46 +167,33 @@ class TradingKernel:
         )
 
     def read_one(self, now: PointInTime) -> Quotes:
-        """`read` for a kernel of one row, through a `PointInTime` (cheaper for one row)."""
+        """`read` for a kernel of one row, through a `PointInTime` (cheaper for one row).
+
+        Its ``time`` is None: `step_one` reads the fill's time from ``now``.
+        """
         costs = self.config.costs
-        window = now.log_returns(self.config.lookback)[None] if costs.volatility else None
         return Quotes(
-            price=now.prices.latest[None],
-            executed=now.execution_price()[None],
-            fields={name: now.field(name).latest[None] for name in costs.fields},
-            window=window,
-            time=[now.execution_time] if self._dated else np.array([now.execution_time]),
+            now.prices.latest[None],
+            now.execution_price()[None],
+            {name: now.field(name).latest[None] for name in costs.fields} if costs.fields else {},
+            now.log_returns(self.config.lookback)[None] if costs.volatility else None,
+            None,  # step_one reads the fill's time from `now`
         )
 
-    def step(
-        self,
-        choices: NDArray[np.intp],
-        frozen: NDArray[np.bool_] | None = None,
-        quotes: Quotes | None = None,
-    ) -> tuple[F64, NDArray[np.bool_], NDArray[np.bool_], Infos]:
-        """Trade every row to its chosen target position and hold it for one period.
-
-        Args:
-            choices: One index into ``positions`` per row (checked).
-            frozen: Rows that must not change (a finished sub-env kept until
-                its reset), or None.
-            quotes: The market as `read` (or `read_one`) gives it at the
-                decision rows; None reads it.
+    def _trade(self, choices: NDArray[np.intp], quotes: Quotes) -> tuple[StepAccount, F64, Any]:
+        """The arithmetic of a step, for every row: trade, pay, hold, score.
 
         Returns:
-            ``(rewards, terminated, truncated, infos)``, one entry per row.
+            The account's step, the asset returns ``(n, 1)`` and the rewards.
         """
         config = self.config
-        if quotes is None:
-            quotes = self.read(self.cursor.deciding())
-        price, executed = quotes.price, quotes.executed
-        returns = executed / price - 1.0
-        market: dict[str, Any] = {"equity": self.equity, "prices": price, **quotes.fields}
+        returns = quotes.executed / quotes.price - 1.0
+        market: dict[str, Any] = {"equity": self.equity, "prices": quotes.price, **quotes.fields}
         if quotes.window is not None:
             market["volatility"] = window_volatility(quotes.window)
         step = account_step(
             self.position[:, None],
-            self._targets[choices][:, None],
+            self._targets[choices],
             returns,
             dt=config.dt,
             config=config.account,
@@ -212,7 +201,26 @@ class TradingKernel:
             market=market,
             equity=self.equity,
         )
-        rewards = np.asarray(self.reward(step.outcome), dtype=np.float64)
+        return step, returns, self.reward(step.outcome)
+
+    def step(
+        self, choices: NDArray[np.intp], frozen: NDArray[np.bool_] | None = None
+    ) -> tuple[F64, NDArray[np.bool_], NDArray[np.bool_], Infos]:
+        """Trade every row to its chosen target position and hold it for one period.
+
+        Args:
+            choices: One index into ``positions`` per row (checked).
+            frozen: Rows that must not change (a finished sub-env kept until
+                its reset), or None.
+
+        Returns:
+            ``(rewards, terminated, truncated, infos)``, one entry per row.
+        """
+        config = self.config
+        quotes = self.read(self.cursor.deciding())
+        step, returns, reward = self._trade(choices, quotes)
+        executed = quotes.executed
+        rewards = np.asarray(reward, dtype=np.float64)
         position = step.drifted[:, 0]
         equity = np.asarray(step.equity, dtype=np.float64)
         if frozen is not None and frozen.any():
@@ -227,15 +235,54 @@ class TradingKernel:
             self.steps += 1
             self.cursor.advance()
         terminated = np.asarray(step.wiped_out, dtype=np.bool_).reshape(self.n)
-        truncated = ~terminated & (self.steps >= config.episode_length)
+        truncated = self.steps >= config.episode_length
+        if terminated.any():
+            truncated &= ~terminated
+        # Not copied: NativeVecEnv copies the infos, a single env reads one value of each.
         infos = {
-            "equity": self.equity.copy(),
-            "position": self.position.copy(),
+            "equity": self.equity,
+            "position": self.position,
             "price": executed[:, 0],
             "asset_return": returns[:, 0],
             "cost": np.asarray(step.cost, dtype=np.float64).reshape(self.n),
             "turnover": np.asarray(step.turnover, dtype=np.float64).reshape(self.n),
             "timestamp": quotes.time,
-            "dt": np.full(self.n, config.dt),
+            "dt": self._dt,
         }
         return rewards, terminated, truncated, infos
+
+    def step_one(self, choice: int, now: PointInTime) -> tuple[float, bool, bool, Infos]:
+        """`step` for a kernel of one row, its bookkeeping on Python numbers.
+
+        The single env's path: the same reads, arithmetic and reward as
+        `step` (`_trade`), without the array bookkeeping that costs more than
+        the step itself when there is one row.
+
+        Args:
+            choice: The index into ``positions`` (checked).
+            now: The row's market at its decision row.
+
+        Returns:
+            ``(reward, terminated, truncated, info)``, the info with Python floats.
+        """
+        self._choice[0] = choice
+        quotes = self.read_one(now)
+        step, returns, reward = self._trade(self._choice, quotes)
+        # .item() gives the Python float of a one-element array in one call.
+        position, equity = step.drifted.item(0), step.equity.item(0)
+        self.position[0], self.equity[0] = position, equity
+        self.steps[0] += 1
+        self.cursor.rows[0] += 1
+        terminated = bool(step.wiped_out.item(0))
+        info = {
+            "equity": equity,
+            "position": position,
+            "price": quotes.executed.item(0),
+            "asset_return": returns.item(0),
+            "cost": step.cost.item(0),
+            "turnover": step.turnover.item(0),
+            "timestamp": now.execution_time,
+            "dt": self.config.dt,
+        }
+        truncated = not terminated and self.steps.item(0) >= self.config.episode_length
+        return reward.item(0), terminated, truncated, info

@@ -185,7 +185,6 @@ class TradingEnv(WindowedMarketEnv[NDArray[np.float32], np.int64]):
         self.observation_space = self.config.observation_space()
         self.action_space = self.config.action_space()
         self._kernel: TradingKernel | None = None
-        self._choice = np.zeros(1, dtype=np.intp)
         self._over = True
 
     # -- properties -------------------------------------------------------------------------
@@ -285,14 +284,10 @@ class TradingEnv(WindowedMarketEnv[NDArray[np.float32], np.int64]):
         kernel = self._kernel
         if self._over or kernel is None:
             raise ResetRequired("TradingEnv: the episode is over (or not started); call reset()")
-        self._choice[0] = discrete_action(action, len(self.config.positions), "TradingEnv")
-        # One row: read through PointInTime, cheaper than a batch of one.
-        quotes = kernel.read_one(kernel.cursor.at(0))
-        rewards, terminated, truncated, infos = kernel.step(self._choice, None, quotes)
-        done = bool(terminated[0]), bool(truncated[0])
-        self._over = done[0] or done[1]
-        info = row_infos(infos, raw=("timestamp",))
-        return StepResult(self._observe(self._now()), float(rewards[0]), *done, info)
+        choice = discrete_action(action, len(self.config.positions), "TradingEnv")
+        reward, terminated, truncated, info = kernel.step_one(choice, kernel.cursor.at(0))
+        self._over = terminated or truncated
+        return StepResult(self._observe(self._now()), reward, terminated, truncated, info)
 
     def _observe(self, now: PointInTime) -> NDArray[np.float32]:
         return observation(now.log_returns(self.config.lookback), self.position)
