@@ -102,16 +102,8 @@ class MarketKernel:
         source, lookback, length = config.source, config.lookback, config.episode_length
         self.cursor: PriceCursor
         self._paths: MarketPathCursor | None = None
-        self._exogenous: F64 | None = None
         if isinstance(source, History):
             self.cursor = HistoryCursor(source, n, lookback, length)
-            if config.exogenous:
-                data = source.data
-                tables = [
-                    data.exogenous_series(name).reshape(data.n_steps, -1)
-                    for name in config.exogenous
-                ]
-                self._exogenous = np.concatenate(tables, axis=1)
         else:
             paths = MarketPathCursor(source, n, lookback, length, config.features)
             self.cursor = self._paths = paths
@@ -233,10 +225,9 @@ class MarketKernel:
             "portfolio": weights.astype(np.float32),
             "account": account,
         }
-        if self._exogenous is not None:
-            # PointInTimeBatch has no exogenous accessor yet: the same rows, gathered here.
-            rows = now.index[:, None] + np.arange(1 - lookback, 1)
-            observation["market"] = np.nan_to_num(self._exogenous[rows]).astype(np.float32)
+        if config.exogenous:
+            series = [now.exogenous(name).window(lookback) for name in config.exogenous]
+            observation["market"] = np.nan_to_num(np.concatenate(series, axis=2)).astype(np.float32)
         if config.privileged_state:
             latent = self.latent() or {}
             parts = [latent[name].reshape(self.n, -1) for name in config.state_spec]
