@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
 from dataclasses import InitVar, dataclass
 from functools import cached_property
-from typing import Any
 
 import numpy as np
 
 from sekai._validation import check_int, check_real
-from sekai.envs.finance._kernel import check_keywords
+from sekai.envs.finance._kernel import config_field
 from sekai.spaces import Box
 
-__all__ = ["MarketMakingConfig"]
+__all__ = ["MarketMakingConfig", "MarketMakingParameters"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,17 +91,6 @@ class MarketMakingConfig:
             object.__setattr__(self, name, value)
 
     @classmethod
-    def from_keywords(cls, owner: str, keywords: Mapping[str, Any]) -> MarketMakingConfig:
-        """The config of ``owner``'s keyword arguments, refusing a keyword it does not know.
-
-        Raises:
-            TypeError: A keyword is not a parameter, or a parameter has the wrong type.
-            ValueError: A parameter is out of range.
-        """
-        check_keywords(owner, keywords, cls)
-        return cls(owner=owner, **keywords)
-
-    @classmethod
     def parameter_names(cls) -> tuple[str, ...]:
         """The parameters, in the order of the env's signature."""
         return tuple(field.name for field in dataclasses.fields(cls))
@@ -152,3 +139,26 @@ class MarketMakingConfig:
     def action_space(self) -> Box:
         """``Box(0, max_offset, (2,))``: the bid's and the ask's distance from the mid."""
         return Box(0.0, self.max_offset, (2,), np.float32)
+
+
+class MarketMakingParameters:
+    """The parameters of MarketMaking-v0 as attributes of an env, read from its ``config``.
+
+    Both [`MarketMakingEnv`][sekai.envs.MarketMakingEnv] and
+    [`MarketMakingVecEnv`][sekai.envs.MarketMakingVecEnv] take them from here,
+    so each is declared once (as a field of `MarketMakingConfig`).
+    """
+
+    config: MarketMakingConfig
+
+    s0 = config_field[float]()
+    sigma = config_field[float]()
+    total_time = config_field[float]()
+    n_steps = config_field[int]()
+    A = config_field[float]("fill_intensity")
+    k = config_field[float]("fill_decay")
+    risk_aversion = config_field[float]()
+    max_inventory = config_field[int]()
+    order_size = config_field[int]()
+    max_offset = config_field[float]()
+    dt = config_field[float]()

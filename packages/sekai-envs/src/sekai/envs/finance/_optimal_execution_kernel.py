@@ -27,7 +27,7 @@ impact ``gamma n``; ``eta_tilde = eta - gamma tau / 2``.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import InitVar, dataclass, fields
 from functools import cached_property
 from typing import Any, Generic, TypeVar
@@ -36,12 +36,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai._validation import check_int, check_real
-from sekai.envs.finance._kernel import check_keywords
+from sekai.envs.finance._kernel import config_field
 from sekai.error import InvalidAction
 from sekai.spaces import Box
 
 __all__ = [
     "ExecutionConfig",
+    "ExecutionParameters",
     "ExecutionState",
     "Rows",
     "broadcast",
@@ -125,18 +126,6 @@ class ExecutionConfig:
         for name, value in checked.items():  # plain Python numbers from here on
             object.__setattr__(self, name, value)
 
-    @classmethod
-    def from_keywords(cls, owner: str, keywords: Mapping[str, Any]) -> ExecutionConfig:
-        """The config of ``owner``'s keyword arguments (a vector env's ``**kwargs``).
-
-        Raises:
-            TypeError: A keyword is not a parameter of the model (the message
-                names it and lists the parameters), or a value has the wrong type.
-            ValueError: A value is out of range.
-        """
-        check_keywords(owner, keywords, cls)
-        return cls(owner=owner, **keywords)
-
     # -- the paper's symbols ---------------------------------------------------------------
 
     @cached_property
@@ -205,6 +194,28 @@ class ExecutionConfig:
     def action_space(self) -> Box:
         """``Box(0, 1, (1,))``: the fraction of the remaining inventory to sell now."""
         return Box(0.0, 1.0, (1,), np.float32)
+
+
+class ExecutionParameters:
+    """The parameters of OptimalExecution-v0 as attributes of an env, read from its ``config``.
+
+    Both [`OptimalExecutionEnv`][sekai.envs.OptimalExecutionEnv] and
+    [`OptimalExecutionVecEnv`][sekai.envs.OptimalExecutionVecEnv] take them from
+    here (the paper's symbols for the keywords), declared once.
+    """
+
+    config: ExecutionConfig
+
+    X0 = config_field[float]("initial_inventory")
+    s0 = config_field[float]()
+    sigma = config_field[float]()
+    total_time = config_field[float]()
+    n_steps = config_field[int]()
+    gamma = config_field[float]("permanent_impact")
+    eta = config_field[float]("temporary_impact")
+    epsilon = config_field[float]("fixed_cost")
+    risk_aversion = config_field[float]()
+    tau = config_field[float]()
 
 
 @dataclass

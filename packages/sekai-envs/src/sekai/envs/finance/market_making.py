@@ -8,8 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import Env, ResetResult, StepResult
-from sekai.envs.finance._kernel import config_field
-from sekai.envs.finance._market_making_config import MarketMakingConfig
+from sekai.envs.finance._market_making_config import MarketMakingConfig, MarketMakingParameters
 from sekai.envs.finance._market_making_kernel import (
     advance,
     avellaneda_stoikov_action,
@@ -29,7 +28,7 @@ from sekai.utils.seeding import SeedType
 __all__ = ["MarketMakingEnv", "SeedType"]
 
 
-class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
+class MarketMakingEnv(MarketMakingParameters, Env[NDArray[np.float32], NDArray[np.float32]]):
     """A single market maker in the model of Avellaneda & Stoikov (2008).
 
     The session is the paper's simulation (its section 4). The mid-price ``S``
@@ -121,19 +120,6 @@ class MarketMakingEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         "render_modes": ["rgb_array"],
         "renderer": "sekai.envs.finance.rendering:MarketMakingRenderer",
     }
-
-    # The parameters, read from `config` (one declaration: MarketMakingConfig).
-    s0 = config_field[float]()
-    sigma = config_field[float]()
-    total_time = config_field[float]()
-    n_steps = config_field[int]()
-    A = config_field[float]("fill_intensity")
-    k = config_field[float]("fill_decay")
-    risk_aversion = config_field[float]()
-    max_inventory = config_field[int]()
-    order_size = config_field[int]()
-    max_offset = config_field[float]()
-    dt = config_field[float]()
 
     # The session's state (assignable, e.g. to try the closed form in another state).
     mid = state_field[float]("The current mid-price.")

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.finance._kernel import config_field
-from sekai.envs.finance._market_making_config import MarketMakingConfig
+from sekai.envs.finance._market_making_config import MarketMakingConfig, MarketMakingParameters
 from sekai.envs.finance._market_making_kernel import (
     advance,
     avellaneda_stoikov_action,
@@ -23,14 +22,17 @@ from sekai.envs.finance._market_making_kernel import (
     time_remaining,
 )
 from sekai.envs.finance._market_making_state import ArrayState, state_field
-from sekai.vector import InfoArrays, NativeVecEnv
+from sekai.envs.finance._native import ConfiguredVecEnv
+from sekai.vector import InfoArrays
 
 __all__ = ["MarketMakingVecEnv"]
 
 _F64 = NDArray[np.float64]
 
 
-class MarketMakingVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float32]]):
+class MarketMakingVecEnv(
+    MarketMakingParameters, ConfiguredVecEnv[NDArray[np.float32], NDArray[np.float32]]
+):
     """``num_envs`` MarketMaking-v0 sessions advanced together with numpy.
 
     ``sekai.make_vec("MarketMaking-v0", num_envs=N)`` builds this env by
@@ -72,19 +74,6 @@ class MarketMakingVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float32]])
 
     metadata: dict[str, Any] = {"render_fps": 20}  # noqa: RUF012 - copied per subclass
 
-    # The parameters, read from `config` (one declaration: MarketMakingConfig).
-    s0 = config_field[float]()
-    sigma = config_field[float]()
-    total_time = config_field[float]()
-    n_steps = config_field[int]()
-    A = config_field[float]("fill_intensity")
-    k = config_field[float]("fill_decay")
-    risk_aversion = config_field[float]()
-    max_inventory = config_field[int]()
-    order_size = config_field[int]()
-    max_offset = config_field[float]()
-    dt = config_field[float]()
-
     # The state of every sub-env, as copies.
     mid = state_field[_F64]("The mid-price of every sub-env.", copies=True)
     inventory = state_field[NDArray[np.int64]]("The inventory of every sub-env.", copies=True)
@@ -105,23 +94,10 @@ class MarketMakingVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float32]])
         "Whether each sub-env's last ask was lifted.", copies=True
     )
 
-    def __init__(
-        self,
-        num_envs: int,
-        *,
-        autoreset: bool = True,
-        max_episode_steps: int | None = None,
-        **kwargs: Any,
-    ) -> None:
-        config = MarketMakingConfig.from_keywords("MarketMakingVecEnv", kwargs)
-        super().__init__(
-            num_envs,
-            config.observation_space(),
-            config.action_space(),
-            autoreset=autoreset,
-            max_episode_steps=max_episode_steps,
-        )
-        self.config = config
+    config_builder = MarketMakingConfig
+
+    def _setup(self, kwargs: Mapping[str, Any]) -> None:
+        config = self.config
         n = self.num_envs
         self._rows = np.arange(n)
         # Time-major, so that the step of sub-envs in lockstep reads one contiguous row.

@@ -2,28 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.finance._kernel import check_keywords, config_field
+from sekai.envs.finance._kernel import config_field
 from sekai.envs.finance._market_config import MarketConfig
 from sekai.envs.finance._market_kernel import MarketKernel
+from sekai.envs.finance._native import WindowedVecEnv
 from sekai.envs.finance._portfolio_weights import check_actions
-from sekai.envs.finance._price_sources import History
 from sekai.finance.costs import CostModel
 from sekai.finance.data import PointInTimeBatch
-from sekai.finance.rewards import RewardFunction
-from sekai.vector import InfoArrays, NativeVecEnv
+from sekai.vector import InfoArrays
 
 __all__ = ["MarketVecEnv"]
 
 F64 = NDArray[np.float64]
 
 
-class MarketVecEnv(NativeVecEnv[dict[str, Any], NDArray[np.float32]]):
+class MarketVecEnv(WindowedVecEnv[dict[str, Any], NDArray[np.float32]]):
     """``num_envs`` Market-v0 portfolios advanced together with numpy.
 
     ``sekai.make_vec("Market-v0", num_envs=N)`` builds this env by default.
@@ -79,6 +78,11 @@ class MarketVecEnv(NativeVecEnv[dict[str, Any], NDArray[np.float32]]):
 
     metadata: dict[str, Any] = {"render_fps": 30}  # noqa: RUF012 - copied per subclass
 
+    config_builder = MarketConfig.from_arguments
+    kernel_type = MarketKernel
+    config: MarketConfig
+    _kernel: MarketKernel
+
     cost_model = config_field[CostModel]()
     capital = config_field[float]()
     dt = config_field[float]()
@@ -91,46 +95,11 @@ class MarketVecEnv(NativeVecEnv[dict[str, Any], NDArray[np.float32]]):
     lookback = config_field[int]()
     episode_length = config_field[int]()
 
-    def __init__(
-        self,
-        num_envs: int,
-        *,
-        autoreset: bool = True,
-        max_episode_steps: int | None = None,
-        **kwargs: Any,
-    ) -> None:
-        check_keywords("MarketVecEnv", kwargs, MarketConfig.from_arguments)
-        config = MarketConfig.from_arguments("MarketVecEnv", **kwargs)
-        super().__init__(
-            num_envs,
-            config.observation_space(),
-            config.action_space(),
-            autoreset=autoreset,
-            max_episode_steps=max_episode_steps,
-        )
-        self.config = config
-        source = config.source
-        self.samplers = (
-            [source.sampler.spawn() for _ in range(self.num_envs)]
-            if isinstance(source, History)
-            else None
-        )
+    def _setup(self, kwargs: Mapping[str, Any]) -> None:
+        super()._setup(kwargs)
+        config = self.config
         width = config.max_assets if config.account.allow_short else config.max_assets + 1
         self._action_shape = (self.num_envs, width)
-        self._kernel = MarketKernel(config, self.num_envs, config.reward)
-
-    # -- the state ----------------------------------------------------------------------------
-
-    @property
-    def reward_fn(self) -> RewardFunction:
-        """The reward function (one state per sub-env)."""
-        return self._kernel.reward
-
-    @reward_fn.setter
-    def reward_fn(self, value: RewardFunction) -> None:
-        if not isinstance(value, RewardFunction):
-            raise TypeError(f"MarketVecEnv: reward_fn must be a RewardFunction, got {value!r}")
-        self._kernel.reward = value
 
     @property
     def equity(self) -> F64:
@@ -190,25 +159,6 @@ class MarketVecEnv(NativeVecEnv[dict[str, Any], NDArray[np.float32]]):
         return check_actions(actions, self._action_shape, "MarketVecEnv actions", signed=signed)
 
     # -- hooks ------------------------------------------------------------------------------------
-
-    def _reset_envs(
-        self, indices: NDArray[np.intp], options: Sequence[dict[str, Any] | None]
-    ) -> None:
-        rngs = self.rngs
-        samplers = self.samplers
-        self._kernel.reset(
-            indices,
-            [rngs[index] for index in indices.tolist()],
-            options,
-            "MarketVecEnv",
-            None if samplers is None else [samplers[index] for index in indices.tolist()],
-        )
-
-    def _reset_infos(self, indices: NDArray[np.intp]) -> InfoArrays:
-        return self._kernel.reset_infos(indices)
-
-    def _observe(self) -> dict[str, Any]:
-        return self._kernel.observe()
 
     def _step(
         self, actions: Any

@@ -8,7 +8,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import Env, ResetResult, StepResult
-from sekai.envs.finance._kernel import config_field
 from sekai.envs.finance._optimal_execution_baselines import (
     optimal_holdings,
     schedule_fractions,
@@ -17,6 +16,7 @@ from sekai.envs.finance._optimal_execution_baselines import (
 )
 from sekai.envs.finance._optimal_execution_kernel import (
     ExecutionConfig,
+    ExecutionParameters,
     checked_fractions,
     draw_shocks,
     execute,
@@ -31,7 +31,7 @@ from sekai.utils.seeding import SeedType
 __all__ = ["OptimalExecutionEnv", "SeedType"]
 
 
-class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
+class OptimalExecutionEnv(ExecutionParameters, Env[NDArray[np.float32], NDArray[np.float32]]):
     """Liquidate ``X0`` shares over ``n_steps`` periods in the Almgren & Chriss (2000) model.
 
     Period ``k`` lasts ``tau = total_time / n_steps``. Selling ``n`` shares in
@@ -111,17 +111,6 @@ class OptimalExecutionEnv(Env[NDArray[np.float32], NDArray[np.float32]]):
         "render_modes": ["rgb_array"],
         "renderer": "sekai.envs.finance.rendering:OptimalExecutionRenderer",
     }
-
-    X0 = config_field[float]("initial_inventory")
-    s0 = config_field[float]()
-    sigma = config_field[float]()
-    total_time = config_field[float]()
-    n_steps = config_field[int]()
-    gamma = config_field[float]("permanent_impact")
-    eta = config_field[float]("temporary_impact")
-    epsilon = config_field[float]("fixed_cost")
-    risk_aversion = config_field[float]()
-    tau = config_field[float]()
 
     # The parameters, their order and defaults are ExecutionConfig's (a test keeps them equal).
     def __init__(

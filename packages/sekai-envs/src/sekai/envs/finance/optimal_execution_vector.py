@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from copy import copy as shallow_copy
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.finance._kernel import config_field
+from sekai.envs.finance._native import ConfiguredVecEnv
 from sekai.envs.finance._optimal_execution_baselines import (
     optimal_holdings,
     schedule_fractions,
@@ -18,6 +18,7 @@ from sekai.envs.finance._optimal_execution_baselines import (
 )
 from sekai.envs.finance._optimal_execution_kernel import (
     ExecutionConfig,
+    ExecutionParameters,
     ExecutionState,
     checked_fractions,
     draw_shocks,
@@ -27,14 +28,16 @@ from sekai.envs.finance._optimal_execution_kernel import (
     reset_infos,
     step_infos,
 )
-from sekai.vector import InfoArrays, NativeVecEnv, shared
+from sekai.vector import InfoArrays, shared
 
 __all__ = ["OptimalExecutionVecEnv"]
 
 _F64 = NDArray[np.float64]
 
 
-class OptimalExecutionVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float32]]):
+class OptimalExecutionVecEnv(
+    ExecutionParameters, ConfiguredVecEnv[NDArray[np.float32], NDArray[np.float32]]
+):
     """``num_envs`` OptimalExecution-v0 episodes advanced together with numpy.
 
     ``sekai.make_vec("OptimalExecution-v0", num_envs=N)`` builds this env by
@@ -71,34 +74,10 @@ class OptimalExecutionVecEnv(NativeVecEnv[NDArray[np.float32], NDArray[np.float3
 
     metadata: dict[str, Any] = {"render_fps": 10}  # noqa: RUF012 - copied per subclass
 
-    X0 = config_field[float]("initial_inventory")
-    s0 = config_field[float]()
-    sigma = config_field[float]()
-    total_time = config_field[float]()
-    n_steps = config_field[int]()
-    gamma = config_field[float]("permanent_impact")
-    eta = config_field[float]("temporary_impact")
-    epsilon = config_field[float]("fixed_cost")
-    risk_aversion = config_field[float]()
-    tau = config_field[float]()
+    config_builder = ExecutionConfig
 
-    def __init__(
-        self,
-        num_envs: int,
-        *,
-        autoreset: bool = True,
-        max_episode_steps: int | None = None,
-        **kwargs: Any,
-    ) -> None:
-        config = ExecutionConfig.from_keywords("OptimalExecutionVecEnv", kwargs)
-        super().__init__(
-            num_envs,
-            config.observation_space(),
-            config.action_space(),
-            autoreset=autoreset,
-            max_episode_steps=max_episode_steps,
-        )
-        self.config = config
+    def _setup(self, kwargs: Mapping[str, Any]) -> None:
+        config = self.config
         n = self.num_envs
         self._rows = np.arange(n)
         self._shocks: _F64 = np.zeros((n, config.n_steps))

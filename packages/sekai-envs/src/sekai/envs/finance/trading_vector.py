@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.classic_control._vector_base import check_discrete_actions
-from sekai.envs.finance._kernel import check_keywords, config_field
-from sekai.envs.finance._price_sources import History
+from sekai.envs.finance._kernel import config_field
+from sekai.envs.finance._native import WindowedVecEnv
 from sekai.envs.finance._trading_config import TradingConfig
 from sekai.envs.finance._trading_kernel import TradingKernel
 from sekai.finance.costs import CostModel
-from sekai.vector import InfoArrays, NativeVecEnv
+from sekai.vector import InfoArrays
 
 __all__ = ["TradingVecEnv"]
 
 F64 = NDArray[np.float64]
 
 
-class TradingVecEnv(NativeVecEnv[NDArray[np.float32], np.int64]):
+class TradingVecEnv(WindowedVecEnv[NDArray[np.float32], np.int64]):
     """``num_envs`` Trading-v0 accounts advanced together with numpy.
 
     ``sekai.make_vec("Trading-v0", num_envs=N)`` builds this env by default.
@@ -68,47 +67,17 @@ class TradingVecEnv(NativeVecEnv[NDArray[np.float32], np.int64]):
 
     metadata: dict[str, Any] = {"render_fps": 30}  # noqa: RUF012 - copied per subclass
 
+    config_builder = TradingConfig.from_arguments
+    kernel_type = TradingKernel
+    config: TradingConfig
+    _kernel: TradingKernel
+
     positions = config_field[tuple[float, ...]]()
     cost_model = config_field[CostModel]()
     capital = config_field[float]()
     dt = config_field[float]()
     lookback = config_field[int]()
     episode_length = config_field[int]()
-
-    def __init__(
-        self,
-        num_envs: int,
-        *,
-        autoreset: bool = True,
-        max_episode_steps: int | None = None,
-        **kwargs: Any,
-    ) -> None:
-        check_keywords("TradingVecEnv", kwargs, TradingConfig.from_arguments)
-        config = TradingConfig.from_arguments("TradingVecEnv", **kwargs)
-        super().__init__(
-            num_envs,
-            config.observation_space(),
-            config.action_space(),
-            autoreset=autoreset,
-            max_episode_steps=max_episode_steps,
-        )
-        self.config = config
-        source = config.source
-        self.samplers = (
-            [source.sampler.spawn() for _ in range(self.num_envs)]
-            if isinstance(source, History)
-            else None
-        )
-        self._kernel = TradingKernel(config, self.num_envs, config.reward)
-
-    @property
-    def reward_fn(self) -> Any:
-        """The reward function (one state per sub-env)."""
-        return self._kernel.reward
-
-    @reward_fn.setter
-    def reward_fn(self, value: Any) -> None:
-        self._kernel.reward = value
 
     @property
     def equity(self) -> F64:
@@ -129,25 +98,6 @@ class TradingVecEnv(NativeVecEnv[NDArray[np.float32], np.int64]):
         return price
 
     # -- hooks ------------------------------------------------------------------------------------
-
-    def _reset_envs(
-        self, indices: NDArray[np.intp], options: Sequence[dict[str, Any] | None]
-    ) -> None:
-        rngs = self.rngs
-        samplers = self.samplers
-        self._kernel.reset(
-            indices,
-            [rngs[index] for index in indices.tolist()],
-            options,
-            "TradingVecEnv",
-            None if samplers is None else [samplers[index] for index in indices.tolist()],
-        )
-
-    def _reset_infos(self, indices: NDArray[np.intp]) -> InfoArrays:
-        return self._kernel.reset_infos(indices)
-
-    def _observe(self) -> NDArray[np.float32]:
-        return self._kernel.observe()
 
     def _step(
         self, actions: Any
