@@ -21,8 +21,9 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
+from numpy.typing import NDArray
 
-__all__ = ["check_keywords", "config_field", "passed_arguments", "row_infos"]
+__all__ = ["check_keywords", "config_field", "passed_arguments", "row_infos", "rows_mask"]
 
 _V = TypeVar("_V")
 
@@ -119,3 +120,15 @@ def check_keywords(owner: str, keywords: Mapping[str, Any], accepts: Callable[..
             else "unexpected keyword arguments"
         )
         raise TypeError(f"{owner} got {what} {', '.join(unknown)}; it takes {', '.join(known)}")
+
+
+def rows_mask(indices: NDArray[np.intp], n: int) -> NDArray[np.bool_] | None:
+    """The rows ``indices`` of ``n`` as a mask, or None when they are all the rows.
+
+    The form a reward function's ``reset(mask)`` takes: None resets every row.
+    """
+    if len(indices) == n:
+        return None
+    mask = np.zeros(n, dtype=np.bool_)
+    mask[indices] = True
+    return mask

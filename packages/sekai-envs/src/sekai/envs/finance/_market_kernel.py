@@ -18,11 +18,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.finance._cost_inputs import window_volatility
+from sekai.envs.finance._kernel import rows_mask
 from sekai.envs.finance._market_config import MarketConfig
 from sekai.envs.finance._market_paths import MarketPathCursor
 from sekai.envs.finance._market_slots import SlotTable
 from sekai.envs.finance._portfolio_weights import rebalance, short_targets, target_weights
-from sekai.envs.finance._price_sources import History, HistoryCursor, PriceCursor, check_options
+from sekai.envs.finance._price_sources import History, HistoryCursor, PriceCursor
 from sekai.finance.account import AccountConfig
 from sekai.finance.data import PointInTimeBatch
 from sekai.finance.rewards import RewardFunction
@@ -141,26 +142,16 @@ class MarketKernel:
             ValueError: An unknown option, or a start that leaves no room for
                 an episode.
         """
-        allowed = ("start",) if self.config.history is not None else ()
-        for position, (index, option) in enumerate(zip(indices.tolist(), options, strict=True)):
-            start = check_options(option, allowed, owner).get("start")
-            sampler = None if samplers is None else samplers[position]
-            self.cursor.begin(index, rngs[position], start, sampler)
-        self.cursor.settle()
+        self.cursor.begin_rows(indices, rngs, options, owner, samplers)
         current = self._current = self.cursor.now()
         self.slots.clear(indices)
         self.weights[indices] = 0.0
         self.weights[indices, -1] = 1.0
         self.equity[indices] = self.config.capital
         self.steps[indices] = 0
-        if len(indices) == self.n:
-            self.slots.place(current.mask.latest())
-            self.reward.reset()
-        else:
-            resetting = np.zeros(self.n, dtype=np.bool_)
-            resetting[indices] = True
-            self.slots.place(current.mask.latest(), ~resetting)
-            self.reward.reset(resetting)
+        resetting = rows_mask(indices, self.n)
+        self.slots.place(current.mask.latest(), None if resetting is None else ~resetting)
+        self.reward.reset(resetting)
 
     def now(self) -> PointInTimeBatch:
         """The market at every row's current row (the one its observation shows)."""

@@ -331,6 +331,36 @@ class PriceCursor:
         self.rows[index] = row
         self._last[index] = row + self.episode_length - 1
 
+    def begin_rows(
+        self,
+        indices: NDArray[np.intp],
+        rngs: Sequence[np.random.Generator],
+        options: Sequence[Any],
+        owner: str,
+        samplers: Sequence[EpisodeSampler] | None = None,
+    ) -> None:
+        """`begin` the rows ``indices`` from their reset options, then `settle`.
+
+        Args:
+            indices: The rows, sorted.
+            rngs: One generator per entry of ``indices``.
+            options: One reset options dict (or None) per entry of ``indices``:
+                ``{"start": t}`` for a history, nothing for a model.
+            owner: The env's name, for errors.
+            samplers: One start sampler per entry of ``indices`` (histories),
+                or None for the source's.
+
+        Raises:
+            TypeError, ValueError: A bad option, or a start that leaves no room
+                for an episode.
+        """
+        allowed = ("start",) if isinstance(self, HistoryCursor) else ()
+        for position, (index, option) in enumerate(zip(indices.tolist(), options, strict=True)):
+            start = check_options(option, allowed, owner).get("start")
+            sampler = None if samplers is None else samplers[position]
+            self.begin(index, rngs[position], start, sampler)
+        self.settle()
+
     def _first_row(
         self, index: int, rng: np.random.Generator, start: Any, sampler: EpisodeSampler | None
     ) -> int:

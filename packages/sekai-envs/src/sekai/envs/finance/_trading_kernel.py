@@ -18,7 +18,8 @@ from numpy.typing import NDArray
 
 from sekai.envs.finance._account_step import StepAccount, account_step
 from sekai.envs.finance._cost_inputs import window_volatility
-from sekai.envs.finance._price_sources import PriceCursor, check_options, cursor_for
+from sekai.envs.finance._kernel import rows_mask
+from sekai.envs.finance._price_sources import PriceCursor, cursor_for
 from sekai.envs.finance._trading_config import TradingConfig
 from sekai.finance.data import PointInTime, PointInTimeBatch
 from sekai.finance.rewards import RewardFunction
@@ -118,21 +119,11 @@ class TradingKernel:
             ValueError: An unknown option, or a start that leaves no room for
                 an episode.
         """
-        allowed = ("start",) if self.config.history is not None else ()
-        for position, (index, option) in enumerate(zip(indices.tolist(), options, strict=True)):
-            start = check_options(option, allowed, owner).get("start")
-            sampler = None if samplers is None else samplers[position]
-            self.cursor.begin(index, rngs[position], start, sampler)
-        self.cursor.settle()
+        self.cursor.begin_rows(indices, rngs, options, owner, samplers)
         self.steps[indices] = 0
         self.position[indices] = 0.0
         self.equity[indices] = self.config.capital
-        if len(indices) == self.n:
-            self.reward.reset()
-        else:
-            mask = np.zeros(self.n, dtype=np.bool_)
-            mask[indices] = True
-            self.reward.reset(mask)
+        self.reward.reset(rows_mask(indices, self.n))
 
     def _times(self, times: NDArray[Any]) -> Any:
         # Dated timestamps travel as a list of numpy datetimes, as the infos have always had them.
