@@ -1,22 +1,29 @@
-"""Validated parameters of Portfolio-v0, shared by the single and the native env (private).
+"""Portfolio-v0's parameters: declared, defaulted and checked once (private).
 
-Portfolio-v0 plays one of two kinds of data:
+`PortfolioConfig.from_arguments` is the one place the env's keywords are
+declared with their defaults; [`PortfolioEnv`][sekai.envs.PortfolioEnv]
+repeats them in its signature for readers and type checkers (a test keeps the
+two equal), and [`PortfolioVecEnv`][sekai.envs.PortfolioVecEnv] passes its
+keywords through.
 
-- **prices** (sekai 0.2's constructor, the default): a history (``prices=`` /
-  ``data=``) played in windows chosen by a start sampler, or a model simulated
-  at every reset (``model=``, or correlated geometric Brownian motion built
-  from ``mu`` / ``sigma`` / ``corr``; with nothing given, 5 assets);
-- **windows of log returns** (this project's first Portfolio-v0): a window
-  sampler ([`WindowSampler`][sekai.envs.EpisodeSampler], e.g. a
-  [`RegimeSwitchingSampler`][sekai.envs.RegimeSwitchingSampler]) given as
-  ``sampler`` draws each episode's returns and trading halts.
+Portfolio-v0 plays one of three kinds of data, its config's ``source``:
 
-The defaults (lookback 30, capital 1,000,000) are the same for both.
+- a **history** (``prices=`` / ``data=``, a `History`) played in windows
+  chosen by a start sampler;
+- a **model** (``model=``, or correlated geometric Brownian motion built from
+  ``mu`` / ``sigma`` / ``corr``; with nothing given, 5 assets; a `Simulated`)
+  simulated at every reset;
+- **windows of log returns** (this project's first Portfolio-v0, a
+  `Windows`): a window sampler (a `sekai.finance.sampling.WindowSampler`)
+  given as ``sampler`` draws each episode's returns and trading halts.
+
+The defaults (lookback 30, capital 1,000,000) are the same for all three.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -27,14 +34,14 @@ from sekai.envs.finance._account_step import check_reward, positive_capital
 from sekai.envs.finance._cost_inputs import CostInputs
 from sekai.envs.finance._price_sources import History, Simulated, resolve_source
 from sekai.finance.account import AccountConfig
-from sekai.finance.costs import CostModel, ProportionalCost, as_cost_model
+from sekai.finance.costs import CostModel, as_cost_model
 from sekai.finance.data import MarketData
 from sekai.finance.rewards import RewardFunction
 from sekai.finance.sampling import Episode, EpisodeSampler, WindowSampler, as_sampler
 from sekai.finance.simulators import GBM, MarketModel
 from sekai.spaces import Box, Dict
 
-__all__ = ["PortfolioConfig", "PortfolioObs"]
+__all__ = ["PortfolioConfig", "PortfolioObs", "PortfolioSource", "Windows"]
 
 PortfolioObs = dict[str, NDArray[np.float32]]
 """An observation of Portfolio-v0: ``{"returns": ..., "weights": ...}``."""
@@ -45,6 +52,68 @@ _N_ASSETS = 5  # of the default simulated market
 _CORRELATION = 0.3  # pairwise, of the default simulated market
 _LOOKBACK = 30
 _CAPITAL = 1_000_000.0
+
+
+class Windows:
+    """Episodes of log returns and halts, each drawn whole by a window sampler (no prices).
+
+    Args:
+        sampler: The window sampler (one per env: a vector env spawns one per
+            sub-env).
+        dt: Years per period.
+
+    Attributes:
+        sampler: The window sampler.
+        dt: Years per period.
+    """
+
+    is_history = False
+
+    def __init__(self, sampler: WindowSampler, dt: float) -> None:
+        self.sampler = sampler
+        self.dt = dt
+
+    @property
+    def n_assets(self) -> int:
+        """Number of assets of every episode (the sampler's)."""
+        return int(self.sampler.n_assets)
+
+    def episode(
+        self,
+        rng: np.random.Generator,
+        options: Mapping[str, Any],
+        n_periods: int,
+        sampler: WindowSampler | None = None,
+    ) -> Episode:
+        """The episode of a reset: ``options["episode"]`` if given, else a sample.
+
+        Args:
+            rng: The generator to sample with.
+            options: The (checked) reset options.
+            n_periods: Rows the episode must have (``lookback + episode_length``).
+            sampler: The sampler to use instead of `sampler` (a vector env's
+                sub-env copy).
+
+        Raises:
+            TypeError: ``options["episode"]`` is not an Episode.
+            ValueError: The episode has the wrong shape.
+        """
+        episode = options.get("episode")
+        if episode is None:
+            episode = (self.sampler if sampler is None else sampler).sample(rng, n_periods)
+        if not isinstance(episode, Episode):
+            raise TypeError(f"the episode must be an Episode, got {episode!r}")
+        expected = (n_periods, self.n_assets)
+        if episode.log_returns.shape != expected:
+            raise ValueError(
+                f"Portfolio episodes need log_returns of shape {expected} (lookback + "
+                f"episode_length periods, n_assets), got {episode.log_returns.shape}"
+            )
+        return episode
+
+
+PortfolioSource = History | Simulated | Windows
+"""Where Portfolio-v0's data comes from."""
 
 
 def _default_gbm(
@@ -62,41 +131,134 @@ def _default_gbm(
     return GBM(mu, sigma, corr=corr, dt=_DAY if dt is None else dt, n_assets=n_assets)
 
 
+def _count(n_assets: object, owner: str) -> int:
+    return check_int(n_assets, f"{owner}: n_assets", minimum=1, type_error=ValueError)
+
+
+def _check_sources(owner: str, given: list[str], gbm: list[str], windowed: bool) -> None:
+    """Refuse combinations of data arguments that describe different markets."""
+    if given and gbm:
+        raise ValueError(
+            f"{owner}: {', '.join(gbm)} describe(s) the default simulated market; they cannot "
+            f"be combined with {' and '.join(given)}"
+        )
+    if windowed and (given or gbm):
+        raise ValueError(
+            f"{owner}: a window sampler draws whole episodes of returns; it cannot be "
+            f"combined with {' and '.join(given + gbm)} (use a start sampler such as "
+            "'random' to play prices)"
+        )
+
+
+def _windows(owner: str, sampler: WindowSampler, n_assets: int | None, dt: float | None) -> Windows:
+    count = _count(sampler.n_assets if n_assets is None else n_assets, owner)
+    if sampler.n_assets != count:
+        raise ValueError(
+            f"{owner}: n_assets={count} but the sampler {sampler!r} draws {sampler.n_assets} assets"
+        )
+    years = check_real(_DAY if dt is None else dt, f"{owner}: dt", minimum=0.0, min_open=True)
+    return Windows(sampler, years)
+
+
+def _cost_argument(
+    owner: str, transaction_cost: float | CostModel | None, cost: float | None
+) -> float | CostModel | None:
+    """The rate or model to charge: ``transaction_cost``, or ``cost`` (its former name)."""
+    if cost is None:
+        return transaction_cost
+    if isinstance(transaction_cost, CostModel) or transaction_cost != _COST:
+        raise ValueError(
+            f"{owner}: give transaction_cost or its former name cost, not both; got "
+            f"transaction_cost={transaction_cost!r} and cost={cost!r}"
+        )
+    check_real(cost, f"{owner}: cost", minimum=0, maximum=0.5, max_open=True)
+    return cost
+
+
+@dataclass(frozen=True)
 class PortfolioConfig:
-    """Validated parameters of Portfolio-v0 (see [`PortfolioEnv`][sekai.envs.PortfolioEnv]).
+    """The checked parameters of Portfolio-v0 (see [`PortfolioEnv`][sekai.envs.PortfolioEnv]).
+
+    Frozen: an env changes its ``lookback`` or ``episode_length`` by replacing
+    its config (``dataclasses.replace``), which checks the new values again.
 
     Attributes:
-        source: The price source (a history or a model), or None with a window
-            sampler.
-        sampler: The window sampler, or the history's start sampler, or None
-            for a model.
-        windowed: Whether episodes are windows of log returns (a window sampler).
+        owner: The env's name, for messages.
+        source: Where the data comes from (a history, a model or a window sampler).
+        n_assets: Number of assets.
+        episode_length: Decisions per episode.
+        lookback: Log returns per observation.
+        transaction_cost: The ``transaction_cost`` argument as given (or ``cost``'s).
+        allow_short: Whether target weights may be negative.
+        max_leverage: The largest gross exposure of the assets.
+        mu: The ``mu`` argument.
+        sigma: The ``sigma`` argument.
+        corr: The ``corr`` argument.
+        dt: Years per period.
+        reward: The reward function (the config's own copy).
+        capital: Portfolio value at the start of each episode.
+        risk_free_rate: Log return of cash per period.
+        cost_model: The cost model built from ``transaction_cost``.
+        account: The account's rules and rates.
+        costs: What the cost model is told.
+        bounded: Whether weights stay in ``[0, 1]`` (long-only without leverage).
+        action_shape: The shape of one action: ``(n_assets,)`` with shorts,
+            else ``(n_assets + 1,)``.
     """
 
-    def __init__(
-        self,
+    owner: str
+    source: PortfolioSource
+    n_assets: int
+    episode_length: int
+    lookback: int
+    transaction_cost: float | CostModel | None
+    allow_short: bool
+    max_leverage: float
+    mu: Any
+    sigma: Any
+    corr: Any
+    dt: float
+    reward: RewardFunction
+    capital: float
+    risk_free_rate: float
+    cost_model: CostModel = field(init=False, repr=False)
+    account: AccountConfig = field(init=False, repr=False)
+    costs: CostInputs = field(init=False, repr=False)
+    bounded: bool = field(init=False, repr=False)
+    action_shape: tuple[int] = field(init=False, repr=False)
+
+    @classmethod
+    def from_arguments(
+        cls,
         owner: str,
-        *,
         prices: ArrayLike | None = None,
+        *,
         data: MarketData | None = None,
         n_assets: int | None = None,
         episode_length: int = 252,
-        lookback: int | None = _LOOKBACK,
-        transaction_cost: float | CostModel | None = _COST,
-        cost: float | None = None,
+        lookback: int = 30,
+        transaction_cost: float | CostModel = 0.001,
         allow_short: bool = False,
-        max_leverage: float = 1.0,
         mu: ArrayLike | None = None,
         sigma: ArrayLike | None = None,
         corr: ArrayLike | None = None,
         dt: float | None = None,
         model: MarketModel | None = None,
         reward: RewardFunction | None = None,
-        sampler: Any = "random",
-        capital: float | None = _CAPITAL,
+        sampler: str | int | EpisodeSampler | WindowSampler = "random",
+        capital: float = 1_000_000.0,
+        max_leverage: float = 1.0,
+        cost: float | None = None,
         risk_free_rate: float = 0.0,
-    ) -> None:
-        self.owner = owner
+    ) -> PortfolioConfig:
+        """Check the keywords of Portfolio-v0 and build its config.
+
+        ``lookback=None`` and ``capital=None`` mean the defaults, as they
+        always have.
+
+        Raises:
+            TypeError, ValueError: A bad argument (the message names it).
+        """
         given = [
             name
             for name, value in (("prices", prices), ("data", data), ("model", model))
@@ -107,34 +269,22 @@ class PortfolioConfig:
             for name, value in (("mu", mu), ("sigma", sigma), ("corr", corr))
             if value is not None
         ]
-        if given and gbm:
-            raise ValueError(
-                f"{owner}: {', '.join(gbm)} describe(s) the default simulated market; they cannot "
-                f"be combined with {' and '.join(given)}"
-            )
         windowed = isinstance(sampler, WindowSampler)
-        if windowed and (given or gbm):
-            raise ValueError(
-                f"{owner}: a window sampler draws whole episodes of returns; it cannot be "
-                f"combined with {' and '.join(given + gbm)} (use a start sampler such as "
-                "'random' to play prices)"
-            )
-        if not windowed and sampler is not None:
-            try:
-                as_sampler(sampler)
-            except TypeError:
-                raise TypeError(
-                    f"{owner}: sampler must be a window sampler (sekai.finance.sampling), "
-                    "'random', 'sequential', an int or a start sampler "
-                    f"(sekai.finance.EpisodeSampler), got {sampler!r}"
-                ) from None
-        self.windowed = windowed
-        self.source: History | Simulated | None = None
-        self.sampler: WindowSampler | EpisodeSampler | None = None
-        if windowed:
-            self._init_window_sampler(sampler, n_assets)
+        _check_sources(owner, given, gbm, windowed)
+        source: PortfolioSource
+        if isinstance(sampler, WindowSampler):
+            source = _windows(owner, sampler, n_assets, dt)
         else:
-            self.source = resolve_source(
+            if sampler is not None:
+                try:
+                    as_sampler(sampler)
+                except TypeError:
+                    raise TypeError(
+                        f"{owner}: sampler must be a window sampler (sekai.finance.sampling), "
+                        "'random', 'sequential', an int or a start sampler "
+                        f"(sekai.finance.EpisodeSampler), got {sampler!r}"
+                    ) from None
+            source = resolve_source(
                 owner,
                 prices=prices,
                 data=data,
@@ -143,113 +293,73 @@ class PortfolioConfig:
                 sampler="random" if sampler is None else sampler,
                 dt=dt,
                 complete=True,
-                n_assets=None if n_assets is None else self._count(n_assets),
+                n_assets=None if n_assets is None else _count(n_assets, owner),
             )
-            self.n_assets = self.source.n_assets
-            self.sampler = self.source.sampler if isinstance(self.source, History) else None
-        self.dt = (
-            self.source.dt
-            if self.source is not None
-            else check_real(_DAY if dt is None else dt, f"{owner}: dt", minimum=0.0, min_open=True)
-        )
-        self._lookback = check_int(
-            _LOOKBACK if lookback is None else lookback,
-            "lookback",
-            minimum=1,
-            type_error=ValueError,
-        )
-        self._episode_length = check_int(
-            episode_length, "episode_length", minimum=1, type_error=ValueError
-        )
-        self.cost_model = self._cost_model(transaction_cost, cost)
-        self.transaction_cost = transaction_cost if cost is None else cost
         rate = check_real(risk_free_rate, f"{owner}: risk_free_rate", type_error=ValueError)
-        self.risk_free_rate = rate
-        self.allow_short = check_bool(allow_short, f"{owner}: allow_short")
-        self.account = AccountConfig(
-            allow_short=self.allow_short,
+        return cls(
+            owner=owner,
+            source=source,
+            n_assets=source.n_assets,
+            episode_length=episode_length,
+            lookback=_LOOKBACK if lookback is None else lookback,
+            transaction_cost=_cost_argument(owner, transaction_cost, cost),
+            allow_short=check_bool(allow_short, f"{owner}: allow_short"),
             max_leverage=check_real(
                 max_leverage, f"{owner}: max_leverage", minimum=0.0, min_open=True
             ),
-            cash_rate=rate / self.dt,
+            mu=mu,
+            sigma=sigma,
+            corr=corr,
+            dt=source.dt,
+            reward=check_reward(reward, owner),
+            capital=positive_capital(_CAPITAL if capital is None else capital, owner),
+            risk_free_rate=rate,
         )
-        self.reward = check_reward(reward, owner)
-        self.capital = positive_capital(_CAPITAL if capital is None else capital, owner)
-        self._check()
 
-    # -- construction helpers ---------------------------------------------------------------
-
-    def _count(self, n_assets: object) -> int:
-        return check_int(n_assets, "n_assets", minimum=1, type_error=ValueError)
-
-    def _init_window_sampler(self, sampler: WindowSampler, n_assets: int | None) -> None:
-        if n_assets is None:
-            n_assets = sampler.n_assets
-        self.n_assets = self._count(n_assets)
-        if sampler.n_assets != self.n_assets:
-            raise ValueError(
-                f"n_assets={self.n_assets} but the sampler {sampler!r} draws "
-                f"{sampler.n_assets} assets"
-            )
-        self.sampler = sampler
-
-    def _cost_model(self, transaction_cost: Any, cost: float | None) -> CostModel:
-        if cost is None:
-            return as_cost_model(transaction_cost)
-        if isinstance(transaction_cost, CostModel) or transaction_cost != _COST:
-            raise ValueError(
-                f"{self.owner}: give transaction_cost or its former name cost, not both; got "
-                f"transaction_cost={transaction_cost!r} and cost={cost!r}"
-            )
-        rate = check_real(cost, "cost", minimum=0, maximum=0.5, max_open=True)
-        return ProportionalCost(rate)
-
-    def _check(self) -> None:
+    def __post_init__(self) -> None:
+        owner, source = self.owner, self.source
+        lookback = check_int(self.lookback, f"{owner}: lookback", minimum=1, type_error=ValueError)
+        length = check_int(
+            self.episode_length, f"{owner}: episode_length", minimum=1, type_error=ValueError
+        )
+        object.__setattr__(self, "lookback", lookback)
+        object.__setattr__(self, "episode_length", length)
         fields: Any = ()
-        if isinstance(self.source, History):
-            self.source.check_length(self._lookback, self._episode_length, self.owner)
-            fields = self.source.data.fields
-        self.costs = CostInputs(
-            self.cost_model,
-            fields=fields,
-            has_prices=self.source is not None,
-            lookback=self._lookback,
-            owner=self.owner,
-        )
+        if isinstance(source, History):
+            source.check_length(lookback, length, owner)
+            fields = source.data.fields
+        cost_model = as_cost_model(self.transaction_cost)
+        derived = {
+            "cost_model": cost_model,
+            "account": AccountConfig(
+                allow_short=self.allow_short,
+                max_leverage=self.max_leverage,
+                cash_rate=self.risk_free_rate / self.dt,
+            ),
+            "costs": CostInputs(
+                cost_model,
+                fields=fields,
+                has_prices=not isinstance(source, Windows),
+                lookback=lookback,
+                owner=owner,
+            ),
+            "bounded": not self.allow_short and self.max_leverage <= 1.0,
+            "action_shape": (self.n_assets,) if self.allow_short else (self.n_assets + 1,),
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
 
-    # -- settable lengths ---------------------------------------------------------------------
-
-    def _set(self, name: str, value: int) -> None:
-        previous = getattr(self, name)
-        setattr(self, name, check_int(value, name.lstrip("_"), minimum=1, type_error=ValueError))
-        try:
-            self._check()
-        except ValueError:
-            setattr(self, name, previous)
-            raise
-
-    @property
-    def lookback(self) -> int:
-        """Returns per observation."""
-        return self._lookback
-
-    @lookback.setter
-    def lookback(self, value: int) -> None:
-        self._set("_lookback", value)
+    # -- what the data is -----------------------------------------------------------------------
 
     @property
-    def episode_length(self) -> int:
-        """Decisions per episode."""
-        return self._episode_length
-
-    @episode_length.setter
-    def episode_length(self, value: int) -> None:
-        self._set("_episode_length", value)
+    def windowed(self) -> bool:
+        """Whether episodes are windows of log returns (a window sampler)."""
+        return isinstance(self.source, Windows)
 
     @property
-    def n_periods(self) -> int:
-        """Rows of returns an episode covers: ``lookback + episode_length``."""
-        return self._lookback + self._episode_length
+    def sampler(self) -> WindowSampler | EpisodeSampler | None:
+        """The window sampler, or the history's start sampler, or None for a model."""
+        return None if isinstance(self.source, Simulated) else self.source.sampler
 
     @property
     def history(self) -> MarketData | None:
@@ -262,9 +372,15 @@ class PortfolioConfig:
         return self.source.model if isinstance(self.source, Simulated) else None
 
     @property
-    def bounded(self) -> bool:
-        """Whether weights stay in ``[0, 1]`` (long-only without leverage)."""
-        return not self.allow_short and self.account.max_leverage <= 1.0
+    def dated(self) -> bool:
+        """Whether the timestamps are dates (a history stamped with datetime64)."""
+        history = self.history
+        return history is not None and history.timestamps.dtype.kind == "M"
+
+    @property
+    def n_periods(self) -> int:
+        """Rows of returns an episode covers: ``lookback + episode_length``."""
+        return self.lookback + self.episode_length
 
     # -- spaces ---------------------------------------------------------------------------------
 
@@ -273,7 +389,7 @@ class PortfolioConfig:
         low, high = (0.0, 1.0) if self.bounded else (-np.inf, np.inf)
         return Dict(
             {
-                "returns": Box(-np.inf, np.inf, (self._lookback, self.n_assets), np.float32),
+                "returns": Box(-np.inf, np.inf, (self.lookback, self.n_assets), np.float32),
                 "weights": Box(low, high, (self.n_assets + 1,), np.float32),
             }
         )
@@ -284,44 +400,16 @@ class PortfolioConfig:
             return Box(-1.0, 1.0, (self.n_assets,), np.float32)
         return Box(0.0, 1.0, (self.n_assets + 1,), np.float32)
 
-    # -- episodes of the window sampler --------------------------------------------------------
-
-    def episode(
-        self,
-        rng: np.random.Generator,
-        options: Mapping[str, Any] | None,
-        sampler: WindowSampler | None = None,
-    ) -> Episode:
-        """The episode of a reset: ``options["episode"]`` if given, else a sample.
-
-        Args:
-            rng: The generator to sample with.
-            options: The reset options of the env.
-            sampler: The sampler to use instead of `sampler`.
-        """
-        episode = None if options is None else options.get("episode")
-        if episode is None:
-            chosen = self.sampler if sampler is None else sampler
-            assert isinstance(chosen, WindowSampler)
-            episode = chosen.sample(rng, self.n_periods)
-        if not isinstance(episode, Episode):
-            raise TypeError(f"the episode must be an Episode, got {episode!r}")
-        expected = (self.n_periods, self.n_assets)
-        if episode.log_returns.shape != expected:
-            raise ValueError(
-                f"Portfolio episodes need log_returns of shape {expected} (lookback + "
-                f"episode_length periods, n_assets), got {episode.log_returns.shape}"
-            )
-        return episode
-
     def spawn_sampler(self) -> Any:
         """An independent copy of the sampler for a sub-env (None for a model)."""
-        return None if self.sampler is None else self.sampler.spawn()
+        sampler = self.sampler
+        return None if sampler is None else sampler.spawn()
 
     def describe(self) -> str:
         """A short description for ``repr``."""
-        if self.windowed:
-            source = type(self.sampler).__name__
+        source = self.source
+        if isinstance(source, Windows):
+            kind = type(source.sampler).__name__
         else:
-            source = "history" if self.history is not None else type(self.model).__name__
-        return f"n_assets={self.n_assets}, source={source}, lookback={self._lookback}"
+            kind = "history" if isinstance(source, History) else type(source.model).__name__
+        return f"n_assets={self.n_assets}, source={kind}, lookback={self.lookback}"

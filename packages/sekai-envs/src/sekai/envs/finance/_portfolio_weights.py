@@ -25,6 +25,12 @@ __all__ = ["check_actions", "rebalance", "short_targets", "target_weights"]
 
 F64 = NDArray[np.float64]
 
+# What ndarray.sum / min / max / all compute, called directly: the methods wrap them in Python.
+_total = np.add.reduce
+_smallest = np.minimum.reduce
+_largest = np.maximum.reduce
+_every = np.logical_and.reduce
+
 
 def check_actions(actions: Any, shape: tuple[int, ...], what: str, *, signed: bool = False) -> F64:
     """Convert ``actions`` to float64 and check their shape and values.
@@ -44,24 +50,26 @@ def check_actions(actions: Any, shape: tuple[int, ...], what: str, *, signed: bo
     if array is None or array.shape != shape:
         got = "a string" if array is None else f"shape {array.shape}"
         raise InvalidAction(f"{what} must be an array of shape {shape}, got {got}: {actions!r}")
-    # min() is NaN when any entry is NaN, which fails the comparison too.
-    low = array.min()
+    # The minimum is NaN when any entry is NaN, which fails the comparison too. The ufuncs'
+    # reduce, not min() / max(), which add a Python layer to every step of an env.
+    low = _smallest(array, axis=None)
     if signed:
-        if not (low > -np.inf and array.max() < np.inf):
+        if not (low > -np.inf and _largest(array, axis=None) < np.inf):
             raise InvalidAction(f"{what} must hold finite target weights, got {actions!r}")
-    elif not (low >= 0.0 and array.max() < np.inf):
+    elif not (low >= 0.0 and _largest(array, axis=None) < np.inf):
         raise InvalidAction(f"{what} must hold non-negative finite target weights, got {actions!r}")
     return array
 
 
-def target_weights(actions: F64, weights: F64, tradable: F64, leverage: float = 1.0) -> F64:
+def target_weights(actions: F64, weights: F64, tradable: F64 | None, leverage: float = 1.0) -> F64:
     """Map long-only scores onto weights, keeping untradable assets where they are.
 
     Args:
         actions: ``(B, n + 1)`` non-negative finite scores (cash last).
         weights: ``(B, n + 1)`` current weights.
         tradable: ``(B, n + 1)`` float, 1.0 for tradable entries and 0.0 for
-            halted assets (cash is always tradable).
+            halted assets (cash is always tradable); None when every entry
+            is tradable (the same result, sooner).
         leverage: The account's ``max_leverage``: the tradable assets' share
             of the portfolio is scaled by it, the cash weight being what is
             left (negative: a margin loan).
@@ -71,25 +79,46 @@ def target_weights(actions: F64, weights: F64, tradable: F64, leverage: float = 
         the rest of the portfolio is split among the tradable entries in
         proportion to their scores, or put in cash when those scores are all 0.
     """
-    scores = actions * tradable
+    if tradable is None:
+        # Nothing kept, the whole portfolio to split: the arithmetic below with kept = 0
+        # and budget = 1, less the operations that leave every bit as it is.
+        return _split(actions, None, None, leverage)
     kept = weights - weights * tradable  # exactly the weights of halted assets, else 0
-    budget = 1.0 - kept.sum(axis=1)
+    budget = 1.0 - _total(kept, axis=1)
     np.maximum(budget, 0.0, out=budget)
-    total = scores.sum(axis=1)
-    if total.all():
+    return _split(actions * tradable, kept, budget, leverage)
+
+
+def _split(scores: F64, kept: F64 | None, budget: F64 | None, leverage: float) -> F64:
+    """`target_weights` from the tradable scores, the kept weights and the budget left.
+
+    ``kept`` and ``budget`` are None for 0 and 1: then ``x + 0.0`` stands for
+    ``0.0 + 1.0 * x`` (the same bits: it only turns -0.0 into 0.0).
+    """
+    total = _total(scores, axis=1)
+    shares: F64
+    if _every(total):
         shares = scores / total[:, None]
     else:
         positive = total > 0.0
         shares = scores / np.where(positive, total, 1.0)[:, None]
         shares[~positive, -1] = 1.0  # nothing asked for: the budget goes to cash
-    result: F64 = kept + budget[:, None] * shares
-    if leverage != 1.0:
+    if leverage == 1.0:
+        if kept is None or budget is None:
+            shares += 0.0
+            return shares
+        split: F64 = kept + budget[:, None] * shares
+        return split
+    result: F64 = np.empty_like(shares)
+    if kept is None or budget is None:
+        result[:, :-1] = leverage * shares[:, :-1] + 0.0
+    else:
         result[:, :-1] = kept[:, :-1] + (leverage * budget)[:, None] * shares[:, :-1]
-        result[:, -1] = 1.0 - result[:, :-1].sum(axis=1)
+    result[:, -1] = 1.0 - _total(result[:, :-1], axis=1)
     return result
 
 
-def short_targets(actions: F64, weights: F64, tradable: F64, config: AccountConfig) -> F64:
+def short_targets(actions: F64, weights: F64, tradable: F64 | None, config: AccountConfig) -> F64:
     """Map signed target weights onto weights the account allows.
 
     The tradable assets' targets go through
@@ -100,18 +129,23 @@ def short_targets(actions: F64, weights: F64, tradable: F64, config: AccountConf
     Args:
         actions: ``(B, n)`` finite target weights of the assets.
         weights: ``(B, n + 1)`` current weights.
-        tradable: ``(B, n + 1)`` float, 1.0 for tradable entries.
+        tradable: ``(B, n + 1)`` float, 1.0 for tradable entries; None when
+            every entry is tradable (the same result, sooner).
         config: The account's rules (``allow_short=True``).
 
     Returns:
         ``(B, n + 1)`` target weights, cash last.
     """
     n = actions.shape[1]
-    free = project_weights(actions * tradable[:, :n], config)
-    assets = weights[:, :n] - weights[:, :n] * tradable[:, :n] + free
+    if tradable is None:
+        # No weight kept: 0.0 + free, as below, is free with -0.0 turned into 0.0.
+        assets = project_weights(actions, config) + 0.0
+    else:
+        free = project_weights(actions * tradable[:, :n], config)
+        assets = weights[:, :n] - weights[:, :n] * tradable[:, :n] + free
     result: F64 = np.empty_like(weights)
     result[:, :n] = assets
-    result[:, n] = 1.0 - assets.sum(axis=1)
+    result[:, n] = 1.0 - _total(assets, axis=1)
     return result
 
 
@@ -161,8 +195,10 @@ def rebalance(
     )
     new_weights: F64 = np.empty_like(weights)
     new_weights[:, :n] = step.drifted
-    cash = 1.0 - step.drifted.sum(axis=1)
+    cash = 1.0 - _total(step.drifted, axis=1)
     if bounded:
-        np.clip(cash, 0.0, 1.0, out=cash)
+        # np.clip's values, without its Python layers.
+        np.maximum(cash, 0.0, out=cash)
+        np.minimum(cash, 1.0, out=cash)
     new_weights[:, n] = cash
     return new_weights, step

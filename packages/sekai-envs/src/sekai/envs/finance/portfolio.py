@@ -7,19 +7,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai.core import Env, ResetResult, StepResult
-from sekai.envs.finance._cost_inputs import window_volatility
+from sekai.core import ResetResult, StepResult
+from sekai.envs.finance._kernel import config_field, passed_arguments, row_infos
 from sekai.envs.finance._portfolio_config import PortfolioConfig, PortfolioObs
-from sekai.envs.finance._portfolio_weights import (
-    check_actions,
-    rebalance,
-    short_targets,
-    target_weights,
-)
-from sekai.envs.finance._price_sources import History, Simulated, check_options
+from sekai.envs.finance._portfolio_kernel import PortfolioKernel, PriceMarket
+from sekai.envs.finance._portfolio_weights import check_actions
+from sekai.envs.finance._windowed_env import WindowedMarketEnv
 from sekai.error import ResetRequired
 from sekai.finance.costs import CostModel
-from sekai.finance.data import MarketData, Past, PointInTime
+from sekai.finance.data import MarketData, Past
 from sekai.finance.rewards import RewardFunction
 from sekai.finance.sampling import EpisodeSampler, WindowSampler
 from sekai.finance.simulators import MarketModel
@@ -28,7 +24,8 @@ from sekai.utils.seeding import SeedType
 __all__ = ["PortfolioEnv", "SeedType", "equal_weight"]
 
 F64 = NDArray[np.float64]
-_TINY = float(np.finfo(np.float64).tiny)
+_FIRST = np.zeros(1, dtype=np.intp)  # the single env is row 0 of its kernel
+_RAW = ("timestamp",)
 
 
 def equal_weight(env: Any) -> NDArray[np.float32]:
@@ -62,7 +59,7 @@ def equal_weight(env: Any) -> NDArray[np.float32]:
     return action
 
 
-class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
+class PortfolioEnv(WindowedMarketEnv[PortfolioObs, NDArray[np.float32]]):
     """Allocate a portfolio across ``n_assets`` risky assets and cash.
 
     Two kinds of data (see also the guide):
@@ -75,8 +72,10 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
       of the three, correlated geometric Brownian motion built from ``mu``,
       ``sigma`` and ``corr`` (by default 5 assets with drift 0.05, volatility
       0.2 and pairwise correlation 0.3 per year, daily steps). Reads go
-      through ``data.at(t)``: nothing after the decision row is seen, the
-      trade executes at the next row's prices.
+      through the point-in-time guard (``data.at(t)``, batched as
+      [`PointInTimeBatch`][sekai.finance.data.PointInTimeBatch]): nothing
+      after the decision row is seen, the trade executes at the next row's
+      prices.
     * **Windows of log returns** (this project's first Portfolio-v0), when
       ``sampler`` is a window sampler (a `sekai.finance.sampling.WindowSampler`): at every reset
       it draws an episode of ``lookback + episode_length`` periods of log
@@ -84,6 +83,10 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
       [`RegimeSwitchingSampler`][sekai.envs.RegimeSwitchingSampler] (assets
       whose drift and volatility follow a hidden Markov chain, with occasional
       halts). ``n_assets`` is the sampler's.
+
+    The step is written once, in a kernel that this env runs on one row and
+    [`PortfolioVecEnv`][sekai.envs.PortfolioVecEnv] on one row per sub-env, so
+    both give the same numbers bit for bit.
 
     The defaults are sekai 0.2's whatever the data: a lookback of 30 and a
     starting value (``capital``) of 1,000,000. The first Portfolio-v0's
@@ -158,6 +161,22 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
         max_leverage: The largest gross exposure of the assets.
         cost: The former name of ``transaction_cost`` (a rate in ``[0, 0.5)``).
         risk_free_rate: Log return of cash per period.
+
+    Raises:
+        TypeError, ValueError: A bad argument (the message names it).
+
+    Attributes:
+        n_assets: Number of assets.
+        allow_short: Whether target weights may be negative.
+        cost_model: The cost model.
+        transaction_cost: The ``transaction_cost`` argument (or ``cost``'s).
+        capital: The starting value.
+        dt: Years per period.
+        mu: The ``mu`` argument.
+        sigma: The ``sigma`` argument.
+        corr: The ``corr`` argument.
+        sampler: The window sampler, or the history's start sampler, or None
+            for a model.
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012 - copied per subclass
@@ -165,6 +184,16 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
         "render_modes": ["rgb_array"],
         "renderer": "sekai.envs.finance.rendering:PortfolioRenderer",
     }
+
+    n_assets = config_field[int]()
+    allow_short = config_field[bool]()
+    cost_model = config_field[CostModel]()
+    transaction_cost = config_field[Any]()
+    capital = config_field[float]()
+    dt = config_field[float]()
+    mu = config_field[Any]()
+    sigma = config_field[Any]()
+    corr = config_field[Any]()
 
     def __init__(
         self,
@@ -188,62 +217,15 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
         cost: float | None = None,
         risk_free_rate: float = 0.0,
     ) -> None:
-        config = PortfolioConfig(
-            "PortfolioEnv",
-            prices=prices,
-            data=data,
-            n_assets=n_assets,
-            episode_length=episode_length,
-            lookback=lookback,
-            transaction_cost=transaction_cost,
-            cost=cost,
-            allow_short=allow_short,
-            max_leverage=max_leverage,
-            mu=mu,
-            sigma=sigma,
-            corr=corr,
-            dt=dt,
-            model=model,
-            reward=reward,
-            sampler=sampler,
-            capital=capital,
-            risk_free_rate=risk_free_rate,
-        )
-        self.config = config
-        self.sampler = config.sampler
-        self.n_assets = config.n_assets
-        self.allow_short = config.allow_short
-        self.cost_model = config.cost_model
-        self.transaction_cost = config.transaction_cost
-        self.capital = config.capital
-        self.dt = config.dt
-        self.mu, self.sigma, self.corr = mu, sigma, corr
-        self._reward = config.reward
-        self.observation_space = config.observation_space()
-        self.action_space = config.action_space()
-        n = config.n_assets
-        self._action_shape = (n,) if config.allow_short else (n + 1,)
-        self._returns: F64 | None = None  # window samplers: the episode's log returns
-        self._data: MarketData | None = None  # prices: the data of the episode
-        self._offset = 0  # data row of time index t is t + offset
-        self._tradable = np.ones((0, n + 1))  # 1.0 where an entry can be traded
-        self._weights: F64 = np.zeros((1, n + 1))
-        self._time = 0
-        self._steps = 0
-        self._value = config.capital
+        self.config = PortfolioConfig.from_arguments("PortfolioEnv", **passed_arguments(locals()))
+        self.sampler = self.config.sampler
+        self._reward = self.config.reward
+        self.observation_space = self.config.observation_space()
+        self.action_space = self.config.action_space()
+        self._kernel: PortfolioKernel | None = None
         self._over = True
 
     # -- properties ------------------------------------------------------------------------
-
-    @property
-    def data(self) -> MarketData | None:
-        """The history played (``prices=`` / ``data=``), or None."""
-        return self.config.history
-
-    @property
-    def model(self) -> MarketModel | None:
-        """The market model simulated, or None."""
-        return self.config.model
 
     @property
     def prices(self) -> F64 | None:
@@ -252,87 +234,62 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
         return None if history is None else history.prices
 
     @property
-    def lookback(self) -> int:
-        """Returns per observation; a new value applies from the next reset."""
-        return self.config.lookback
-
-    @lookback.setter
-    def lookback(self, value: int) -> None:
-        self.config.lookback = value
-        self.observation_space = self.config.observation_space()
-        self._over = True
-
-    @property
-    def episode_length(self) -> int:
-        """Steps per episode; a new value applies from the next reset."""
-        return self.config.episode_length
-
-    @episode_length.setter
-    def episode_length(self, value: int) -> None:
-        self.config.episode_length = value
-        self._over = True
-
-    @property
-    def reward_fn(self) -> RewardFunction:
-        """The reward function (assignable; the new one is used as given)."""
-        return self._reward
-
-    @reward_fn.setter
-    def reward_fn(self, value: RewardFunction) -> None:
-        if not isinstance(value, RewardFunction):
-            raise TypeError(f"PortfolioEnv: reward_fn must be a RewardFunction, got {value!r}")
-        self._reward = value
-
-    @property
     def time(self) -> int:
         """Row of the episode's returns the agent has seen last (``lookback - 1`` at a reset)."""
-        return self._time
-
-    @property
-    def elapsed_steps(self) -> int:
-        """Steps taken in the current episode."""
-        return self._steps
+        return 0 if self._kernel is None else int(self._kernel.time[0])
 
     @property
     def weights(self) -> F64:
-        """Current float64 weights (cash last), a copy."""
-        weights: F64 = self._weights[0].copy()
+        """Current float64 weights (cash last), a copy; all 0 before the first reset."""
+        if self._kernel is None:
+            return np.zeros(self.config.n_assets + 1)
+        weights: F64 = self._kernel.weights[0].copy()
         return weights
 
     @property
     def portfolio_value(self) -> float:
         """Current value of the portfolio (``capital`` at the reset)."""
-        return self._value
+        return self.config.capital if self._kernel is None else float(self._kernel.value[0])
 
     @property
     def equity(self) -> float:
         """The same as `portfolio_value`."""
-        return self._value
+        return self.portfolio_value
 
-    def _now(self) -> PointInTime:
-        if self._data is None:
-            raise ResetRequired("PortfolioEnv: no prices yet (call reset()), or a window sampler")
-        return self._data.at(self._time + self._offset)
+    def _prices(self) -> PriceMarket | None:
+        """The kernel's prices, or None before the first reset and with a window sampler."""
+        market = None if self._kernel is None else self._kernel.market
+        return market if isinstance(market, PriceMarket) else None
 
     @property
     def price_history(self) -> Past | None:
         """The prices up to now, ``(t + 1, n_assets)`` (reads past now raise LookAheadError).
 
-        None with a window sampler (it draws returns, not prices).
+        None with a window sampler (it draws returns, not prices), and before
+        the first reset.
         """
-        return None if self._data is None else self._now().prices
+        prices = self._prices()
+        return None if prices is None else prices.cursor.at(0).prices
 
     @property
     def timestamp(self) -> Any:
         """The current row's timestamp (its index in the episode with a window sampler)."""
-        return self._time if self._data is None else self._now().time
+        prices = self._prices()
+        return self.time if prices is None else prices.cursor.at(0).time
+
+    def _started(self, what: str) -> PortfolioKernel:
+        if self._kernel is None:
+            raise ResetRequired(f"Portfolio: call reset() before {what}()")
+        return self._kernel
 
     def action_mask(self) -> NDArray[np.bool_]:
-        """Which entries of the action can be traded now (``False``: halted)."""
-        if self._returns is None and self._data is None:
-            raise ResetRequired("Portfolio: call reset() before action_mask()")
-        mask: NDArray[np.bool_] = self._tradable[self._time] > 0.0
-        return mask[: self.n_assets] if self.allow_short else mask
+        """Which entries of the action can be traded now (``False``: halted).
+
+        Raises:
+            ResetRequired: Before the first reset.
+        """
+        mask: NDArray[np.bool_] = self._started("action_mask").action_mask()[0]
+        return mask
 
     def action_to_weights(self, action: Any) -> F64:
         """The ``(n_assets + 1,)`` target weights (cash last) ``action`` asks for now.
@@ -341,54 +298,43 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
             ResetRequired: Before the first reset.
             InvalidAction: A malformed action.
         """
-        if self._returns is None and self._data is None:
-            raise ResetRequired("Portfolio: call reset() before action_to_weights()")
-        weights: F64 = self._targets(action)[0]
+        kernel = self._started("action_to_weights")
+        weights: F64 = kernel.targets(self._checked(kernel, action))[0]
         return weights
 
-    def _targets(self, action: Any) -> F64:
-        config = self.config
+    @staticmethod
+    def _checked(kernel: PortfolioKernel, action: Any) -> F64:
+        """``action`` checked, as a batch of one."""
+        config = kernel.config
         actions = check_actions(
-            action, self._action_shape, "Portfolio action", signed=config.allow_short
+            action, config.action_shape, "Portfolio action", signed=config.allow_short
         )
-        tradable = self._tradable[self._time : self._time + 1]
-        if config.allow_short:
-            return short_targets(actions[None], self._weights, tradable, config.account)
-        return target_weights(actions[None], self._weights, tradable, config.account.max_leverage)
+        return actions[None]
 
     # -- the env API ---------------------------------------------------------------------------
 
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
     ) -> ResetResult[PortfolioObs]:
-        """Draw an episode and start as 100% cash (see the class docstring)."""
+        """Draw an episode and start as 100% cash (see the class docstring).
+
+        Args:
+            seed: Seed of the env's generator (see [`Env`][sekai.core.Env]).
+            options: ``{"episode": Episode}`` (window samplers) or
+                ``{"start": t}`` (histories).
+
+        Raises:
+            TypeError, ValueError: An unknown or malformed option, or a start
+                that leaves no room for an episode.
+        """
         self._set_rng(seed)
-        config = self.config
-        n, lookback, length = config.n_assets, config.lookback, config.episode_length
-        source = config.source
-        tradable = np.ones((config.n_periods, n + 1))
-        if source is None:
-            episode = config.episode(self.rng, check_options(options, ("episode",), "Portfolio"))
-            self._returns = episode.log_returns
-            tradable[:, :-1] = ~episode.halted
-        elif isinstance(source, History):
-            start = check_options(options, ("start",), "PortfolioEnv").get("start")
-            row = source.first_row(self.rng, start, lookback, length)
-            self._data = source.data
-            self._offset = row - (lookback - 1)
-        else:
-            check_options(options, (), "PortfolioEnv")
-            self._data = Simulated.as_data(source.simulate(self.rng, lookback, length))
-            self._offset = 1
-        self._tradable = tradable
-        self._weights = np.zeros((1, n + 1))
-        self._weights[0, -1] = 1.0
-        self._time = lookback - 1
-        self._steps = 0
-        self._value = config.capital
+        kernel = self._kernel
+        if kernel is None or kernel.config is not self.config:
+            kernel = self._kernel = PortfolioKernel(self.config, 1, self._reward)
+        kernel.reward = self._reward
+        kernel.reset(_FIRST, (self.rng,), (options,), "PortfolioEnv")
         self._over = False
-        self._reward.reset()
-        return ResetResult(self._observe(), {"portfolio_value": self._value})
+        return ResetResult(self._observe(kernel), row_infos(kernel.reset_infos(_FIRST)))
 
     def step(self, action: NDArray[np.float32]) -> StepResult[PortfolioObs]:
         """Rebalance to the action's target weights and let one period pass.
@@ -398,69 +344,20 @@ class PortfolioEnv(Env[PortfolioObs, NDArray[np.float32]]):
             InvalidAction: The action has the wrong shape or holds a negative
                 (long-only), NaN or infinite value.
         """
-        if self._over:
+        kernel = self._kernel
+        if self._over or kernel is None:
             raise ResetRequired("Portfolio: call reset() to start an episode")
-        config = self.config
-        target = self._targets(action)
-        t = self._time
-        equity = np.array([self._value])
-        market: dict[str, Any] = {"equity": equity}
-        if self._returns is not None:
-            window = self._returns[t + 1 - config.lookback : t + 1]
-            returns = np.expm1(self._returns[t + 1 : t + 2])
-        else:
-            now = self._now()
-            window = now.log_returns(config.lookback)
-            price = now.prices.latest
-            returns = (now.execution_price() / price - 1.0)[None]
-            market["prices"] = price[None]
-            for name in config.costs.fields:
-                market[name] = now.field(name).latest[None]
-        if config.costs.volatility:
-            market["volatility"] = window_volatility(window[None])
-        weights, step = rebalance(
-            self._weights,
-            target,
-            returns,
-            dt=self.dt,
-            config=config.account,
-            cost_model=config.cost_model,
-            market=market,
-            equity=equity,
-            bounded=config.bounded,
-        )
-        reward = float(np.asarray(self._reward(step.outcome))[0])
-        self._weights = weights
-        self._time = t + 1
-        self._steps += 1
-        self._value = float(step.equity[0])
-        terminated = bool(step.wiped_out[0])
-        truncated = not terminated and self._steps >= config.episode_length
-        self._over = terminated or truncated
-        info = {
-            "portfolio_value": self._value,
-            "equity": self._value,
-            "weights": weights[0].copy(),
-            "turnover": float(step.turnover[0]),
-            "cost": float(step.cost[0]),
-            "log_return": float(np.log(np.maximum(step.gross, _TINY))[0]),
-            "asset_returns": returns[0],
-            "timestamp": self.timestamp,
-            "dt": self.dt,
-        }
-        return StepResult(self._observe(), reward, terminated, truncated, info)
+        rewards, terminated, truncated, infos = kernel.step(self._checked(kernel, action))
+        done = bool(terminated[0]), bool(truncated[0])
+        self._over = done[0] or done[1]
+        # Timestamps of prices stay numpy scalars; a window sampler's are ints, as always.
+        info = row_infos(infos, raw=() if kernel.windowed else _RAW)
+        return StepResult(self._observe(kernel), float(rewards[0]), *done, info)
 
-    def _observe(self) -> PortfolioObs:
-        lookback = self.config.lookback
-        if self._returns is not None:
-            t = self._time
-            window = self._returns[t + 1 - lookback : t + 1]
-        else:
-            window = self._now().log_returns(lookback)
-        return {
-            "returns": window.astype(np.float32),
-            "weights": self._weights[0].astype(np.float32),
-        }
+    @staticmethod
+    def _observe(kernel: PortfolioKernel) -> PortfolioObs:
+        observation = kernel.observe()
+        return {"returns": observation["returns"][0], "weights": observation["weights"][0]}
 
     def __repr__(self) -> str:
         return f"PortfolioEnv({self.config.describe()})"
