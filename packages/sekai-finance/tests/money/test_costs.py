@@ -242,7 +242,9 @@ def test_proportional_cost_is_linear_in_trade_size(
     model = ProportionalCost(rate)
     # Products below the smallest normal float lose relative precision; compare them absolutely.
     tiny = np.finfo(np.float64).tiny
-    np.testing.assert_allclose(model(factor * trades), factor * model(trades), rtol=1e-12, atol=tiny)
+    np.testing.assert_allclose(
+        model(factor * trades), factor * model(trades), rtol=1e-12, atol=tiny
+    )
     np.testing.assert_allclose(model(-trades), model(trades), rtol=0, atol=0)
     # additive over assets: the cost of a rebalance is the sum of its legs
     legs = sum(model(trades[:, [i]]) for i in range(trades.shape[1]))

@@ -23,7 +23,7 @@ from typing import Any, Generic, TypeVar, overload
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["check_keywords", "config_field", "passed_arguments", "row_infos", "rows_mask"]
+__all__ = ["check_keywords", "config_field", "passed_arguments", "reset_reward", "row_infos"]
 
 _V = TypeVar("_V")
 
@@ -122,13 +122,17 @@ def check_keywords(owner: str, keywords: Mapping[str, Any], accepts: Callable[..
         raise TypeError(f"{owner} got {what} {', '.join(unknown)}; it takes {', '.join(known)}")
 
 
-def rows_mask(indices: NDArray[np.intp], n: int) -> NDArray[np.bool_] | None:
-    """The rows ``indices`` of ``n`` as a mask, or None when they are all the rows.
+def reset_reward(reward: Any, indices: NDArray[np.intp], n: int) -> NDArray[np.bool_] | None:
+    """Reset the reward function's state for the rows ``indices`` of ``n``; return their mask.
 
-    The form a reward function's ``reset(mask)`` takes: None resets every row.
+    Every row: ``reward.reset()`` (a reward that keeps no per-row state may
+    define it without a mask) and None; some rows: ``reward.reset(mask)`` and
+    the mask.
     """
     if len(indices) == n:
+        reward.reset()
         return None
     mask = np.zeros(n, dtype=np.bool_)
     mask[indices] = True
+    reward.reset(mask)
     return mask

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.finance._cost_inputs import window_volatility
-from sekai.envs.finance._kernel import rows_mask
+from sekai.envs.finance._kernel import reset_reward
 from sekai.envs.finance._market_config import MarketConfig
 from sekai.envs.finance._market_paths import MarketPathCursor
 from sekai.envs.finance._market_slots import SlotTable
@@ -149,9 +149,8 @@ class MarketKernel:
         self.weights[indices, -1] = 1.0
         self.equity[indices] = self.config.capital
         self.steps[indices] = 0
-        resetting = rows_mask(indices, self.n)
+        resetting = reset_reward(self.reward, indices, self.n)
         self.slots.place(current.mask.latest(), None if resetting is None else ~resetting)
-        self.reward.reset(resetting)
 
     def now(self) -> PointInTimeBatch:
         """The market at every row's current row (the one its observation shows)."""

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from sekai.envs.finance._account_step import StepAccount, account_step
 from sekai.envs.finance._cost_inputs import window_volatility
-from sekai.envs.finance._kernel import rows_mask
+from sekai.envs.finance._kernel import reset_reward
 from sekai.envs.finance._price_sources import PriceCursor, cursor_for
 from sekai.envs.finance._trading_config import TradingConfig
 from sekai.finance.data import PointInTime, PointInTimeBatch
@@ -123,7 +123,7 @@ class TradingKernel:
         self.steps[indices] = 0
         self.position[indices] = 0.0
         self.equity[indices] = self.config.capital
-        self.reward.reset(rows_mask(indices, self.n))
+        reset_reward(self.reward, indices, self.n)
 
     def _times(self, times: NDArray[Any]) -> Any:
         # Dated timestamps travel as a list of numpy datetimes, as the infos have always had them.

@@ -71,7 +71,7 @@ class WindowedMarketEnv(Env[_Obs, _Act], Generic[_Obs, _Act]):
 
     @property
     def episode_length(self) -> int:
-        """Decisions per episode; a new value applies from the next reset.
+        """Decisions per episode; a new value ends the episode and applies at reset.
 
         Raises:
             ValueError: The value is not an int >= 1, or the history is too short.
@@ -82,6 +82,7 @@ class WindowedMarketEnv(Env[_Obs, _Act], Generic[_Obs, _Act]):
     @episode_length.setter
     def episode_length(self, value: int) -> None:
         self.config = dataclasses.replace(self.config, episode_length=value)
+        self._over = True  # the episode being played had the old length
 
     @property
     def reward_fn(self) -> RewardFunction:

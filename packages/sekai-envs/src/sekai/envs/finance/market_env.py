@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -236,20 +235,6 @@ class MarketEnv(WindowedMarketEnv[dict[str, Any], NDArray[np.float32]]):
         self._over = True
 
     # -- properties ------------------------------------------------------------------------
-
-    @property
-    def episode_length(self) -> int:
-        """Decisions per episode; a new value ends the episode and applies at reset.
-
-        Raises:
-            ValueError: The value is not an int >= 1, or the history is too short.
-        """
-        return self.config.episode_length
-
-    @episode_length.setter
-    def episode_length(self, value: int) -> None:
-        self.config = dataclasses.replace(self.config, episode_length=value)
-        self._over = True  # as Market-v0 always did: the episode played is over
 
     @property
     def equity(self) -> float:
