@@ -19,6 +19,7 @@ import numpy as np
 from sekai._validation import check_bool, check_int, check_real
 from sekai.envs.finance._account_step import check_reward, positive_capital
 from sekai.envs.finance._cost_inputs import CostInputs
+from sekai.envs.finance._kernel import config_field
 from sekai.envs.finance._price_sources import History, Simulated, Source, resolve_source
 from sekai.error import LookAheadError
 from sekai.finance.account import AccountConfig
@@ -30,7 +31,7 @@ from sekai.finance.sampling import EpisodeSampler
 from sekai.finance.simulators import MarketModel
 from sekai.spaces import Box, Dict, MaskedBox, Space
 
-__all__ = ["MarketConfig", "check_features"]
+__all__ = ["MarketConfig", "MarketParameters", "check_features"]
 
 _CAUSAL_ROWS = 256  # rows of data the causality check of a feature recomputes it on
 
@@ -332,3 +333,23 @@ def _check_source(owner: str, source: Source, exogenous: tuple[str, ...], privil
             f"{owner}: privileged_state=True, but the model {source.model!r} has no latent "
             "state to show"
         )
+
+
+class MarketParameters:
+    """The parameters of Market-v0 as attributes of an env, read from its ``config``.
+
+    [`MarketEnv`][sekai.envs.MarketEnv] and [`MarketVecEnv`][sekai.envs.MarketVecEnv] both take
+    them from here, so each is declared once (as a field of `MarketConfig`).
+    """
+
+    config: MarketConfig
+
+    cost_model = config_field[CostModel]()
+    capital = config_field[float]()
+    dt = config_field[float]()
+    max_assets = config_field[int]()
+    n_total = config_field[int]()
+    features = config_field[tuple[str, ...]]()
+    exogenous = config_field[tuple[str, ...]]()
+    delisting_return = config_field[float]()
+    privileged_state = config_field[bool]()

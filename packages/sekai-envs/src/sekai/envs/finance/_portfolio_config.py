@@ -32,6 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 from sekai._validation import check_bool, check_int, check_real
 from sekai.envs.finance._account_step import check_reward, positive_capital
 from sekai.envs.finance._cost_inputs import CostInputs
+from sekai.envs.finance._kernel import config_field
 from sekai.envs.finance._price_sources import History, Simulated, resolve_source
 from sekai.finance.account import AccountConfig
 from sekai.finance.costs import CostModel, as_cost_model
@@ -41,7 +42,7 @@ from sekai.finance.sampling import Episode, EpisodeSampler, WindowSampler, as_sa
 from sekai.finance.simulators import GBM, MarketModel
 from sekai.spaces import Box, Dict
 
-__all__ = ["PortfolioConfig", "PortfolioObs", "PortfolioSource", "Windows"]
+__all__ = ["PortfolioConfig", "PortfolioObs", "PortfolioParameters", "PortfolioSource", "Windows"]
 
 PortfolioObs = dict[str, NDArray[np.float32]]
 """An observation of Portfolio-v0: ``{"returns": ..., "weights": ...}``."""
@@ -413,3 +414,24 @@ class PortfolioConfig:
         else:
             kind = "history" if isinstance(source, History) else type(source.model).__name__
         return f"n_assets={self.n_assets}, source={kind}, lookback={self.lookback}"
+
+
+class PortfolioParameters:
+    """The parameters of Portfolio-v0 as attributes of an env, read from its ``config``.
+
+    [`PortfolioEnv`][sekai.envs.PortfolioEnv] and
+    [`PortfolioVecEnv`][sekai.envs.PortfolioVecEnv] both take them from here,
+    so each is declared once (as a field of `PortfolioConfig`).
+    """
+
+    config: PortfolioConfig
+
+    n_assets = config_field[int]()
+    allow_short = config_field[bool]()
+    cost_model = config_field[CostModel]()
+    transaction_cost = config_field[Any]()
+    capital = config_field[float]()
+    dt = config_field[float]()
+    mu = config_field[Any]()
+    sigma = config_field[Any]()
+    corr = config_field[Any]()

@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from sekai._validation import check_int, check_real, is_real
 from sekai.envs.finance._account_step import check_reward, positive_capital
 from sekai.envs.finance._cost_inputs import CostInputs
+from sekai.envs.finance._kernel import config_field
 from sekai.envs.finance._price_sources import History, Source, resolve_source
 from sekai.finance.account import AccountConfig
 from sekai.finance.costs import CostModel, as_cost_model
@@ -28,7 +29,7 @@ from sekai.finance.sampling import EpisodeSampler
 from sekai.finance.simulators import GBM, MarketModel
 from sekai.spaces import Box, Discrete
 
-__all__ = ["TradingConfig"]
+__all__ = ["TradingConfig", "TradingParameters"]
 
 _DAY = 1.0 / 252.0
 
@@ -206,3 +207,22 @@ class TradingConfig:
             f"source={source}, positions={self.positions}, lookback={self.lookback}, "
             f"episode_length={self.episode_length}"
         )
+
+
+class TradingParameters:
+    """The parameters of Trading-v0 as attributes of an env, read from its ``config``.
+
+    [`TradingEnv`][sekai.envs.TradingEnv] and [`TradingVecEnv`][sekai.envs.TradingVecEnv] both take
+    them from here, so each is declared once (as a field of `TradingConfig`).
+    """
+
+    config: TradingConfig
+
+    positions = config_field[tuple[float, ...]]()
+    cost_model = config_field[CostModel]()
+    transaction_cost = config_field[Any]()
+    capital = config_field[float]()
+    dt = config_field[float]()
+    mu = config_field[float]()
+    sigma = config_field[float]()
+    s0 = config_field[float]()

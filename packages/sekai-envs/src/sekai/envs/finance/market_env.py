@@ -10,8 +10,8 @@ from numpy.typing import NDArray
 
 from sekai._validation import check_int
 from sekai.core import ResetResult, StepResult
-from sekai.envs.finance._kernel import config_field, passed_arguments, row_infos
-from sekai.envs.finance._market_config import MarketConfig
+from sekai.envs.finance._kernel import passed_arguments, row_infos
+from sekai.envs.finance._market_config import MarketConfig, MarketParameters
 from sekai.envs.finance._market_kernel import MarketKernel, targets
 from sekai.envs.finance._portfolio_weights import check_actions
 from sekai.envs.finance._price_sources import History
@@ -65,7 +65,7 @@ def default_market(n_assets: int = 10, *, dt: float = _DAY) -> ListingProcess:
     )
 
 
-class MarketEnv(WindowedMarketEnv[dict[str, Any], NDArray[np.float32]]):
+class MarketEnv(MarketParameters, WindowedMarketEnv[dict[str, Any], NDArray[np.float32]]):
     """Manage a portfolio over a changing universe of assets, on fixed slots.
 
     The universe is a history (``data``, a [`MarketData`][sekai.finance.MarketData]
@@ -192,15 +192,6 @@ class MarketEnv(WindowedMarketEnv[dict[str, Any], NDArray[np.float32]]):
     }
 
     config: MarketConfig
-    cost_model = config_field[CostModel]()
-    capital = config_field[float]()
-    dt = config_field[float]()
-    max_assets = config_field[int]()
-    n_total = config_field[int]()
-    features = config_field[tuple[str, ...]]()
-    exogenous = config_field[tuple[str, ...]]()
-    delisting_return = config_field[float]()
-    privileged_state = config_field[bool]()
 
     def __init__(
         self,

@@ -9,11 +9,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.finance._kernel import config_field
-from sekai.envs.finance._market_config import MarketConfig
+from sekai.envs.finance._market_config import MarketConfig, MarketParameters
 from sekai.envs.finance._market_kernel import MarketKernel
 from sekai.envs.finance._native import WindowedVecEnv
 from sekai.envs.finance._portfolio_weights import check_actions
-from sekai.finance.costs import CostModel
 from sekai.finance.data import PointInTimeBatch
 from sekai.vector import InfoArrays
 
@@ -22,7 +21,7 @@ __all__ = ["MarketVecEnv"]
 F64 = NDArray[np.float64]
 
 
-class MarketVecEnv(WindowedVecEnv[dict[str, Any], NDArray[np.float32]]):
+class MarketVecEnv(MarketParameters, WindowedVecEnv[dict[str, Any], NDArray[np.float32]]):
     """``num_envs`` Market-v0 portfolios advanced together with numpy.
 
     ``sekai.make_vec("Market-v0", num_envs=N)`` builds this env by default.
@@ -83,15 +82,6 @@ class MarketVecEnv(WindowedVecEnv[dict[str, Any], NDArray[np.float32]]):
     config: MarketConfig
     _kernel: MarketKernel
 
-    cost_model = config_field[CostModel]()
-    capital = config_field[float]()
-    dt = config_field[float]()
-    max_assets = config_field[int]()
-    n_total = config_field[int]()
-    features = config_field[tuple[str, ...]]()
-    exogenous = config_field[tuple[str, ...]]()
-    delisting_return = config_field[float]()
-    privileged_state = config_field[bool]()
     lookback = config_field[int]()
     episode_length = config_field[int]()
 

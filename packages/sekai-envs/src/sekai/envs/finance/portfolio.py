@@ -8,8 +8,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sekai.core import ResetResult, StepResult
-from sekai.envs.finance._kernel import config_field, passed_arguments, row_infos
-from sekai.envs.finance._portfolio_config import PortfolioConfig, PortfolioObs
+from sekai.envs.finance._kernel import passed_arguments, row_infos
+from sekai.envs.finance._portfolio_config import PortfolioConfig, PortfolioObs, PortfolioParameters
 from sekai.envs.finance._portfolio_kernel import PortfolioKernel, PriceMarket
 from sekai.envs.finance._portfolio_weights import check_actions
 from sekai.envs.finance._windowed_env import WindowedMarketEnv
@@ -59,7 +59,7 @@ def equal_weight(env: Any) -> NDArray[np.float32]:
     return action
 
 
-class PortfolioEnv(WindowedMarketEnv[PortfolioObs, NDArray[np.float32]]):
+class PortfolioEnv(PortfolioParameters, WindowedMarketEnv[PortfolioObs, NDArray[np.float32]]):
     """Allocate a portfolio across ``n_assets`` risky assets and cash.
 
     Two kinds of data (see also the guide):
@@ -184,16 +184,6 @@ class PortfolioEnv(WindowedMarketEnv[PortfolioObs, NDArray[np.float32]]):
         "render_modes": ["rgb_array"],
         "renderer": "sekai.envs.finance.rendering:PortfolioRenderer",
     }
-
-    n_assets = config_field[int]()
-    allow_short = config_field[bool]()
-    cost_model = config_field[CostModel]()
-    transaction_cost = config_field[Any]()
-    capital = config_field[float]()
-    dt = config_field[float]()
-    mu = config_field[Any]()
-    sigma = config_field[Any]()
-    corr = config_field[Any]()
 
     def __init__(
         self,

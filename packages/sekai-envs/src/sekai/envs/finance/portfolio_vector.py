@@ -10,10 +10,9 @@ from numpy.typing import NDArray
 
 from sekai.envs.finance._kernel import config_field
 from sekai.envs.finance._native import WindowedVecEnv
-from sekai.envs.finance._portfolio_config import PortfolioConfig, PortfolioObs
+from sekai.envs.finance._portfolio_config import PortfolioConfig, PortfolioObs, PortfolioParameters
 from sekai.envs.finance._portfolio_kernel import PortfolioKernel
 from sekai.envs.finance._portfolio_weights import check_actions
-from sekai.finance.costs import CostModel
 from sekai.vector import InfoArrays
 
 __all__ = ["PortfolioVecEnv"]
@@ -21,7 +20,7 @@ __all__ = ["PortfolioVecEnv"]
 F64 = NDArray[np.float64]
 
 
-class PortfolioVecEnv(WindowedVecEnv[PortfolioObs, NDArray[np.float32]]):
+class PortfolioVecEnv(PortfolioParameters, WindowedVecEnv[PortfolioObs, NDArray[np.float32]]):
     """``num_envs`` Portfolio-v0 portfolios advanced together with numpy.
 
     ``sekai.make_vec("Portfolio-v0", num_envs=N)`` builds this env by
@@ -77,11 +76,6 @@ class PortfolioVecEnv(WindowedVecEnv[PortfolioObs, NDArray[np.float32]]):
     config: PortfolioConfig
     _kernel: PortfolioKernel
 
-    n_assets = config_field[int]()
-    allow_short = config_field[bool]()
-    cost_model = config_field[CostModel]()
-    capital = config_field[float]()
-    dt = config_field[float]()
     lookback = config_field[int]()
     episode_length = config_field[int]()
 

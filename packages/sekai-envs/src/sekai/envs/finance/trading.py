@@ -10,9 +10,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from sekai.core import ResetResult, StepResult
 from sekai.envs.classic_control._common import discrete_action
-from sekai.envs.finance._kernel import config_field, passed_arguments, row_infos
+from sekai.envs.finance._kernel import passed_arguments, row_infos
 from sekai.envs.finance._price_sources import History
-from sekai.envs.finance._trading_config import TradingConfig
+from sekai.envs.finance._trading_config import TradingConfig, TradingParameters
 from sekai.envs.finance._trading_kernel import TradingKernel, observation
 from sekai.envs.finance._windowed_env import WindowedMarketEnv
 from sekai.error import ResetRequired
@@ -45,7 +45,7 @@ def buy_and_hold(env: Any) -> int:
     return int(np.argmax(positions))
 
 
-class TradingEnv(WindowedMarketEnv[NDArray[np.float32], np.int64]):
+class TradingEnv(TradingParameters, WindowedMarketEnv[NDArray[np.float32], np.int64]):
     """Trade one asset: choose a target position each period, pay costs, earn its return.
 
     The agent holds a position in one asset, as a fraction of its equity
@@ -150,15 +150,6 @@ class TradingEnv(WindowedMarketEnv[NDArray[np.float32], np.int64]):
         "render_modes": ["rgb_array"],
         "renderer": "sekai.envs.finance.rendering:TradingRenderer",
     }
-
-    positions = config_field[tuple[float, ...]]()
-    cost_model = config_field[CostModel]()
-    transaction_cost = config_field[Any]()
-    capital = config_field[float]()
-    dt = config_field[float]()
-    mu = config_field[float]()
-    sigma = config_field[float]()
-    s0 = config_field[float]()
 
     def __init__(
         self,

@@ -10,9 +10,8 @@ from numpy.typing import NDArray
 from sekai.envs.classic_control._vector_base import check_discrete_actions
 from sekai.envs.finance._kernel import config_field
 from sekai.envs.finance._native import WindowedVecEnv
-from sekai.envs.finance._trading_config import TradingConfig
+from sekai.envs.finance._trading_config import TradingConfig, TradingParameters
 from sekai.envs.finance._trading_kernel import TradingKernel
-from sekai.finance.costs import CostModel
 from sekai.vector import InfoArrays
 
 __all__ = ["TradingVecEnv"]
@@ -20,7 +19,7 @@ __all__ = ["TradingVecEnv"]
 F64 = NDArray[np.float64]
 
 
-class TradingVecEnv(WindowedVecEnv[NDArray[np.float32], np.int64]):
+class TradingVecEnv(TradingParameters, WindowedVecEnv[NDArray[np.float32], np.int64]):
     """``num_envs`` Trading-v0 accounts advanced together with numpy.
 
     ``sekai.make_vec("Trading-v0", num_envs=N)`` builds this env by default.
@@ -72,10 +71,6 @@ class TradingVecEnv(WindowedVecEnv[NDArray[np.float32], np.int64]):
     config: TradingConfig
     _kernel: TradingKernel
 
-    positions = config_field[tuple[float, ...]]()
-    cost_model = config_field[CostModel]()
-    capital = config_field[float]()
-    dt = config_field[float]()
     lookback = config_field[int]()
     episode_length = config_field[int]()
 
