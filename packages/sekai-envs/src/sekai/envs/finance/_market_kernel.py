@@ -130,17 +130,7 @@ class MarketKernel:
     ) -> None:
         """Start new episodes in the rows ``indices``, each drawn from its own generator.
 
-        Args:
-            indices: The rows, sorted.
-            rngs: One generator per entry of ``indices``.
-            options: One reset options dict (or None) per entry of ``indices``.
-            owner: The env's name, for errors.
-            samplers: One start sampler per entry of ``indices`` (histories),
-                or None for the config's.
-
-        Raises:
-            ValueError: An unknown option, or a start that leaves no room for
-                an episode.
+        The arguments are those of `PriceCursor.begin_rows`, which draws the episodes.
         """
         self.cursor.begin_rows(indices, rngs, options, owner, samplers)
         current = self._current = self.cursor.now()

@@ -318,17 +318,8 @@ class PortfolioKernel:
     ) -> None:
         """Start new episodes, all in cash, in the rows ``indices``, each drawn from its generator.
 
-        Args:
-            indices: The rows, sorted.
-            rngs: One generator per entry of ``indices``.
-            options: One reset options dict (or None) per entry of ``indices``.
-            owner: The env's name, for errors.
-            samplers: One sampler per entry of ``indices`` (a history's start
-                sampler or a window sampler), or None for the config's.
-
-        Raises:
-            TypeError, ValueError: A bad option, or a start that leaves no room
-                for an episode.
+        The arguments are those of `PriceCursor.begin_rows`, which draws the
+        episodes; ``samplers`` may also be window samplers where the env has them.
         """
         self.market.begin_rows(indices, rngs, options, owner, samplers)
         self.weights[indices] = 0.0
