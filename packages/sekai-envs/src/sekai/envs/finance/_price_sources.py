@@ -355,11 +355,14 @@ class PriceCursor:
                 for an episode.
         """
         allowed = ("start",) if isinstance(self, HistoryCursor) else ()
-        for position, (index, option) in enumerate(zip(indices.tolist(), options, strict=True)):
-            start = check_options(option, allowed, owner).get("start")
-            sampler = None if samplers is None else samplers[position]
-            self.begin(index, rngs[position], start, sampler)
-        self.settle()
+        # Every option is checked before any row begins: a bad one leaves every row as it was.
+        starts = [check_options(option, allowed, owner).get("start") for option in options]
+        try:
+            for position, index in enumerate(indices.tolist()):
+                sampler = None if samplers is None else samplers[position]
+                self.begin(index, rngs[position], starts[position], sampler)
+        finally:
+            self.settle()  # the rows drawn before a failure are taken in all the same
 
     def _first_row(
         self, index: int, rng: np.random.Generator, start: Any, sampler: EpisodeSampler | None
@@ -473,7 +476,7 @@ class PathCursor(PriceCursor):
 
     def settle(self) -> None:
         if self._drawn:
-            drawn = np.array(self._drawn, dtype=np.intp)
+            drawn = np.unique(np.array(self._drawn, dtype=np.intp))  # the panel has the last draw
             self._drawn = []
             fields = {name: table[drawn] for name, table in self._tables.items()}
             self._paths = self._paths.with_paths(drawn, self._panel[drawn], fields=fields or None)

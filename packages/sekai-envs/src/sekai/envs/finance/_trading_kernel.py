@@ -95,7 +95,6 @@ class TradingKernel:
         self.equity: F64 = np.full(n, config.capital)
         self.steps: NDArray[np.intp] = np.zeros(n, dtype=np.intp)
         self._dt = np.full(n, config.dt)
-        self._choice = np.zeros(1, dtype=np.intp)
 
     def reset(
         self,
@@ -148,39 +147,47 @@ class TradingKernel:
         )
 
     def read_one(self, now: PointInTime) -> Quotes:
-        """`read` for a kernel of one row, through a `PointInTime` (cheaper for one row).
+        """`read` for one account, through a `PointInTime` (cheaper for one row).
 
-        Its ``time`` is None: `step_one` reads the fill's time from ``now``.
+        Its arrays have no row axis (``(1,)`` prices, a ``(lookback, 1)``
+        window) and its ``time`` is None: `step_one` reads the fill's time
+        from ``now``.
         """
         costs = self.config.costs
         return Quotes(
-            now.prices.latest[None],
-            now.execution_price()[None],
-            {name: now.field(name).latest[None] for name in costs.fields} if costs.fields else {},
-            now.log_returns(self.config.lookback)[None] if costs.volatility else None,
-            None,  # step_one reads the fill's time from `now`
+            now.prices.latest,
+            now.execution_price(),
+            {name: now.field(name).latest for name in costs.fields} if costs.fields else {},
+            now.log_returns(self.config.lookback) if costs.volatility else None,
+            None,
         )
 
-    def _trade(self, choices: NDArray[np.intp], quotes: Quotes) -> tuple[StepAccount, F64, Any]:
-        """The arithmetic of a step, for every row: trade, pay, hold, score.
+    def _trade(
+        self, current: F64, target: F64, equity: Any, quotes: Quotes
+    ) -> tuple[StepAccount, F64, Any]:
+        """The arithmetic of a step: trade, pay, hold, score.
+
+        For every row (``(n, 1)`` positions, ``(n,)`` equity, as `step` gives
+        them) or for one account (``(1,)`` positions, a float equity: the
+        outcome the reward sees is then a scalar one, as a single env's always was).
 
         Returns:
-            The account's step, the asset returns ``(n, 1)`` and the rewards.
+            The account's step, the asset returns and the rewards.
         """
         config = self.config
         returns = quotes.executed / quotes.price - 1.0
-        market: dict[str, Any] = {"equity": self.equity, "prices": quotes.price, **quotes.fields}
+        market: dict[str, Any] = {"equity": equity, "prices": quotes.price, **quotes.fields}
         if quotes.window is not None:
             market["volatility"] = window_volatility(quotes.window)
         step = account_step(
-            self.position[:, None],
-            self._targets[choices],
+            current,
+            target,
             returns,
             dt=config.dt,
             config=config.account,
             cost_model=config.cost_model,
             market=market,
-            equity=self.equity,
+            equity=equity,
         )
         return step, returns, self.reward(step.outcome)
 
@@ -199,7 +206,8 @@ class TradingKernel:
         """
         config = self.config
         quotes = self.read(self.cursor.deciding())
-        step, returns, reward = self._trade(choices, quotes)
+        current = self.position[:, None]
+        step, returns, reward = self._trade(current, self._targets[choices], self.equity, quotes)
         executed = quotes.executed
         rewards = np.asarray(reward, dtype=np.float64)
         position = step.drifted[:, 0]
@@ -246,24 +254,25 @@ class TradingKernel:
         Returns:
             ``(reward, terminated, truncated, info)``, the info with Python floats.
         """
-        self._choice[0] = choice
         quotes = self.read_one(now)
-        step, returns, reward = self._trade(self._choice, quotes)
-        # .item() gives the Python float of a one-element array in one call.
-        position, equity = step.drifted.item(0), step.equity.item(0)
+        current = self.position[:1]  # one account holding one asset
+        step, returns, reward = self._trade(
+            current, self._targets[choice], self.equity.item(0), quotes
+        )
+        position, equity = step.drifted.item(0), float(step.equity)
         self.position[0], self.equity[0] = position, equity
         self.steps[0] += 1
         self.cursor.rows[0] += 1
-        terminated = bool(step.wiped_out.item(0))
+        terminated = bool(step.wiped_out)
         info = {
             "equity": equity,
             "position": position,
             "price": quotes.executed.item(0),
             "asset_return": returns.item(0),
-            "cost": step.cost.item(0),
-            "turnover": step.turnover.item(0),
+            "cost": float(step.cost),
+            "turnover": float(step.turnover),
             "timestamp": now.execution_time,
             "dt": self.config.dt,
         }
         truncated = not terminated and self.steps.item(0) >= self.config.episode_length
-        return reward.item(0), terminated, truncated, info
+        return float(reward), terminated, truncated, info
