@@ -113,7 +113,7 @@ def advance(
     config: MarketMakingConfig,
     state: ArrayState,
     offsets: _F64,
-    draws: tuple[_F64, _F64],
+    draws: _F64,
     move: _F64,
 ) -> tuple[_F64, _F64]: ...
 
@@ -139,7 +139,8 @@ def advance(
         offsets: The bid's and the ask's distance from the mid: two floats
             for a `ScalarState`, a float64 array ``(size, 2)`` for an
             `ArrayState` (as `checked_offsets` gives them).
-        draws: The step's fill uniforms of the bid and of the ask.
+        draws: The step's fill uniforms of the bid and of the ask: a pair, or
+            an array ``(size, 2)`` for an `ArrayState`.
         move: The step's mid move, ``+1`` or ``-1`` (per session).
 
     Returns:
@@ -150,9 +151,10 @@ def advance(
     limit = config.max_inventory
     select = state.select
     bid_offset, ask_offset = state.sides(offsets)
-    bid_chance = fill_probability(bid_offset, config, state)
-    ask_chance = fill_probability(ask_offset, config, state)
-    bid_draw, ask_draw = draws
+    bid_chance, ask_chance = state.of_sides(
+        lambda offset: fill_probability(offset, config, state), offsets
+    )
+    bid_draw, ask_draw = state.sides(draws)
     mid = state.mid
     inventory = state.inventory
     bid_quoted = inventory + size <= limit

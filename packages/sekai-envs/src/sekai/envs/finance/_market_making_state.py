@@ -16,7 +16,7 @@ building an observation) are methods, chosen once by the state's class:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
@@ -78,6 +78,14 @@ class SessionState(ABC, Generic[_Float, _Int, _Bool]):
         """The bid's and the ask's entry of pairs: a pair, or an array ``(sessions, 2)``."""
 
     @abstractmethod
+    def of_sides(self, function: Callable[[Any], Any], pairs: Any) -> tuple[_Float, _Float]:
+        """``function`` of the bid's and of the ask's entry of ``pairs``.
+
+        On arrays the function runs once over the ``(sessions, 2)`` pairs (one
+        pass, contiguous), then the result is split; on a pair, once per side.
+        """
+
+    @abstractmethod
     def stack(self, first: _Float, second: _Float, dtype: type[np.generic]) -> NDArray[Any]:
         """``first`` and ``second`` side by side, ``(2,)`` or ``(sessions, 2)`` of ``dtype``."""
 
@@ -111,6 +119,12 @@ class ScalarState(SessionState[float, int, bool]):
     def sides(self, values: tuple[float, float]) -> tuple[float, float]:
         """The pair itself (the kernel's actions come split already)."""
         return values
+
+    def of_sides(
+        self, function: Callable[[Any], Any], pairs: tuple[float, float]
+    ) -> tuple[float, float]:
+        """``(function(bid), function(ask))``."""
+        return function(pairs[0]), function(pairs[1])
 
     def stack(self, first: float, second: float, dtype: type[np.generic]) -> NDArray[Any]:
         """``[first, second]``, a ``(2,)`` array of ``dtype``."""
@@ -173,6 +187,10 @@ class ArrayState(SessionState[NDArray[np.float64], NDArray[np.int64], NDArray[np
     def sides(self, values: _F64) -> tuple[_F64, _F64]:
         """The two columns of a ``(size, 2)`` array (views)."""
         return values[:, 0], values[:, 1]
+
+    def of_sides(self, function: Callable[[Any], Any], pairs: _F64) -> tuple[_F64, _F64]:
+        """The two columns of ``function(pairs)``."""
+        return self.sides(function(pairs))
 
     def stack(self, first: _F64, second: _F64, dtype: type[np.generic]) -> NDArray[Any]:
         """The columns ``first`` and ``second`` side by side, a new ``(size, 2)`` array."""

@@ -101,8 +101,7 @@ class MarketMakingVecEnv(
         n = self.num_envs
         self._rows = np.arange(n)
         # Time-major, so that the step of sub-envs in lockstep reads one contiguous row.
-        self._bid_draws: _F64 = np.zeros((config.n_steps, n))
-        self._ask_draws: _F64 = np.zeros((config.n_steps, n))
+        self._uniforms: _F64 = np.zeros((config.n_steps, n, 2))
         self._moves: _F64 = np.zeros((config.n_steps, n))
         self._state = ArrayState(n)
         start_sessions(config, self._state)
@@ -138,10 +137,7 @@ class MarketMakingVecEnv(
         rngs = self.rngs
         n_steps = self.config.n_steps
         for i in indices.tolist():  # drawn as the single env draws
-            uniforms, moves = draw_session(rngs[i], n_steps)
-            self._bid_draws[:, i] = uniforms[:, 0]
-            self._ask_draws[:, i] = uniforms[:, 1]
-            self._moves[:, i] = moves
+            self._uniforms[:, i], self._moves[:, i] = draw_session(rngs[i], n_steps)
         start_sessions(self.config, self._state, indices)
 
     def _reset_infos(self, indices: NDArray[np.intp]) -> InfoArrays:
@@ -161,11 +157,11 @@ class MarketMakingVecEnv(
         t = state.t if frozen is None else np.minimum(state.t, config.n_steps - 1)
         first = int(t[0])
         if bool((t == first).all()):  # sub-envs in lockstep (the usual case): one row
-            draws = (self._bid_draws[first], self._ask_draws[first])
+            draws = self._uniforms[first]
             moves = self._moves[first]
         else:
             rows = self._rows
-            draws = (self._bid_draws[t, rows], self._ask_draws[t, rows])
+            draws = self._uniforms[t, rows]
             moves = self._moves[t, rows]
         pnl, rewards = advance(config, state, offsets, draws, moves)
         if frozen is not None and kept is not None:
