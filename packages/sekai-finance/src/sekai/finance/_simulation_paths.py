@@ -288,6 +288,15 @@ def block_indices(
     return rows.reshape(n_paths, n_blocks * block_size)[:, :n_steps].astype(np.intp)
 
 
+# Rows from which a scan of the listing chain (`_evolve`) pays for its fixed
+# cost over stepping row by row.
+_SCAN_ROWS = 8
+# Elements per row (paths times assets) up to which scans pay at all: above,
+# a row's fixed cost is small next to its elements, which a scan passes over
+# more times than a step does.
+_SCAN_ROW_ELEMENTS = 2048
+
+
 def listing(
     rng: np.random.Generator,
     n_paths: int,
@@ -306,28 +315,118 @@ def listing(
     listed to make up the difference. Draws: one ``(n_paths, n_steps + 1, n)``
     uniform array, then, for each row that falls short, one uniform per asset
     of each short path.
+
+    Runs of rows are computed at once (`_evolve`) up to the first that falls
+    short, which is topped up before the rows after it, so the draws and the
+    result are those of a loop over the rows. Where short rows come every few
+    rows, or a row has many elements, the rows are stepped one by one.
     """
     n = initial.shape[0]
     u = rng.random((n_paths, n_steps + 1, n))
     listed = np.empty((n_paths, n_steps + 1, n), dtype=np.bool_)
     listed[:, 0] = u[:, 0] < initial
     _top_up(rng, listed[:, 0], min_listed)
-    for t in range(n_steps):
-        now, draw = listed[:, t], u[:, t + 1]
-        listed[:, t + 1] = np.where(now, draw >= p_delist, draw < p_list)
-        _top_up(rng, listed[:, t + 1], min_listed)
+    scan = n_paths * n <= _SCAN_ROW_ELEMENTS
+    # The longest scan whose arrays stay in cache.
+    longest = min(n_steps, max(_SCAN_ROWS, _CHUNK_ELEMENTS // max(1, n_paths * n)))
+    codes = _reset_codes(longest if scan else 0)
+    ones = np.ones(n)
+    # `window` guesses the rows before the next short one: the gap between
+    # the last two short rows, doubled after each scan that finds none.
+    t, since, window = 0, 0, n_steps
+    while t < n_steps:
+        if window < _SCAN_ROWS or not scan:
+            draw = u[:, t + 1]
+            listed[:, t + 1] = np.where(listed[:, t], draw >= p_delist, draw < p_list)
+            t, since = t + 1, since + 1
+            if _top_up(rng, listed[:, t], min_listed):
+                window, since = since, 0
+            else:
+                window += 1
+            continue
+        end = min(n_steps, t + min(window, longest))
+        draws = u[:, t + 1 : end + 1]
+        rows = _evolve(listed[:, t], draws >= p_delist, draws < p_list, codes)
+        first = _first_short(rows, min_listed, ones)
+        if first < 0:
+            listed[:, t + 1 : end + 1] = rows
+            t, since, window = end, since + end - t, 2 * window
+            continue
+        listed[:, t + 1 : t + first + 2] = rows[:, : first + 1]
+        t, since = t + first + 1, since + first + 1
+        _top_up(rng, listed[:, t], min_listed)
+        window, since = since, 0
     return listed
 
 
-def _top_up(rng: np.random.Generator, row: NDArray[np.bool_], minimum: int) -> None:
-    """List random unlisted assets (in place) where fewer than ``minimum`` are listed."""
+def _reset_codes(n_steps: int) -> NDArray[np.int32]:
+    """The column ``2 * (t + 1)`` for the steps ``t < n_steps`` of a scan (`_evolve`).
+
+    int32, not int64: the running maximum over the codes is a scan's costliest
+    pass. Scans are at most ``_CHUNK_ELEMENTS`` rows long, so the codes fit.
+    """
+    return (2 * np.arange(1, n_steps + 1, dtype=np.int32))[:, None]
+
+
+def _evolve(
+    start: NDArray[np.bool_],
+    stay: NDArray[np.bool_],
+    enter: NDArray[np.bool_],
+    codes: NDArray[np.int32],
+) -> NDArray[np.bool_]:
+    """The rows after ``start`` of the listing chain without top-ups, with no loop over rows.
+
+    Row ``t + 1`` is ``stay[t]`` where row ``t`` is listed and ``enter[t]``
+    where it is not (``stay`` and ``enter`` are ``(n_paths, steps, n)``,
+    ``start`` is ``(n_paths, n)``). Where the two agree, the step resets the
+    asset to that value whatever it was; where they differ, it keeps the
+    asset's value (``enter`` false) or flips it (``enter`` true). So a row is
+    the value of the latest reset (``start`` before any) flipped by the
+    parity of the flips since: a running xor and a running maximum over the
+    rows. ``codes`` is `_reset_codes` of at least ``steps`` steps.
+    """
+    reset = stay == enter
+    parity = np.logical_xor.accumulate(enter > stay, axis=1)
+    # A reset at step t is coded 2 * (t + 1) plus its value xor the parity so
+    # far, other steps 0: the running maximum carries the latest reset (or
+    # `start`, coded 0 or 1) forward, and its low bit xor the parity now is
+    # the row.
+    code = codes[: reset.shape[1]] + (enter ^ parity)
+    code *= reset
+    np.maximum(code[:, 0], start, out=code[:, 0])
+    np.maximum.accumulate(code, axis=1, out=code)
+    code &= 1
+    rows: NDArray[np.bool_] = np.not_equal(code, parity)
+    return rows
+
+
+def _first_short(rows: NDArray[np.bool_], minimum: int, ones: F64) -> int:
+    """The first row where some path has fewer than ``minimum`` listed, or -1 if none.
+
+    ``ones`` is ``np.ones(n_assets)``: a product with it counts each row's
+    listed assets (exactly) faster than a reduction over the short last axis.
+    """
     if minimum == 0:
-        return
+        return -1
+    short = rows @ ones < minimum
+    if not short.any():
+        return -1
+    return int(short.any(axis=0).argmax())
+
+
+def _top_up(rng: np.random.Generator, row: NDArray[np.bool_], minimum: int) -> bool:
+    """List random unlisted assets (in place) where fewer than ``minimum`` are listed.
+
+    Returns whether any path was short (and so drew).
+    """
+    if minimum == 0:
+        return False
     counts = np.count_nonzero(row, axis=1)
     short = np.flatnonzero(counts < minimum)
     if short.size == 0:
-        return
+        return False
     keys = rng.random((short.size, row.shape[1]))
     keys[row[short]] = np.inf
     ranks = np.argsort(np.argsort(keys, axis=1), axis=1)
     row[short] |= ranks < (minimum - counts[short])[:, None]
+    return True
