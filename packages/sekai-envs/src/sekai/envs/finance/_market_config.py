@@ -18,12 +18,12 @@ import numpy as np
 
 from sekai._validation import check_bool, check_int, check_real
 from sekai.envs.finance._account_step import check_reward, positive_capital
-from sekai.envs.finance._cost_inputs import CostInputs
+from sekai.envs.finance._episode_config import EpisodeConfig
 from sekai.envs.finance._kernel import config_field
 from sekai.envs.finance._price_sources import History, Simulated, Source, resolve_source
 from sekai.error import LookAheadError
 from sekai.finance.account import AccountConfig
-from sekai.finance.costs import CostModel, as_cost_model
+from sekai.finance.costs import CostModel
 from sekai.finance.data import MarketData
 from sekai.finance.features import add_features, check_causal, compute_feature
 from sekai.finance.rewards import RewardFunction
@@ -92,58 +92,42 @@ def _with_features(source: Source, features: tuple[str, ...], owner: str) -> Sou
 
 
 @dataclass(frozen=True)
-class MarketConfig:
+class MarketConfig(EpisodeConfig):
     """The checked parameters of Market-v0 (see [`MarketEnv`][sekai.envs.MarketEnv]).
 
-    Frozen: an env changes its ``lookback`` or ``episode_length`` by replacing
-    its config (``dataclasses.replace``), which checks the new values again.
+    The episode's settings are `EpisodeConfig`'s (lookback: rows per
+    observation window; a history's data holds the features as fields); the
+    rest are Market-v0's own.
 
     Attributes:
-        owner: The env's name, for messages.
-        source: Where the prices come from: a history (its data holding the
-            features as fields) or a model.
+        source: Where the prices come from: a history or a model.
         max_assets: Slots.
         features: The feature names.
         exogenous: The exogenous series names.
-        lookback: Rows per observation window.
-        episode_length: Decisions per episode.
-        transaction_cost: The ``transaction_cost`` argument, as given.
-        reward: The reward function (the config's own copy).
         account: The account's rules and rates.
-        capital: Equity at the start of each episode.
         delisting_return: Return of an asset over the period it delists.
         privileged_state: Whether the observation shows the model's latent state.
-        cost_model: The cost model built from ``transaction_cost``.
         dt: Years per row.
         n_total: Assets in the data or model.
         assets: The asset label of each column of the data or model.
         widths: Columns of each exogenous series, by name.
         state_spec: The model's latent state shapes, by name (sorted), else empty.
         state_size: Numbers in the flattened latent state.
-        costs: What the cost model is told.
     """
 
-    owner: str
     source: Source
     max_assets: int
     features: tuple[str, ...]
     exogenous: tuple[str, ...]
-    lookback: int
-    episode_length: int
-    transaction_cost: float | CostModel
-    reward: RewardFunction
     account: AccountConfig
-    capital: float
     delisting_return: float
     privileged_state: bool
-    cost_model: CostModel = field(init=False, repr=False)
     dt: float = field(init=False)
     n_total: int = field(init=False)
     assets: tuple[Any, ...] = field(init=False, repr=False)
     widths: dict[str, int] = field(init=False, repr=False)
     state_spec: dict[str, tuple[int, ...]] = field(init=False, repr=False)
     state_size: int = field(init=False, repr=False)
-    costs: CostInputs = field(init=False, repr=False)
 
     @classmethod
     def from_arguments(
@@ -223,58 +207,30 @@ class MarketConfig:
         )
 
     def __post_init__(self) -> None:
-        owner, source = self.owner, self.source
-        lookback = check_int(self.lookback, f"{owner}: lookback", minimum=1)
-        length = check_int(self.episode_length, f"{owner}: episode_length", minimum=1)
-        object.__setattr__(self, "lookback", lookback)
-        object.__setattr__(self, "episode_length", length)
-        cost_model = as_cost_model(self.transaction_cost)
-        fields: Any = ()
-        widths: dict[str, int] = {}
+        super().__post_init__()
+        source = self.source
         spec: dict[str, tuple[int, ...]] = {}
         if isinstance(source, History):
-            source.check_length(lookback, length, owner)
-            fields = source.data.fields
-            assets = source.data.assets
-            widths = {name: source.data.exogenous_width(name) for name in self.exogenous}
+            data = source.data
+            assets = data.assets
+            widths = {name: data.exogenous_width(name) for name in self.exogenous}
         else:
             assets = tuple(range(source.n_assets))  # MarketData's labels of a simulated path
+            widths = {}
             spec = dict(sorted(source.model.state_spec().items()))
-        derived = {
-            "cost_model": cost_model,
-            "dt": source.dt,
-            "n_total": source.n_assets,
-            "assets": assets,
-            "widths": widths,
-            "state_spec": spec,
-            "state_size": sum(int(np.prod(shape, dtype=np.int64)) for shape in spec.values()),
-            "costs": CostInputs(
-                cost_model, fields=fields, has_prices=True, lookback=lookback, owner=owner
-            ),
-        }
-        for name, value in derived.items():
-            object.__setattr__(self, name, value)
-
-    @property
-    def history(self) -> MarketData | None:
-        """The history played (with the features added as fields), or None for a model."""
-        return self.source.data if isinstance(self.source, History) else None
-
-    @property
-    def model(self) -> MarketModel | None:
-        """The model simulated, or None for a history."""
-        return self.source.model if isinstance(self.source, Simulated) else None
+        self._derive(
+            dt=source.dt,
+            n_total=source.n_assets,
+            assets=assets,
+            widths=widths,
+            state_spec=spec,
+            state_size=sum(int(np.prod(shape, dtype=np.int64)) for shape in spec.values()),
+        )
 
     @property
     def bounded(self) -> bool:
         """Whether weights stay in ``[0, 1]`` (long-only without leverage)."""
         return not self.account.allow_short and self.account.max_leverage <= 1.0
-
-    @property
-    def dated(self) -> bool:
-        """Whether the timestamps are dates (a history stamped with datetime64)."""
-        history = self.history
-        return history is not None and history.timestamps.dtype.kind == "M"
 
     def observation_space(self) -> Dict:
         """The Dict observation space (see [`MarketEnv`][sekai.envs.MarketEnv])."""

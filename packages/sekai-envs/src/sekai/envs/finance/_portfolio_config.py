@@ -24,18 +24,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sekai._validation import check_bool, check_int, check_real
 from sekai.envs.finance._account_step import check_reward, positive_capital
-from sekai.envs.finance._cost_inputs import CostInputs
+from sekai.envs.finance._episode_config import EpisodeConfig
 from sekai.envs.finance._kernel import config_field
 from sekai.envs.finance._price_sources import History, Simulated, resolve_source
 from sekai.finance.account import AccountConfig
-from sekai.finance.costs import CostModel, as_cost_model
+from sekai.finance.costs import CostModel
 from sekai.finance.data import MarketData
 from sekai.finance.rewards import RewardFunction
 from sekai.finance.sampling import Episode, EpisodeSampler, WindowSampler, as_sampler
@@ -177,54 +177,41 @@ def _cost_argument(
 
 
 @dataclass(frozen=True)
-class PortfolioConfig:
+class PortfolioConfig(EpisodeConfig):
     """The checked parameters of Portfolio-v0 (see [`PortfolioEnv`][sekai.envs.PortfolioEnv]).
 
-    Frozen: an env changes its ``lookback`` or ``episode_length`` by replacing
-    its config (``dataclasses.replace``), which checks the new values again.
+    The episode's settings are `EpisodeConfig`'s (``transaction_cost`` as
+    given, or ``cost``'s; ``capital``: the portfolio's value at each start);
+    the rest are Portfolio-v0's own.
 
     Attributes:
-        owner: The env's name, for messages.
         source: Where the data comes from (a history, a model or a window sampler).
         n_assets: Number of assets.
-        episode_length: Decisions per episode.
-        lookback: Log returns per observation.
-        transaction_cost: The ``transaction_cost`` argument as given (or ``cost``'s).
         allow_short: Whether target weights may be negative.
         max_leverage: The largest gross exposure of the assets.
         mu: The ``mu`` argument.
         sigma: The ``sigma`` argument.
         corr: The ``corr`` argument.
         dt: Years per period.
-        reward: The reward function (the config's own copy).
-        capital: Portfolio value at the start of each episode.
         risk_free_rate: Log return of cash per period.
-        cost_model: The cost model built from ``transaction_cost``.
         account: The account's rules and rates.
-        costs: What the cost model is told.
         bounded: Whether weights stay in ``[0, 1]`` (long-only without leverage).
         action_shape: The shape of one action: ``(n_assets,)`` with shorts,
             else ``(n_assets + 1,)``.
     """
 
-    owner: str
+    _int_error: ClassVar[type[Exception]] = ValueError  # as Portfolio-v0 has always refused them
+
     source: PortfolioSource
     n_assets: int
-    episode_length: int
-    lookback: int
-    transaction_cost: float | CostModel | None
     allow_short: bool
     max_leverage: float
     mu: Any
     sigma: Any
     corr: Any
     dt: float
-    reward: RewardFunction
-    capital: float
     risk_free_rate: float
-    cost_model: CostModel = field(init=False, repr=False)
     account: AccountConfig = field(init=False, repr=False)
-    costs: CostInputs = field(init=False, repr=False)
     bounded: bool = field(init=False, repr=False)
     action_shape: tuple[int] = field(init=False, repr=False)
 
@@ -318,37 +305,21 @@ class PortfolioConfig:
         )
 
     def __post_init__(self) -> None:
-        owner, source = self.owner, self.source
-        lookback = check_int(self.lookback, f"{owner}: lookback", minimum=1, type_error=ValueError)
-        length = check_int(
-            self.episode_length, f"{owner}: episode_length", minimum=1, type_error=ValueError
-        )
-        object.__setattr__(self, "lookback", lookback)
-        object.__setattr__(self, "episode_length", length)
-        fields: Any = ()
-        if isinstance(source, History):
-            source.check_length(lookback, length, owner)
-            fields = source.data.fields
-        cost_model = as_cost_model(self.transaction_cost)
-        derived = {
-            "cost_model": cost_model,
-            "account": AccountConfig(
+        super().__post_init__()
+        self._derive(
+            account=AccountConfig(
                 allow_short=self.allow_short,
                 max_leverage=self.max_leverage,
                 cash_rate=self.risk_free_rate / self.dt,
             ),
-            "costs": CostInputs(
-                cost_model,
-                fields=fields,
-                has_prices=not isinstance(source, Windows),
-                lookback=lookback,
-                owner=owner,
-            ),
-            "bounded": not self.allow_short and self.max_leverage <= 1.0,
-            "action_shape": (self.n_assets,) if self.allow_short else (self.n_assets + 1,),
-        }
-        for name, value in derived.items():
-            object.__setattr__(self, name, value)
+            bounded=not self.allow_short and self.max_leverage <= 1.0,
+            action_shape=(self.n_assets,) if self.allow_short else (self.n_assets + 1,),
+        )
+
+    @property
+    def has_prices(self) -> bool:
+        """Whether the episodes carry prices: not with a window sampler's returns."""
+        return not isinstance(self.source, Windows)
 
     # -- what the data is -----------------------------------------------------------------------
 
@@ -361,22 +332,6 @@ class PortfolioConfig:
     def sampler(self) -> WindowSampler | EpisodeSampler | None:
         """The window sampler, or the history's start sampler, or None for a model."""
         return None if isinstance(self.source, Simulated) else self.source.sampler
-
-    @property
-    def history(self) -> MarketData | None:
-        """The history played, or None."""
-        return self.source.data if isinstance(self.source, History) else None
-
-    @property
-    def model(self) -> MarketModel | None:
-        """The model simulated, or None."""
-        return self.source.model if isinstance(self.source, Simulated) else None
-
-    @property
-    def dated(self) -> bool:
-        """Whether the timestamps are dates (a history stamped with datetime64)."""
-        history = self.history
-        return history is not None and history.timestamps.dtype.kind == "M"
 
     @property
     def n_periods(self) -> int:

@@ -16,13 +16,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_int, check_real, is_real
+from sekai._validation import check_real, is_real
 from sekai.envs.finance._account_step import check_reward, positive_capital
-from sekai.envs.finance._cost_inputs import CostInputs
+from sekai.envs.finance._episode_config import EpisodeConfig
 from sekai.envs.finance._kernel import config_field
 from sekai.envs.finance._price_sources import History, Source, resolve_source
 from sekai.finance.account import AccountConfig
-from sekai.finance.costs import CostModel, as_cost_model
+from sekai.finance.costs import CostModel
 from sekai.finance.data import MarketData
 from sekai.finance.rewards import RewardFunction
 from sekai.finance.sampling import EpisodeSampler
@@ -52,45 +52,29 @@ def _positions(positions: Sequence[float], owner: str) -> tuple[float, ...]:
 
 
 @dataclass(frozen=True)
-class TradingConfig:
+class TradingConfig(EpisodeConfig):
     """The checked parameters of Trading-v0 (see [`TradingEnv`][sekai.envs.TradingEnv]).
 
-    Frozen: an env changes its ``lookback`` or ``episode_length`` by replacing
-    its config (``dataclasses.replace``), which checks the new values again.
+    The episode's settings are `EpisodeConfig`'s (lookback: log returns per
+    observation); the rest are Trading-v0's own.
 
     Attributes:
-        owner: The env's name, for messages.
         source: Where the prices come from (a history or a model).
-        episode_length: Decisions per episode.
-        lookback: Log returns per observation.
         positions: The target positions the actions choose from.
-        transaction_cost: The ``transaction_cost`` argument, as given.
         mu: Drift of the default model.
         sigma: Volatility of the default model.
         s0: Start price of the default model.
-        reward: The reward function (the config's own copy).
-        capital: Equity at the start of each episode.
-        cost_model: The cost model built from ``transaction_cost``.
         dt: Years per period.
         account: The account's limits (shorting, leverage) the positions imply.
-        costs: What the cost model is told.
     """
 
-    owner: str
     source: Source
-    episode_length: int
-    lookback: int
     positions: tuple[float, ...]
-    transaction_cost: float | CostModel
     mu: float
     sigma: float
     s0: float
-    reward: RewardFunction
-    capital: float
-    cost_model: CostModel = field(init=False, repr=False)
     dt: float = field(init=False)
     account: AccountConfig = field(init=False, repr=False)
-    costs: CostInputs = field(init=False, repr=False)
 
     @classmethod
     def from_arguments(
@@ -147,46 +131,15 @@ class TradingConfig:
         )
 
     def __post_init__(self) -> None:
-        owner, source = self.owner, self.source
-        length = check_int(self.episode_length, f"{owner}: episode_length", minimum=1)
-        lookback = check_int(self.lookback, f"{owner}: lookback", minimum=1)
-        object.__setattr__(self, "episode_length", length)
-        object.__setattr__(self, "lookback", lookback)
-        fields: Any = ()
-        if isinstance(source, History):
-            source.check_length(self.lookback, self.episode_length, owner)
-            fields = source.data.fields
-        cost_model = as_cost_model(self.transaction_cost)
+        super().__post_init__()
         largest = max(abs(value) for value in self.positions)
-        derived = {
-            "cost_model": cost_model,
-            "dt": source.dt,
-            "account": AccountConfig(
+        self._derive(
+            dt=self.source.dt,
+            account=AccountConfig(
                 allow_short=min(self.positions) < 0.0,
                 max_leverage=largest if largest > 0.0 else 1.0,
             ),
-            "costs": CostInputs(
-                cost_model, fields=fields, has_prices=True, lookback=self.lookback, owner=owner
-            ),
-        }
-        for name, value in derived.items():
-            object.__setattr__(self, name, value)
-
-    @property
-    def history(self) -> MarketData | None:
-        """The history played, or None for a model."""
-        return self.source.data if isinstance(self.source, History) else None
-
-    @property
-    def model(self) -> MarketModel | None:
-        """The model simulated, or None for a history."""
-        return None if isinstance(self.source, History) else self.source.model
-
-    @property
-    def dated(self) -> bool:
-        """Whether the timestamps are dates (a history stamped with datetime64)."""
-        history = self.history
-        return history is not None and history.timestamps.dtype.kind == "M"
+        )
 
     def observation_space(self) -> Box:
         """``Box((lookback + 1,), float32)``: log returns, then the position."""
