@@ -127,3 +127,16 @@ def test_the_single_env_hands_its_reward_one_accounts_outcome() -> None:
     result = env.step(2)
     assert isinstance(result.reward, float)
     assert result.reward == pytest.approx(100.0 * np.log(result.info["equity"] / env.capital))
+
+
+@pytest.mark.parametrize("env_id", ["Trading-v0", "Portfolio-v0", "Market-v0"])
+def test_parameters_are_read_from_the_config_and_say_how_to_change_them(env_id: str) -> None:
+    env = sekai.make(env_id).unwrapped
+    assert env.capital == env.config.capital and env.dt == env.config.dt
+    with pytest.raises(AttributeError, match=r"capital is read-only: build a new env"):
+        env.capital = 5.0
+    env.lookback = 7  # the episode settings are replaced through the config, checked again
+    assert env.config.lookback == 7 and env.observation_space.shape != ()
+    with pytest.raises(ValueError, match="lookback"):
+        env.lookback = 0
+    assert env.config.lookback == 7

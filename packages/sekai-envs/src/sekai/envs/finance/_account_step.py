@@ -29,7 +29,7 @@ from sekai.finance.account import AccountConfig, settle, turnover
 from sekai.finance.costs import CostModel
 from sekai.finance.rewards import LogReturn, RewardFunction, StepOutcome
 
-__all__ = ["StepAccount", "account_step", "check_reward", "positive_capital"]
+__all__ = ["StepAccount", "account_step", "assigned_reward", "check_reward", "positive_capital"]
 
 F64 = NDArray[np.float64]
 
@@ -50,6 +50,17 @@ def check_reward(reward: RewardFunction | None, owner: str) -> RewardFunction:
             f"{owner}: reward must be a sekai.finance.RewardFunction or None, got {reward!r}"
         )
     return copy.deepcopy(reward)
+
+
+def assigned_reward(value: object, owner: str) -> RewardFunction:
+    """A reward function assigned to an env's ``reward_fn``: used as given, if it is one.
+
+    Raises:
+        TypeError: ``value`` is not a RewardFunction.
+    """
+    if not isinstance(value, RewardFunction):
+        raise TypeError(f"{owner}: reward_fn must be a RewardFunction, got {value!r}")
+    return value
 
 
 def positive_capital(capital: object, owner: str) -> float:

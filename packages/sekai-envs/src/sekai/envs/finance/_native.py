@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai.envs.finance._account_step import assigned_reward
 from sekai.envs.finance._kernel import check_keywords
 from sekai.finance.rewards import RewardFunction
 from sekai.vector import InfoArrays, NativeVecEnv
@@ -97,11 +98,7 @@ class WindowedVecEnv(ConfiguredVecEnv[_Obs, _Act], Generic[_Obs, _Act]):
 
     @reward_fn.setter
     def reward_fn(self, value: RewardFunction) -> None:
-        if not isinstance(value, RewardFunction):
-            raise TypeError(
-                f"{type(self).__name__}: reward_fn must be a RewardFunction, got {value!r}"
-            )
-        self._kernel.reward = value
+        self._kernel.reward = assigned_reward(value, type(self).__name__)
 
     def _reset_envs(
         self, indices: NDArray[np.intp], options: Sequence[dict[str, Any] | None]

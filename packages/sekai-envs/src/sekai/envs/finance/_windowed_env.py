@@ -10,15 +10,24 @@ taken, read from the env's kernel.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable
+from typing import Any, ClassVar, Generic, TypeVar
+
+import numpy as np
 
 from sekai.core import Env
+from sekai.envs.finance._account_step import assigned_reward
+from sekai.envs.finance._kernel import row_infos
+from sekai.error import ResetRequired
 from sekai.finance.data import MarketData
 from sekai.finance.rewards import RewardFunction
 from sekai.finance.simulators import MarketModel
 from sekai.spaces import Space
+from sekai.utils.seeding import SeedType
 
 __all__ = ["WindowedMarketEnv"]
+
+_FIRST = np.zeros(1, dtype=np.intp)  # the one row of a single env's kernel
 
 _Obs = TypeVar("_Obs")
 _Act = TypeVar("_Act")
@@ -27,12 +36,14 @@ _Act = TypeVar("_Act")
 class WindowedMarketEnv(Env[_Obs, _Act], Generic[_Obs, _Act]):
     """Base of the single market envs that play windows: the settings every one of them has.
 
-    A subclass sets ``config`` (a frozen dataclass with ``lookback``,
-    ``episode_length``, ``history`` and ``model``, whose ``observation_space()``
-    follows ``lookback``), ``_reward`` (its reward function), ``_kernel`` (with
-    a ``steps`` array of one row) and ``_over`` (whether a reset is due).
+    A subclass sets ``config`` (an `EpisodeConfig`, whose
+    ``observation_space()`` follows ``lookback``), ``_reward`` (its reward
+    function), ``_kernel`` (None until the first reset) and ``_over`` (whether
+    a reset is due), and names its kernel's class in ``kernel_type``. Its
+    `reset` calls `_start`, its `step` starts with `_stepping`.
     """
 
+    kernel_type: ClassVar[Callable[..., Any]]
     config: Any
     observation_space: Space[_Obs]
     _reward: RewardFunction
@@ -91,11 +102,7 @@ class WindowedMarketEnv(Env[_Obs, _Act], Generic[_Obs, _Act]):
 
     @reward_fn.setter
     def reward_fn(self, value: RewardFunction) -> None:
-        if not isinstance(value, RewardFunction):
-            raise TypeError(
-                f"{type(self).__name__}: reward_fn must be a RewardFunction, got {value!r}"
-            )
-        self._reward = value
+        self._reward = assigned_reward(value, type(self).__name__)
         if self._kernel is not None:
             self._kernel.reward = value
 
@@ -103,3 +110,34 @@ class WindowedMarketEnv(Env[_Obs, _Act], Generic[_Obs, _Act]):
     def elapsed_steps(self) -> int:
         """Steps taken in the current episode."""
         return 0 if self._kernel is None else int(self._kernel.steps[0])
+
+    def _start(self, seed: SeedType, options: dict[str, Any] | None) -> Any:
+        """Seed the env, build its kernel anew if the config changed, and start its one row.
+
+        Returns:
+            The kernel, its row at the start of an episode.
+        """
+        self._set_rng(seed)
+        kernel = self._kernel
+        if kernel is None or kernel.config is not self.config:
+            kernel = self._kernel = type(self).kernel_type(self.config, 1, self._reward)
+        kernel.reward = self._reward
+        kernel.reset(_FIRST, (self.rng,), (options,), type(self).__name__)
+        self._over = False
+        return kernel
+
+    def _stepping(self) -> Any:
+        """The kernel, once an episode is running.
+
+        Raises:
+            ResetRequired: Before the first reset, or after the episode ended.
+        """
+        if self._over or self._kernel is None:
+            raise ResetRequired(
+                f"{type(self).__name__}: the episode is over (or not started); call reset()"
+            )
+        return self._kernel
+
+    def _reset_infos(self, kernel: Any, raw: tuple[str, ...] = ()) -> dict[str, Any]:
+        """The reset info of the kernel's one row, values as Python scalars but ``raw``'s."""
+        return row_infos(kernel.reset_infos(_FIRST), raw=raw)

@@ -191,6 +191,7 @@ class MarketEnv(MarketParameters, WindowedMarketEnv[dict[str, Any], NDArray[np.f
         "renderer": "sekai.envs.finance.rendering:MarketRenderer",
     }
 
+    kernel_type = MarketKernel
     config: MarketConfig
 
     def __init__(
@@ -316,14 +317,8 @@ class MarketEnv(MarketParameters, WindowedMarketEnv[dict[str, Any], NDArray[np.f
         Raises:
             ValueError: An unknown option, or a start without room for an episode.
         """
-        self._set_rng(seed)
-        kernel = self._kernel
-        if kernel is None or kernel.config is not self.config:
-            kernel = self._kernel = MarketKernel(self.config, 1, self._reward)
-        kernel.reward = self._reward
-        kernel.reset(_FIRST, (self.rng,), (options,), "MarketEnv")
-        self._over = False
-        info = row_infos(kernel.reset_infos(_FIRST), raw=("timestamp",))
+        kernel = self._start(seed, options)
+        info = self._reset_infos(kernel, raw=("timestamp",))
         return ResetResult(_first_row(kernel.observe()), info)
 
     def step(self, action: NDArray[np.float32]) -> StepResult[dict[str, Any]]:
@@ -333,9 +328,7 @@ class MarketEnv(MarketParameters, WindowedMarketEnv[dict[str, Any], NDArray[np.f
             ResetRequired: Before the first reset, or after the episode ended.
             InvalidAction: A malformed action.
         """
-        kernel = self._kernel
-        if self._over or kernel is None:
-            raise ResetRequired("MarketEnv: the episode is over (or not started); call reset()")
+        kernel = self._stepping()
         rewards, terminated, truncated, infos = kernel.step(self._scores(action))
         done = bool(terminated[0]), bool(truncated[0])
         self._over = done[0] or done[1]

@@ -184,6 +184,7 @@ class PortfolioEnv(PortfolioParameters, WindowedMarketEnv[PortfolioObs, NDArray[
         "render_modes": ["rgb_array"],
         "renderer": "sekai.envs.finance.rendering:PortfolioRenderer",
     }
+    kernel_type = PortfolioKernel
 
     def __init__(
         self,
@@ -317,14 +318,8 @@ class PortfolioEnv(PortfolioParameters, WindowedMarketEnv[PortfolioObs, NDArray[
             TypeError, ValueError: An unknown or malformed option, or a start
                 that leaves no room for an episode.
         """
-        self._set_rng(seed)
-        kernel = self._kernel
-        if kernel is None or kernel.config is not self.config:
-            kernel = self._kernel = PortfolioKernel(self.config, 1, self._reward)
-        kernel.reward = self._reward
-        kernel.reset(_FIRST, (self.rng,), (options,), "PortfolioEnv")
-        self._over = False
-        return ResetResult(self._observe(kernel), row_infos(kernel.reset_infos(_FIRST)))
+        kernel = self._start(seed, options)
+        return ResetResult(self._observe(kernel), self._reset_infos(kernel))
 
     def step(self, action: NDArray[np.float32]) -> StepResult[PortfolioObs]:
         """Rebalance to the action's target weights and let one period pass.
@@ -334,9 +329,7 @@ class PortfolioEnv(PortfolioParameters, WindowedMarketEnv[PortfolioObs, NDArray[
             InvalidAction: The action has the wrong shape or holds a negative
                 (long-only), NaN or infinite value.
         """
-        kernel = self._kernel
-        if self._over or kernel is None:
-            raise ResetRequired("Portfolio: call reset() to start an episode")
+        kernel = self._stepping()
         rewards, terminated, truncated, infos = kernel.step(self._checked(kernel, action))
         done = bool(terminated[0]), bool(truncated[0])
         self._over = done[0] or done[1]

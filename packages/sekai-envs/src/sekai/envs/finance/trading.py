@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from sekai.core import ResetResult, StepResult
 from sekai.envs.classic_control._common import discrete_action
-from sekai.envs.finance._kernel import passed_arguments, row_infos
+from sekai.envs.finance._kernel import passed_arguments
 from sekai.envs.finance._price_sources import History
 from sekai.envs.finance._trading_config import TradingConfig, TradingParameters
 from sekai.envs.finance._trading_kernel import TradingKernel, observation
@@ -150,6 +150,7 @@ class TradingEnv(TradingParameters, WindowedMarketEnv[NDArray[np.float32], np.in
         "render_modes": ["rgb_array"],
         "renderer": "sekai.envs.finance.rendering:TradingRenderer",
     }
+    kernel_type = TradingKernel
 
     def __init__(
         self,
@@ -254,15 +255,8 @@ class TradingEnv(TradingParameters, WindowedMarketEnv[NDArray[np.float32], np.in
             ValueError: An unknown option, or a start that leaves no room for
                 an episode.
         """
-        self._set_rng(seed)
-        kernel = self._kernel
-        if kernel is None or kernel.config is not self.config:
-            kernel = self._kernel = TradingKernel(self.config, 1, self._reward)
-        kernel.reward = self._reward
-        first = np.zeros(1, dtype=np.intp)
-        kernel.reset(first, (self.rng,), (options,), "TradingEnv")
-        self._over = False
-        info = row_infos(kernel.reset_infos(first), raw=("timestamp",))
+        kernel = self._start(seed, options)
+        info = self._reset_infos(kernel, raw=("timestamp",))
         return ResetResult(self._observe(self._now()), info)
 
     def step(self, action: int | np.integer[Any]) -> StepResult[NDArray[np.float32]]:
@@ -272,9 +266,7 @@ class TradingEnv(TradingParameters, WindowedMarketEnv[NDArray[np.float32], np.in
             ResetRequired: Before the first reset, or after the episode ended.
             InvalidAction: ``action`` is not an index into ``positions``.
         """
-        kernel = self._kernel
-        if self._over or kernel is None:
-            raise ResetRequired("TradingEnv: the episode is over (or not started); call reset()")
+        kernel = self._stepping()
         choice = discrete_action(action, len(self.config.positions), "TradingEnv")
         reward, terminated, truncated, info = kernel.step_one(choice, kernel.cursor.at(0))
         self._over = terminated or truncated
