@@ -25,7 +25,7 @@ from sekai.finance.data import PointInTime, PointInTimeBatch
 from sekai.finance.rewards import RewardFunction
 from sekai.finance.sampling import EpisodeSampler
 
-__all__ = ["Quotes", "TradingKernel", "observation"]
+__all__ = ["Quotes", "TradingKernel", "observation", "step_info"]
 
 F64 = NDArray[np.float64]
 Infos = dict[str, Any]
@@ -43,6 +43,40 @@ def observation(log_returns: F64, position: Any) -> NDArray[np.float32]:
     observations[..., :lookback] = log_returns[..., 0]
     observations[..., lookback] = position
     return observations
+
+
+def step_info(
+    equity: Any,
+    position: Any,
+    price: Any,
+    asset_return: Any,
+    cost: Any,
+    turnover: Any,
+    timestamp: Any,
+    dt: Any,
+) -> Infos:
+    """A step's info: arrays with one entry per row (`TradingKernel.step`) or one row's numbers.
+
+    Args:
+        equity: The equity after the step.
+        position: The position after drift.
+        price: The price the period ended at (the new current price).
+        asset_return: The asset's simple return over the period.
+        cost: The transaction cost, a fraction of the equity before trading.
+        turnover: ``|target - position|``.
+        timestamp: The time of the new current row.
+        dt: Years per period.
+    """
+    return {
+        "equity": equity,
+        "position": position,
+        "price": price,
+        "asset_return": asset_return,
+        "cost": cost,
+        "turnover": turnover,
+        "timestamp": timestamp,
+        "dt": dt,
+    }
 
 
 class Quotes(NamedTuple):
@@ -228,16 +262,16 @@ class TradingKernel:
         if terminated.any():
             truncated &= ~terminated
         # Not copied: NativeVecEnv copies the infos, a single env reads one value of each.
-        infos = {
-            "equity": self.equity,
-            "position": self.position,
-            "price": executed[:, 0],
-            "asset_return": returns[:, 0],
-            "cost": np.asarray(step.cost, dtype=np.float64).reshape(self.n),
-            "turnover": np.asarray(step.turnover, dtype=np.float64).reshape(self.n),
-            "timestamp": quotes.time,
-            "dt": self._dt,
-        }
+        infos = step_info(
+            self.equity,
+            self.position,
+            executed[:, 0],
+            returns[:, 0],
+            np.asarray(step.cost, dtype=np.float64).reshape(self.n),
+            np.asarray(step.turnover, dtype=np.float64).reshape(self.n),
+            quotes.time,
+            self._dt,
+        )
         return rewards, terminated, truncated, infos
 
     def step_one(self, choice: int, now: PointInTime) -> tuple[float, bool, bool, Infos]:
@@ -264,15 +298,15 @@ class TradingKernel:
         self.steps[0] += 1
         self.cursor.rows[0] += 1
         terminated = bool(step.wiped_out)
-        info = {
-            "equity": equity,
-            "position": position,
-            "price": quotes.executed.item(0),
-            "asset_return": returns.item(0),
-            "cost": float(step.cost),
-            "turnover": float(step.turnover),
-            "timestamp": now.execution_time,
-            "dt": self.config.dt,
-        }
+        info = step_info(
+            equity,
+            position,
+            quotes.executed.item(0),
+            returns.item(0),
+            float(step.cost),
+            float(step.turnover),
+            now.execution_time,
+            self.config.dt,
+        )
         truncated = not terminated and self.steps.item(0) >= self.config.episode_length
         return float(reward), terminated, truncated, info
