@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-import sekai
+import sekai.registry as registry
 from sekai.envs import MarketEnv, MarketVecEnv, equal_weight
 from sekai.envs.finance import default_market
 from sekai.envs.finance._market_config import MarketConfig
@@ -246,10 +246,12 @@ def test_every_case_agrees(case: str, assert_same: Callable[..., None]) -> None:
 
 
 def test_make_vec_builds_the_native_env(assert_same: Callable[..., None]) -> None:
-    vec = sekai.make_vec("Market-v0", 4, lookback=3, episode_length=5)
+    vec = registry.make_vec("Market-v0", 4, lookback=3, episode_length=5)
     assert isinstance(vec, MarketVecEnv) and VectorPathMarketVecEnv is MarketVecEnv
     assert vec.max_assets == vec.n_total == 10 and vec.lookback == 3
-    sync = sekai.make_vec("Market-v0", 4, vectorization_mode="sync", lookback=3, episode_length=5)
+    sync = registry.make_vec(
+        "Market-v0", 4, vectorization_mode="sync", lookback=3, episode_length=5
+    )
     assert not isinstance(sync, MarketVecEnv)
     first, second = vec.reset(seed=2), sync.reset(seed=2)
     assert_same(first.observations, second.observations)

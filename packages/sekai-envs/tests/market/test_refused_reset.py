@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-import sekai
+import sekai.registry as registry
 
 
 def _same(a: Any, b: Any) -> None:
@@ -21,8 +21,8 @@ def _same(a: Any, b: Any) -> None:
 
 @pytest.mark.parametrize("env_id", ["Trading-v0", "Portfolio-v0", "Market-v0"])
 def test_a_refused_reset_leaves_the_vector_env_usable(env_id: str) -> None:
-    vec = sekai.make_vec(env_id, 3, lookback=3, episode_length=5)
-    twin = sekai.make_vec(env_id, 3, lookback=3, episode_length=5)
+    vec = registry.make_vec(env_id, 3, lookback=3, episode_length=5)
+    twin = registry.make_vec(env_id, 3, lookback=3, episode_length=5)
     vec.reset(seed=0)
     # The default source is a model, whose episodes take no "start": the third option is bad.
     with pytest.raises(ValueError, match="unknown reset option"):

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import sekai
+import sekai.registry as registry
 from sekai.envs import TradingEnv, TradingVecEnv
 from sekai.envs.finance._trading_config import TradingConfig
 from sekai.finance import MarketData, RewardFunction, SpreadCost, SquareRootImpact, StepOutcome
@@ -96,9 +96,9 @@ def test_single_native_and_sync_agree(
         kwargs["data"] = _history(60, seed)
     elif cost == "spread":
         kwargs["transaction_cost"] = 0.001  # a model has no spread field
-    native = sekai.make_vec("Trading-v0", N, **kwargs)
+    native = registry.make_vec("Trading-v0", N, **kwargs)
     # SyncVecEnv steps N single envs: they run the kernel's one-row path.
-    sync = sekai.make_vec("Trading-v0", N, vectorization_mode="sync", **kwargs)
+    sync = registry.make_vec("Trading-v0", N, vectorization_mode="sync", **kwargs)
     assert isinstance(native, TradingVecEnv)
     a, b = native.reset(seed=seed), sync.reset(seed=seed)
     _same(a.observations, b.observations, "reset")
@@ -131,7 +131,7 @@ def test_the_single_env_hands_its_reward_one_accounts_outcome() -> None:
 
 @pytest.mark.parametrize("env_id", ["Trading-v0", "Portfolio-v0", "Market-v0"])
 def test_parameters_are_read_from_the_config_and_say_how_to_change_them(env_id: str) -> None:
-    env = sekai.make(env_id).unwrapped
+    env = registry.make(env_id).unwrapped
     assert env.capital == env.config.capital and env.dt == env.config.dt
     with pytest.raises(AttributeError, match=r"capital is read-only: build a new env"):
         env.capital = 5.0

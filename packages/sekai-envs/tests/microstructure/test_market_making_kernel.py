@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import sekai
+import sekai.registry as registry
 from sekai.core import Env, TimeLimit
 from sekai.envs.finance._market_making_config import MarketMakingConfig
 from sekai.envs.finance.market_making import MarketMakingEnv
@@ -72,7 +72,7 @@ def test_the_config_checks_and_normalises_naming_its_owner() -> None:
 
 @pytest.mark.parametrize(
     "build",
-    [MarketMakingVecEnv, lambda n, **kw: sekai.make_vec("MarketMaking-v0", num_envs=n, **kw)],
+    [MarketMakingVecEnv, lambda n, **kw: registry.make_vec("MarketMaking-v0", num_envs=n, **kw)],
 )
 def test_an_unknown_keyword_of_the_vector_env_is_named(build: Any) -> None:
     with pytest.raises(TypeError, match=r"'sgima'.*s0, sigma, total_time, n_steps") as error:
@@ -83,7 +83,7 @@ def test_an_unknown_keyword_of_the_vector_env_is_named(build: Any) -> None:
 
 
 def test_make_vec_passes_the_keywords_to_the_config() -> None:
-    env = sekai.make_vec("MarketMaking-v0", num_envs=4, n_steps=5, sigma=1.0, max_offset=2.0)
+    env = registry.make_vec("MarketMaking-v0", num_envs=4, n_steps=5, sigma=1.0, max_offset=2.0)
     assert isinstance(env, MarketMakingVecEnv)
     assert env.config == MarketMakingConfig(n_steps=5, sigma=1.0, max_offset=2.0)
     assert (env.n_steps, env.sigma, env.max_offset, env.dt) == (5, 1.0, 2.0, 0.2)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import sekai
+import sekai.registry as registry
 from sekai.envs.finance._optimal_execution_kernel import (
     ExecutionConfig,
     broadcast,
@@ -55,7 +55,7 @@ def test_both_envs_build_the_same_config_and_read_their_attributes_from_it() -> 
     }
     single = OptimalExecutionEnv(**kwargs)
     native = OptimalExecutionVecEnv(3, **kwargs)
-    made = sekai.make_vec("OptimalExecution-v0", num_envs=3, **kwargs)
+    made = registry.make_vec("OptimalExecution-v0", num_envs=3, **kwargs)
     assert isinstance(made, OptimalExecutionVecEnv)
     expected = ExecutionConfig(**kwargs)
     assert single.config == native.config == made.config == expected
@@ -76,7 +76,7 @@ def test_an_unknown_keyword_is_named_with_the_known_ones() -> None:
     with pytest.raises(TypeError, match="'owner'"):  # the config's keyword is not a parameter
         OptimalExecutionVecEnv(2, owner="me")
     with pytest.raises(TypeError, match="'volatility'"):
-        sekai.make_vec("OptimalExecution-v0", num_envs=2, volatility=0.3)
+        registry.make_vec("OptimalExecution-v0", num_envs=2, volatility=0.3)
 
 
 @pytest.mark.parametrize(
