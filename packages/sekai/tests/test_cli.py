@@ -623,7 +623,7 @@ def test_info_shows_the_spec_and_the_spaces(capsys: pytest.CaptureFixture[str]) 
 def test_info_says_when_there_is_no_native_vector_implementation_or_time_limit(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["info", "Market-v0"]) == 0
+    assert main(["info", "LimitOrderBook-v0"]) == 0
     fields = _fields(capsys.readouterr().out)
     assert fields["vector_entry_point"] == ["None (no native vector implementation)"]
     assert fields["max_episode_steps"] == ["None (no time limit)"]
@@ -715,7 +715,8 @@ def test_list_marks_multi_agent_and_native_vector_envs(
     assert lines[0].split() == ["id", "agents", "native", "vector"]
     rows = {line.split()[0]: line.split()[1:] for line in lines[1:] if len(line.split()) == 3}
     assert rows["CartPole-v1"] == ["single", "yes"]
-    assert rows["Market-v0"] == ["single", "no"]
+    assert rows["Market-v0"] == ["single", "yes"]
+    assert rows["LimitOrderBook-v0"] == ["single", "no"]
     assert rows["MarketMicrostructure-v0"] == ["multi", "no"]
     by_class, by_factory = multi_agent_ids
     assert rows[by_class] == ["multi", "no"]
