@@ -324,3 +324,17 @@ def test_arguments_and_actions_are_checked() -> None:
         vec.reset(options={"begin": 3})
     assert vec.samplers is not None and len({id(s) for s in vec.samplers}) == 2
     assert vec.latent_state is None and vec.target_weights(np.ones((2, 9))).shape == (2, 8)
+
+
+def test_a_snapshot_of_now_from_before_a_reset_refuses_to_show_a_replaced_path() -> None:
+    vec = registry.make_vec("Market-v0", 2, lookback=3, episode_length=2)
+    vec.reset(seed=0)
+    before = vec.now
+    np.testing.assert_array_equal(before.prices.latest(), vec.now.prices.latest())
+    space = vec.action_space
+    space.seed(0)
+    for _ in range(2):  # the episodes end and restart on new paths
+        vec.step(np.stack([space.sample() for _ in range(2)]))
+    with pytest.raises(RuntimeError, match="with_paths replaced"):
+        before.prices.latest()
+    assert vec.now.prices.latest().shape == (2, vec.n_total)

@@ -113,7 +113,13 @@ class MarketVecEnv(MarketParameters, WindowedVecEnv[dict[str, Any], NDArray[np.f
 
     @property
     def now(self) -> PointInTimeBatch:
-        """The data as known at each sub-env's current decision row (reads past it refused)."""
+        """The data as known at each sub-env's current decision row (reads past it refused).
+
+        A snapshot of the rows now: read it before the next step. On a
+        simulated universe, a snapshot taken before a sub-env's reset drew a
+        new path raises `RuntimeError` when read afterwards (its paths were
+        replaced), rather than show a path that is gone.
+        """
         return self._kernel.now()
 
     @property
