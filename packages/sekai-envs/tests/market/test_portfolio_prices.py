@@ -69,6 +69,7 @@ def test_a_price_history_from_pandas(indices: MarketData) -> None:
         "cost",
         "log_return",
         "asset_returns",
+        "untradable",
         "timestamp",
         "dt",
     }

@@ -32,6 +32,7 @@ from sekai.finance.rewards import LogReturn, RewardFunction, StepOutcome
 __all__ = ["StepAccount", "account_step", "assigned_reward", "check_reward", "positive_capital"]
 
 F64 = NDArray[np.float64]
+_UNFINANCED = AccountConfig(allow_short=True, max_leverage=float(np.finfo(np.float64).max))
 
 
 def check_reward(reward: RewardFunction | None, owner: str) -> RewardFunction:
@@ -100,39 +101,71 @@ def account_step(
     target: F64,
     returns: F64,
     *,
-    dt: float,
+    dt: float | F64,
     config: AccountConfig,
     cost_model: CostModel,
     market: Mapping[str, Any],
     equity: Any,
+    before: F64 | None = None,
+    kept: NDArray[np.bool_] | None = None,
 ) -> StepAccount:
     """Rebalance from ``current`` to ``target``, pay the costs and hold for one period.
 
+    With ``before`` the fill comes after the decision (`sekai.envs.finance._execution`):
+    ``current`` is first held over ``before`` and financed over ``dt``, then
+    the account trades from the drifted weights at the fill, then holds
+    ``target`` over ``returns`` (unfinanced: the financing was the first leg's).
+    Without it the account trades at once and holds ``target`` over
+    ``returns``, financed over ``dt``.
+
     Args:
-        current: Drifted weights before trading, ``(..., n_assets)``.
+        current: Drifted weights before the decision, ``(..., n_assets)``.
         target: Weights after trading (already allowed by ``config``).
-        returns: Simple returns of the assets over the period.
-        dt: The period in years (for financing).
+        returns: Simple returns of the assets from the fill to the end of the period.
+        dt: The period in years (for financing), a number or one per account.
         config: The account's rates.
         cost_model: The transaction cost model.
-        market: The keywords for the cost model, ``equity`` included.
-        equity: The account value before trading, ``(...)``.
+        market: The keywords for the cost model, ``equity`` included (the
+            equity before the period; replaced by the equity at the fill when
+            ``before`` is given).
+        equity: The account value before the period, ``(...)``.
+        before: Simple returns of the assets from the decision to the fill, or None.
+        kept: Where True (same shape as ``target``), the asset cannot be
+            traded: its target is its weight at the fill, whatever ``target``
+            says (cash takes up the difference). None: every asset trades.
 
     Returns:
-        The `StepAccount`.
+        The `StepAccount`; its ``cost`` is a fraction of the equity at the fill.
     """
-    traded = turnover(target, current)
-    cost = np.asarray(cost_model(target - current, **market), dtype=np.float64)
-    settlement = settle(target, returns, dt, config)
-    net = (1.0 - cost) * settlement.growth
+    if before is None:
+        if kept is not None:
+            target = np.where(kept, current, target)
+        traded = turnover(target, current)
+        cost = np.asarray(cost_model(target - current, **market), dtype=np.float64)
+        settlement = settle(target, returns, dt, config)
+        carried: Any = 1.0
+        financing = settlement.financing
+    else:
+        held = settle(current, before, dt, config)
+        carried, financing = held.growth, held.financing
+        at_fill = held.drifted
+        if kept is not None:
+            target = np.where(kept, at_fill, target)
+        traded = turnover(target, at_fill)
+        at_fill_market = {**market, "equity": equity * carried}
+        cost = np.asarray(cost_model(target - at_fill, **at_fill_market), dtype=np.float64)
+        settlement = settle(target, returns, 0.0, _UNFINANCED)
+    net = carried * (1.0 - cost) * settlement.growth
+    if before is not None and np.any(held.wiped_out):
+        net = np.where(held.wiped_out, 0.0, net)  # its cost over an equity of 0 may be NaN
     wiped = np.asarray(net <= 0.0)
     if wiped.any():
         net = np.where(wiped, 0.0, net)
         drifted = np.where(wiped[..., None], 0.0, settlement.drifted)
-        gross = np.where(wiped, 0.0, settlement.growth)
+        gross = np.where(wiped, 0.0, carried * settlement.growth)
     else:
         drifted = settlement.drifted
-        gross = settlement.growth
+        gross = carried * settlement.growth if before is not None else settlement.growth
     new_equity = equity * net
     outcome = StepOutcome.from_growth(
         net, equity=new_equity, turnover=traded, cost=cost, previous_equity=equity
@@ -143,7 +176,7 @@ def account_step(
         drifted=np.asarray(drifted, dtype=np.float64),
         turnover=traded,
         cost=cost,
-        financing=settlement.financing,
+        financing=financing,
         wiped_out=wiped,
         equity=new_equity,
         outcome=outcome,

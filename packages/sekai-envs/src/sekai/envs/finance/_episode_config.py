@@ -12,8 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import numpy as np
+from numpy.typing import NDArray
+
 from sekai._validation import check_int
 from sekai.envs.finance._cost_inputs import CostInputs
+from sekai.envs.finance._execution import check_execution
 from sekai.envs.finance._price_sources import History, Simulated
 from sekai.finance.costs import CostModel, as_cost_model
 from sekai.finance.data import MarketData
@@ -39,6 +43,8 @@ class EpisodeConfig:
         transaction_cost: The ``transaction_cost`` argument, as given.
         reward: The reward function (the config's own copy).
         capital: The account's value at the start of each episode.
+        execution: When a decision fills: ``"close"``, ``"next_open"`` or
+            ``"next_close"`` (`sekai.envs.finance._execution`).
         cost_model: The cost model built from ``transaction_cost``.
         costs: What the cost model is told (`CostInputs`).
     """
@@ -53,6 +59,7 @@ class EpisodeConfig:
     transaction_cost: Any
     reward: RewardFunction
     capital: float
+    execution: str = field(default="close", kw_only=True)
     cost_model: CostModel = field(init=False, repr=False)
     costs: CostInputs = field(init=False, repr=False)
 
@@ -66,6 +73,8 @@ class EpisodeConfig:
         history = self.history
         if history is not None:
             self.source.check_length(lookback, length, owner)
+        fields = history.fields if history is not None else () if self.has_prices else None
+        self._derive(execution=check_execution(self.execution, owner, fields=fields))
         cost_model = as_cost_model(self.transaction_cost)
         self._derive(
             cost_model=cost_model,
@@ -97,6 +106,11 @@ class EpisodeConfig:
     def model(self) -> MarketModel | None:
         """The model simulated, or None."""
         return self.source.model if isinstance(self.source, Simulated) else None
+
+    @property
+    def row_years(self) -> NDArray[np.float64] | None:
+        """Years from each row of the history to the next, when steps last calendar time."""
+        return self.source.row_years if isinstance(self.source, History) else None
 
     @property
     def dated(self) -> bool:

@@ -84,7 +84,12 @@ def check_features(data: MarketData, features: tuple[str, ...], owner: str) -> M
 def _with_features(source: Source, features: tuple[str, ...], owner: str) -> Source:
     """The source with the features checked; a history gets them added as fields, once."""
     if isinstance(source, History):
-        return History(check_features(source.data, features, owner), source.sampler, source.dt)
+        return History(
+            check_features(source.data, features, owner),
+            source.sampler,
+            source.dt,
+            calendar=source.row_years is not None,
+        )
     if features:  # a simulation computes them per episode: check them on a probe path
         probe = source.model.simulate(np.random.default_rng(0), _CAUSAL_ROWS)
         check_features(Simulated.as_data(probe), features, owner)
@@ -153,6 +158,7 @@ class MarketConfig(EpisodeConfig):
         dt: float | None = None,
         delisting_return: float = 0.0,
         privileged_state: bool = False,
+        execution: str = "close",
     ) -> MarketConfig:
         """Check the keywords of Market-v0 and build its config.
 
@@ -204,6 +210,7 @@ class MarketConfig(EpisodeConfig):
                 delisting_return, f"{owner}: delisting_return", minimum=-1.0
             ),
             privileged_state=privileged,
+            execution=execution,
         )
 
     def __post_init__(self) -> None:
@@ -309,3 +316,4 @@ class MarketParameters:
     exogenous = config_field[tuple[str, ...]]()
     delisting_return = config_field[float]()
     privileged_state = config_field[bool]()
+    execution = config_field[str]()

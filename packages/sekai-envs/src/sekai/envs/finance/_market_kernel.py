@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.finance._cost_inputs import window_volatility
+from sekai.envs.finance._execution import fill
 from sekai.envs.finance._kernel import reset_reward
 from sekai.envs.finance._market_config import MarketConfig
 from sekai.envs.finance._market_paths import MarketPathCursor
@@ -116,7 +117,14 @@ class MarketKernel:
         self._labels = config.assets
         self._rows = np.arange(n)[:, None]  # with (n, k) columns: each row's own columns
         self._dt = np.full(n, config.dt)
+        self._row_years = config.row_years  # calendar time per row (dated data), else None
+        history = config.history
+        self._volume = history is not None and "volume" in history.fields
         self._current: PointInTimeBatch | None = None  # the market at the rows observed now
+        # The price each slot's position is valued at: its last price (a halted asset's
+        # price before the halt); NaN for an empty slot.
+        self._marks: F64 = np.full((n, config.max_assets), np.nan)
+        self._stuck: NDArray[np.bool_] | None = None  # `untradable()`, found when first asked
 
     # -- episodes ---------------------------------------------------------------------------
 
@@ -141,6 +149,56 @@ class MarketKernel:
         self.steps[indices] = 0
         resetting = reset_reward(self.reward, indices, self.n)
         self.slots.place(current.mask.latest(), None if resetting is None else ~resetting)
+        self._marks[indices] = np.nan
+        self._took_prices(current)
+
+    def _took_prices(self, current: PointInTimeBatch) -> None:
+        """Value every held slot at its price at the current row, where it has one."""
+        held, rows, picked = self.slots.held, self._rows, self.slots.picked
+        latest = current.prices.latest()[rows, picked]
+        self._marks = np.where(held, np.where(np.isnan(latest), self._marks, latest), np.nan)
+        self._stuck = None
+
+    def _listed(self, current: PointInTimeBatch) -> NDArray[np.bool_]:
+        """``(n, n_total)``: the columns that hold a slot at the current rows.
+
+        The columns with a price, and the placed ones that are halted: without
+        a price now but with one later (`PriceCursor.last_listed`).
+        """
+        listed = current.mask.latest()
+        if self.cursor.may_halt:
+            placed = self.slots.slot_of >= 0
+            later = current.index[:, None] < self.cursor.last_listed
+            listed = listed | (placed & later)
+        return listed
+
+    def untradable(self) -> NDArray[np.bool_]:
+        """``(n, max_assets)``: the held slots that cannot be traded at the current rows.
+
+        Halted (no price now) or, when the data has a ``volume`` field, without
+        volume (zero or missing).
+        """
+        stuck = self._stuck
+        if stuck is None:
+            held, rows, picked = self.slots.held, self._rows, self.slots.picked
+            now = self.now()
+            stuck = np.zeros(held.shape, dtype=np.bool_)
+            if self.cursor.may_halt:
+                stuck |= held & ~now.mask.latest()[rows, picked]
+            if self._volume:
+                volume = now.field("volume").latest()[rows, picked]
+                stuck |= held & ~(volume > 0.0)  # NaN is no volume
+            self._stuck = stuck
+        return stuck
+
+    def tradable(self) -> F64:
+        """``(n, max_assets + 1)``: 1.0 for the slots that can be traded now and cash, else 0.0."""
+        tradable = self.slots.tradable
+        stuck = self.untradable()
+        if stuck.any():
+            tradable = tradable.copy()
+            tradable[:, :-1][stuck] = 0.0
+        return tradable
 
     def now(self) -> PointInTimeBatch:
         """The market at every row's current row (the one its observation shows)."""
@@ -176,7 +234,7 @@ class MarketKernel:
 
     def targets(self, scores: F64) -> F64:
         """``(n, max_assets + 1)`` target weights of checked actions ``scores``."""
-        return targets(scores, self.weights, self.slots.tradable, self.config.account)
+        return targets(scores, self.weights, self.tradable(), self.config.account)
 
     def observe(self) -> dict[str, Any]:
         """Every row's observation, batched (see [`MarketEnv`][sekai.envs.MarketEnv])."""
@@ -237,29 +295,49 @@ class MarketKernel:
         # A frozen row reads inside its episode (and changes nothing).
         now = self.now() if frozen is None else self.cursor.deciding()
         held, rows, picked = self.slots.held, self._rows, self.slots.picked
-        price = np.where(held, now.prices.latest()[rows, picked], np.nan)
+        price = self._marks  # P_t, or a halted asset's last price; NaN for an empty slot
         executed = np.where(held, now.execution_price()[rows, picked], np.nan)
-        delisted = held & np.isnan(executed)
-        # Quiet: a held asset's price is > 0, and NaN (a delisting, an empty slot) stays NaN.
-        returns = np.where(held, executed / price - 1.0, 0.0)
-        returns[delisted] = config.delisting_return
-        market: dict[str, Any] = {"equity": self.equity, "prices": price}
+        gap = held & np.isnan(executed)
+        delisted = gap
+        if self.cursor.may_halt and gap.any():  # a gap with prices after it is a halt
+            last = self.cursor.last_listed
+            reopens = last[rows, picked] if last.ndim == 2 else last[picked]
+            halted = gap & (now.index[:, None] + 1 < reopens)
+            delisted = gap & ~halted
+        opens = None
+        if config.execution == "next_open":
+            opens = np.where(held, now.execution_price("open")[rows, picked], np.nan)
+        legs = fill(config.execution, price, executed, opens)
+        # Where a leg has no price (an empty slot, a halt, a delisting) the position is carried.
+        kept = self.untradable() | (held & np.isnan(legs.price))
+        after = np.nan_to_num(legs.after, nan=0.0)
+        before = None if legs.before is None else np.nan_to_num(legs.before, nan=0.0)
+        if before is None:
+            after[delisted] = config.delisting_return
+        else:
+            before[delisted] = config.delisting_return
+        market: dict[str, Any] = {"equity": self.equity, "prices": legs.price}
         for name in config.costs.fields:
             market[name] = np.where(held, now.field(name).latest()[rows, picked], np.nan)
+        if "volume" in market:  # a trade is never priced against no volume: none is made
+            market["volume"] = np.where(kept, np.inf, market["volume"])
         if config.costs.volatility:
             window = now.log_returns(config.lookback)[rows, :, picked]  # (n, m, lookback)
             volatility = window_volatility(window.transpose(0, 2, 1))
             market["volatility"] = np.where(held, volatility, np.nan)
+        years = self._row_years
         weights, step = rebalance(
             self.weights,
             target,
-            returns,
-            dt=config.dt,
+            after,
+            dt=self._dt if years is None else years[now.index],
             config=config.account,
             cost_model=config.cost_model,
             market=market,
             equity=self.equity,
             bounded=config.bounded,
+            before=before,
+            kept=kept if kept.any() else None,
         )
         if delisted.any():  # the delisted positions are paid out in cash
             paid = delisted.any(axis=1)
@@ -280,12 +358,17 @@ class MarketKernel:
             self.cursor.advance()
         # With every row one row on, as the cursor's rows, the batch moves along (no new checks).
         current = self._current = self.cursor.now() if frozen is not None else now.advance()
-        changed = self.slots.place(current.mask.latest(), frozen)
+        changed = self.slots.place(self._listed(current), frozen)
         if changed is not None:  # a new asset in a slot starts with no position
             self.weights[:, :-1][changed] = 0.0
+        self._took_prices(current)
         terminated = np.asarray(step.wiped_out, dtype=np.bool_).reshape(self.n)
         truncated = ~terminated & (self.steps >= config.episode_length)
-        return rewards, terminated, truncated, self._step_infos(step, current)
+        infos = self._step_infos(step, current)
+        infos["untradable"] = kept
+        if years is not None:
+            infos["dt"] = years[now.index]
+        return rewards, terminated, truncated, infos
 
     def _step_infos(self, step: Any, current: PointInTimeBatch) -> Infos:
         n, weights = self.n, self.weights

@@ -194,6 +194,7 @@ class PortfolioConfig(EpisodeConfig):
         corr: The ``corr`` argument.
         dt: Years per period.
         risk_free_rate: Log return of cash per period.
+        borrow_rate: Annual fee on the value of short positions.
         account: The account's rules and rates.
         bounded: Whether weights stay in ``[0, 1]`` (long-only without leverage).
         action_shape: The shape of one action: ``(n_assets,)`` with shorts,
@@ -211,6 +212,7 @@ class PortfolioConfig(EpisodeConfig):
     corr: Any
     dt: float
     risk_free_rate: float
+    borrow_rate: float = field(default=0.0, kw_only=True)
     account: AccountConfig = field(init=False, repr=False)
     bounded: bool = field(init=False, repr=False)
     action_shape: tuple[int] = field(init=False, repr=False)
@@ -238,6 +240,8 @@ class PortfolioConfig(EpisodeConfig):
         max_leverage: float = 1.0,
         cost: float | None = None,
         risk_free_rate: float = 0.0,
+        execution: str = "close",
+        borrow_rate: float = 0.0,
     ) -> PortfolioConfig:
         """Check the keywords of Portfolio-v0 and build its config.
 
@@ -302,6 +306,8 @@ class PortfolioConfig(EpisodeConfig):
             reward=check_reward(reward, owner),
             capital=positive_capital(_CAPITAL if capital is None else capital, owner),
             risk_free_rate=rate,
+            execution=execution,
+            borrow_rate=check_real(borrow_rate, f"{owner}: borrow_rate", minimum=0.0),
         )
 
     def __post_init__(self) -> None:
@@ -311,6 +317,7 @@ class PortfolioConfig(EpisodeConfig):
                 allow_short=self.allow_short,
                 max_leverage=self.max_leverage,
                 cash_rate=self.risk_free_rate / self.dt,
+                borrow_rate=self.borrow_rate,
             ),
             bounded=not self.allow_short and self.max_leverage <= 1.0,
             action_shape=(self.n_assets,) if self.allow_short else (self.n_assets + 1,),
@@ -390,3 +397,5 @@ class PortfolioParameters:
     mu = config_field[Any]()
     sigma = config_field[Any]()
     corr = config_field[Any]()
+    execution = config_field[str]()
+    borrow_rate = config_field[float]()

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.finance._cost_inputs import window_volatility
+from sekai.envs.finance._execution import fill
 from sekai.envs.finance._kernel import reset_reward
 from sekai.envs.finance._portfolio_config import PortfolioConfig, PortfolioObs, Windows
 from sekai.envs.finance._portfolio_weights import rebalance, short_targets, target_weights
@@ -42,12 +43,19 @@ class Period(NamedTuple):
     """What the market says about the period a step holds the portfolio over.
 
     Attributes:
-        returns: ``(n, n_assets)`` simple returns of the assets.
+        returns: ``(n, n_assets)`` simple returns of the assets over the period.
+        after: ``(n, n_assets)`` their returns from the fill to the period's end.
+        before: ``(n, n_assets)`` their returns from the decision to a later
+            fill, or None (`sekai.envs.finance._execution.Fill`).
         market: The cost model's market keywords other than ``equity``.
+        dt: The period's length in years: a float, or ``(n,)``.
     """
 
     returns: F64
+    after: F64
+    before: F64 | None
     market: dict[str, Any]
+    dt: Any
 
 
 class PriceMarket:
@@ -65,6 +73,11 @@ class PriceMarket:
 
     def __init__(self, config: PortfolioConfig, cursor: PriceCursor) -> None:
         self.cursor = cursor
+        self._execution = config.execution
+        self._dt = config.dt
+        self._row_years = config.row_years
+        history = config.history
+        self._volume = history is not None and "volume" in history.fields
         self._dated = config.dated
         self._lookback = config.lookback
         self._fields = config.costs.fields
@@ -94,8 +107,22 @@ class PriceMarket:
         self._now = self.cursor.now()
         self._price = None
 
-    def tradable(self) -> None:
-        """None: every entry can be traded (the target weights need no table then)."""
+    def tradable(self) -> F64 | None:
+        """``(n, n_assets + 1)`` 1.0 where an entry can be traded now, 0.0 where it cannot.
+
+        An asset without volume at the decision row (zero or missing, when the
+        data has a ``volume`` field) cannot be traded. None when every entry
+        can: the target weights need no table then.
+        """
+        if not self._volume:
+            return None
+        volume = self._now.field("volume").latest()
+        traded = volume > 0.0  # False for NaN
+        if traded.all():
+            return None
+        table: F64 = np.ones((len(volume), volume.shape[1] + 1))
+        table[:, :-1] = traded
+        return table
 
     def period(self, frozen: NDArray[np.bool_] | None) -> Period:
         """The period after each row's decision row (a frozen row's last one)."""
@@ -108,12 +135,22 @@ class PriceMarket:
         self._decided, self._executed = now, executed
         returns: F64 = executed / price
         returns -= 1.0
-        market: dict[str, Any] = {"prices": price}
+        if self._execution == "close":
+            after, before, filled = returns, None, price
+        else:
+            opens = now.execution_price("open") if self._execution == "next_open" else None
+            before, after, filled = fill(self._execution, price, executed, opens)
+        market: dict[str, Any] = {"prices": filled}
         for name in self._fields:
             market[name] = now.field(name).latest()
+        if "volume" in market:  # a trade is never priced against no volume: none is made
+            volume = market["volume"]
+            market["volume"] = np.where(volume > 0.0, volume, np.inf)
         if self._volatility:
             market["volatility"] = window_volatility(now.log_returns(self._lookback))
-        return Period(returns, market)
+        years = self._row_years
+        dt = self._dt if years is None else years[now.index]
+        return Period(returns, after, before, market, dt)
 
     def advance(self, active: NDArray[np.bool_] | None) -> None:
         """Move every row (or the ``active`` ones) past the period `period` read."""
@@ -157,6 +194,8 @@ class WindowMarket:
         self._shape = (n, p)
         self._lookback = lookback
         self._volatility = config.costs.volatility
+        self._delayed = config.execution == "next_close"
+        self._dt = config.dt
         # Each table holds the rows' episodes end to end, (n * p, ...): row i's period t is
         # row i * p + t, so that every read is one gather of whole rows.
         self._log_returns: F64 = np.zeros((n * p, m))
@@ -244,7 +283,9 @@ class WindowMarket:
         if self._volatility:
             window = self._log_returns[self._now[:, None] + np.arange(1 - self._lookback, 1)]
             market["volatility"] = window_volatility(window)
-        return Period(returns, market)
+        if self._delayed:  # filled at the period's end: the old weights earn its returns
+            return Period(returns, np.zeros_like(returns), returns, market, self._dt)
+        return Period(returns, returns, None, market, self._dt)
 
     def advance(self, active: NDArray[np.bool_] | None) -> None:
         """Move every row (or the ``active`` ones) to its next period."""
@@ -351,9 +392,11 @@ class PortfolioKernel:
         return mask[:, : config.n_assets] if config.allow_short else mask
 
     def targets(self, actions: F64) -> F64:
-        """``(n, n_assets + 1)`` target weights of checked actions, halted assets kept."""
+        """``(n, n_assets + 1)`` target weights of checked actions, untradable assets kept."""
+        return self._targets(actions, self.market.tradable())
+
+    def _targets(self, actions: F64, tradable: F64 | None) -> F64:
         config = self.config
-        tradable = self.market.tradable()
         if config.allow_short:
             return short_targets(actions, self.weights, tradable, config.account)
         return target_weights(actions, self.weights, tradable, config.account.max_leverage)
@@ -375,13 +418,17 @@ class PortfolioKernel:
         config = self.config
         if frozen is not None and not frozen.any():
             frozen = None
-        target = self.targets(actions)
+        tradable = self.market.tradable()
+        target = self._targets(actions, tradable)
         period = self.market.period(frozen)
+        kept = None if tradable is None else tradable[:, :-1] == 0.0
         weights, step = rebalance(
             self.weights,
             target,
-            period.returns,
-            dt=config.dt,
+            period.after,
+            before=period.before,
+            kept=kept,
+            dt=period.dt,
             config=config.account,
             cost_model=config.cost_model,
             market={"equity": self.value, **period.market},
@@ -413,7 +460,10 @@ class PortfolioKernel:
             "cost": step.cost,
             "log_return": _log(step.gross),
             "asset_returns": period.returns,
+            "untradable": np.zeros((self.n, config.n_assets), dtype=np.bool_)
+            if kept is None
+            else kept,
             "timestamp": self.market.times(self.time),
-            "dt": self._dt,
+            "dt": self._dt if np.ndim(period.dt) == 0 else period.dt,
         }
         return rewards, terminated, truncated, infos

@@ -154,12 +154,14 @@ def rebalance(
     target: F64,
     returns: F64,
     *,
-    dt: float,
+    dt: float | F64,
     config: AccountConfig,
     cost_model: CostModel,
     market: Mapping[str, Any],
     equity: F64,
     bounded: bool,
+    before: F64 | None = None,
+    kept: NDArray[np.bool_] | None = None,
 ) -> tuple[F64, StepAccount]:
     """Trade to ``target``, pay costs, and let one period of returns pass.
 
@@ -174,6 +176,9 @@ def rebalance(
         equity: ``(B,)`` values before trading.
         bounded: Long-only without leverage: the cash weight cannot be
             negative, so rounding below 0 is clipped.
+        before: ``(B, n)`` returns from the decision to a later fill, or None
+            (`account_step`).
+        kept: ``(B, n)`` assets that cannot be traded, or None (`account_step`).
 
     Returns:
         ``(new_weights, step)``: the drifted weights ``(B, n + 1)`` (cash last;
@@ -192,6 +197,8 @@ def rebalance(
         cost_model=cost_model,
         market=market,
         equity=equity,
+        before=before,
+        kept=kept,
     )
     new_weights: F64 = np.empty_like(weights)
     new_weights[:, :n] = step.drifted

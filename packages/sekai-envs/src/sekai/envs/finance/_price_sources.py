@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai._validation import check_real
+from sekai.envs.finance._execution import calendar_years
 from sekai.envs.finance.market import validate_prices
 from sekai.finance.data import MarketData, PointInTime, PointInTimeBatch
 from sekai.finance.sampling import (
@@ -46,6 +47,7 @@ __all__ = [
     "as_market_data",
     "check_options",
     "cursor_for",
+    "listing_span",
     "resolve_source",
 ]
 
@@ -57,19 +59,26 @@ class History:
         data: The history.
         sampler: The start sampler (one per env: it may hold progress).
         dt: Years per row.
+        calendar: Whether a step lasts the calendar time between its rows
+            (dates, no ``dt`` argument) rather than ``dt``.
 
     Attributes:
         data: The history.
         sampler: The start sampler.
-        dt: Years per row.
+        dt: Years per row (nominal: ``1 / periods_per_year`` or the ``dt`` argument).
+        row_years: With ``calendar``, ``(n_rows,)`` years from each row to the
+            next (`calendar_years`); else None.
     """
 
     is_history = True
 
-    def __init__(self, data: MarketData, sampler: EpisodeSampler, dt: float) -> None:
+    def __init__(
+        self, data: MarketData, sampler: EpisodeSampler, dt: float, *, calendar: bool = False
+    ) -> None:
         self.data = data
         self.sampler = sampler
         self.dt = dt
+        self.row_years = calendar_years(data.timestamps) if calendar else None
 
     @property
     def n_assets(self) -> int:
@@ -242,7 +251,8 @@ def resolve_source(
             if dt is None
             else check_real(dt, f"{owner}: dt", minimum=0.0, min_open=True)
         )
-        source = History(history, starts, years)
+        dated = history.timestamps.dtype.kind == "M"
+        source = History(history, starts, years, calendar=dt is None and dated)
     else:
         chosen = default() if model is None else model
         if not isinstance(chosen, MarketModel):
@@ -301,7 +311,15 @@ class PriceCursor:
 
     Attributes:
         rows: Each row's decision row in its data.
+        last_listed: The last row at which each asset has a price: ``(n_assets,)``
+            for a history, ``(n, n_assets)`` for paths (-1: never). An asset
+            without a price before that row is halted, not delisted.
+        may_halt: Whether any asset of the data (or of a path drawn) lacks a
+            price between two rows where it has one.
     """
+
+    last_listed: NDArray[np.intp]
+    may_halt: bool
 
     def __init__(self, n: int, lookback: int, episode_length: int) -> None:
         self.n = n
@@ -411,6 +429,7 @@ class HistoryCursor(PriceCursor):
         super().__init__(n, lookback, episode_length)
         self.source = source
         self._data = source.data
+        self.last_listed, self.may_halt = listing_span(source.data.mask)
 
     def _first_row(
         self, index: int, rng: np.random.Generator, start: Any, sampler: EpisodeSampler | None
@@ -459,6 +478,8 @@ class PathCursor(PriceCursor):
         self._paths = PointInTimeBatch.of_paths(self._panel, self.rows, fields=self._tables or None)
         self._drawn: list[int] = []
         self._data: dict[int, MarketData] = {}  # rows' paths as MarketData, built when asked
+        self.last_listed = np.full((n, source.n_assets), -1, dtype=np.intp)
+        self.may_halt = False
 
     def _first_row(
         self, index: int, rng: np.random.Generator, start: Any, sampler: EpisodeSampler | None
@@ -466,6 +487,8 @@ class PathCursor(PriceCursor):
         simulation = self.source.simulate(rng, self.lookback, self.episode_length)
         prices = Simulated.prices(simulation)
         self._panel[index] = prices
+        self.last_listed[index], gaps = listing_span(~np.isnan(prices))
+        self.may_halt = self.may_halt or gaps
         self._data.pop(index, None)
         self._took(index, prices, simulation)
         self._drawn.append(index)
@@ -493,6 +516,21 @@ class PathCursor(PriceCursor):
     def _path_data(self, index: int) -> MarketData:
         """Row ``index``'s path as MarketData (a subclass adds its tables)."""
         return MarketData(self._panel[index])
+
+
+def listing_span(listed: NDArray[np.bool_]) -> tuple[NDArray[np.intp], bool]:
+    """Each column's last listed row (-1: never), and whether any column has a gap in between.
+
+    Args:
+        listed: ``(n_rows, n_assets)`` True where an asset has a price.
+    """
+    n_rows = listed.shape[0]
+    ever = listed.any(axis=0)
+    last = np.where(ever, n_rows - 1 - np.argmax(listed[::-1], axis=0), -1).astype(np.intp)
+    first = np.argmax(listed, axis=0)
+    spans = np.where(ever, last - first + 1, 0)
+    gaps = bool((np.count_nonzero(listed, axis=0) < spans).any())
+    return last, gaps
 
 
 def cursor_for(source: Source, n: int, lookback: int, episode_length: int) -> PriceCursor:

@@ -64,8 +64,12 @@ class TradingConfig(EpisodeConfig):
         mu: Drift of the default model.
         sigma: Volatility of the default model.
         s0: Start price of the default model.
+        cash_rate: Annual rate earned on positive cash.
+        margin_rate: Annual rate paid on borrowed cash (None: ``cash_rate``).
+        borrow_rate: Annual fee on the value of a short position.
         dt: Years per period.
-        account: The account's limits (shorting, leverage) the positions imply.
+        account: The account's limits (shorting, leverage) the positions imply,
+            and its rates.
     """
 
     source: Source
@@ -73,6 +77,9 @@ class TradingConfig(EpisodeConfig):
     mu: float
     sigma: float
     s0: float
+    cash_rate: float = field(default=0.0, kw_only=True)
+    margin_rate: float | None = field(default=None, kw_only=True)
+    borrow_rate: float = field(default=0.0, kw_only=True)
     dt: float = field(init=False)
     account: AccountConfig = field(init=False, repr=False)
 
@@ -95,6 +102,10 @@ class TradingConfig(EpisodeConfig):
         reward: RewardFunction | None = None,
         sampler: str | int | EpisodeSampler = "random",
         capital: float = 1_000_000.0,
+        execution: str = "close",
+        cash_rate: float = 0.0,
+        margin_rate: float | None = None,
+        borrow_rate: float = 0.0,
     ) -> TradingConfig:
         """Check the keywords of Trading-v0 and build its config.
 
@@ -128,6 +139,12 @@ class TradingConfig(EpisodeConfig):
             s0=s0,
             reward=check_reward(reward, owner),
             capital=positive_capital(capital, owner),
+            execution=execution,
+            cash_rate=check_real(cash_rate, f"{owner}: cash_rate"),
+            margin_rate=None
+            if margin_rate is None
+            else check_real(margin_rate, f"{owner}: margin_rate"),
+            borrow_rate=check_real(borrow_rate, f"{owner}: borrow_rate", minimum=0.0),
         )
 
     def __post_init__(self) -> None:
@@ -138,6 +155,9 @@ class TradingConfig(EpisodeConfig):
             account=AccountConfig(
                 allow_short=min(self.positions) < 0.0,
                 max_leverage=largest if largest > 0.0 else 1.0,
+                cash_rate=self.cash_rate,
+                margin_rate=self.margin_rate,
+                borrow_rate=self.borrow_rate,
             ),
         )
 
@@ -179,3 +199,7 @@ class TradingParameters:
     mu = config_field[float]()
     sigma = config_field[float]()
     s0 = config_field[float]()
+    execution = config_field[str]()
+    cash_rate = config_field[float]()
+    margin_rate = config_field["float | None"]()
+    borrow_rate = config_field[float]()

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from sekai.envs.finance._account_step import StepAccount, account_step
 from sekai.envs.finance._cost_inputs import window_volatility
+from sekai.envs.finance._execution import fill
 from sekai.envs.finance._kernel import reset_reward
 from sekai.envs.finance._price_sources import PriceCursor, cursor_for
 from sekai.envs.finance._trading_config import TradingConfig
@@ -52,6 +53,8 @@ def step_info(
     asset_return: Any,
     cost: Any,
     turnover: Any,
+    fill_price: Any,
+    untradable: Any,
     timestamp: Any,
     dt: Any,
 ) -> Infos:
@@ -62,10 +65,12 @@ def step_info(
         position: The position after drift.
         price: The price the period ended at (the new current price).
         asset_return: The asset's simple return over the period.
-        cost: The transaction cost, a fraction of the equity before trading.
-        turnover: ``|target - position|``.
+        cost: The transaction cost, a fraction of the equity at the fill.
+        turnover: ``|target - position|``, the position at the fill.
+        fill_price: The price the decision filled at.
+        untradable: Whether the asset could not be traded (no volume).
         timestamp: The time of the new current row.
-        dt: Years per period.
+        dt: The step's length in years.
     """
     return {
         "equity": equity,
@@ -74,9 +79,17 @@ def step_info(
         "asset_return": asset_return,
         "cost": cost,
         "turnover": turnover,
+        "fill_price": fill_price,
+        "untradable": untradable,
         "timestamp": timestamp,
         "dt": dt,
     }
+
+
+def _no_volume(volume: F64) -> NDArray[np.bool_]:
+    """Where an asset cannot be traded: zero, negative or missing volume."""
+    tradable: NDArray[np.bool_] = volume > 0.0  # False for NaN
+    return ~tradable
 
 
 class Quotes(NamedTuple):
@@ -84,19 +97,26 @@ class Quotes(NamedTuple):
 
     Attributes:
         price: ``(n, 1)`` prices at the decision rows.
-        executed: ``(n, 1)`` prices of the fills (the next rows).
+        executed: ``(n, 1)`` prices at the next rows, where the periods end.
+        opens: ``(n, 1)`` opens of the next rows (``execution="next_open"``), else None.
         fields: The cost model's data fields at the decision rows, ``(n, 1)`` each.
         window: ``(n, lookback, 1)`` log returns up to the decision rows, when
             the cost model reads the volatility; else None.
-        time: The fills' timestamps, ``(n,)`` (a list of datetimes for dated data);
-            None from `TradingKernel.read_one`.
+        kept: ``(n, 1)`` True where the asset cannot be traded (zero or missing
+            volume at the decision row); None when the data has no volume.
+        time: The next rows' timestamps, ``(n,)`` (a list of datetimes for dated
+            data); None from `TradingKernel.read_one`.
+        dt: The periods' lengths in years, ``(n,)`` (a float from `read_one`).
     """
 
     price: F64
     executed: F64
+    opens: F64 | None
     fields: dict[str, F64]
     window: F64 | None
+    kept: NDArray[np.bool_] | None
     time: Any
+    dt: Any
 
 
 class TradingKernel:
@@ -129,6 +149,9 @@ class TradingKernel:
         self.equity: F64 = np.full(n, config.capital)
         self.steps: NDArray[np.intp] = np.zeros(n, dtype=np.intp)
         self._dt = np.full(n, config.dt)
+        self._row_years = config.row_years  # calendar time per row (dated data), else None
+        self._opens = config.execution == "next_open"
+        self._volume = config.history is not None and "volume" in config.history.fields
 
     def reset(
         self,
@@ -172,12 +195,16 @@ class TradingKernel:
     def read(self, now: PointInTimeBatch) -> Quotes:
         """What a step needs of the market, read at every row's decision row."""
         costs = self.config.costs
+        years = self._row_years
         return Quotes(
             price=now.prices.latest(),
             executed=now.execution_price(),
+            opens=now.execution_price("open") if self._opens else None,
             fields={name: now.field(name).latest() for name in costs.fields},
             window=now.log_returns(self.config.lookback) if costs.volatility else None,
+            kept=_no_volume(now.field("volume").latest()) if self._volume else None,
             time=self._times(now.execution_time),
+            dt=self._dt if years is None else years[now.index],
         )
 
     def read_one(self, now: PointInTime) -> Quotes:
@@ -188,17 +215,21 @@ class TradingKernel:
         from ``now``.
         """
         costs = self.config.costs
+        years = self._row_years
         return Quotes(
             now.prices.latest,
             now.execution_price(),
+            now.execution_price("open") if self._opens else None,
             {name: now.field(name).latest for name in costs.fields} if costs.fields else {},
             now.log_returns(self.config.lookback) if costs.volatility else None,
+            _no_volume(now.field("volume").latest) if self._volume else None,
             None,
+            self.config.dt if years is None else float(years[now.index]),
         )
 
     def _trade(
         self, current: F64, target: F64, equity: Any, quotes: Quotes
-    ) -> tuple[StepAccount, F64, Any]:
+    ) -> tuple[StepAccount, F64, F64, Any]:
         """The arithmetic of a step: trade, pay, hold, score.
 
         For every row (``(n, 1)`` positions, ``(n,)`` equity, as `step` gives
@@ -206,24 +237,31 @@ class TradingKernel:
         outcome the reward sees is then a scalar one, as a single env's always was).
 
         Returns:
-            The account's step, the asset returns and the rewards.
+            The account's step, the asset returns over the periods, the fill
+            prices and the rewards.
         """
         config = self.config
-        returns = quotes.executed / quotes.price - 1.0
-        market: dict[str, Any] = {"equity": equity, "prices": quotes.price, **quotes.fields}
+        legs = fill(config.execution, quotes.price, quotes.executed, quotes.opens)
+        market: dict[str, Any] = {"equity": equity, "prices": legs.price, **quotes.fields}
+        if quotes.kept is not None and "volume" in market:
+            # A trade is never priced against no volume: the kept rows trade nothing.
+            market["volume"] = np.where(quotes.kept, np.inf, market["volume"])
         if quotes.window is not None:
             market["volatility"] = window_volatility(quotes.window)
         step = account_step(
             current,
             target,
-            returns,
-            dt=config.dt,
+            legs.after,
+            dt=quotes.dt,
             config=config.account,
             cost_model=config.cost_model,
             market=market,
             equity=equity,
+            before=legs.before,
+            kept=quotes.kept,
         )
-        return step, returns, self.reward(step.outcome)
+        returns = quotes.executed / quotes.price - 1.0
+        return step, returns, legs.price, self.reward(step.outcome)
 
     def step(
         self, choices: NDArray[np.intp], frozen: NDArray[np.bool_] | None = None
@@ -241,7 +279,9 @@ class TradingKernel:
         config = self.config
         quotes = self.read(self.cursor.deciding())
         current = self.position[:, None]
-        step, returns, reward = self._trade(current, self._targets[choices], self.equity, quotes)
+        step, returns, filled, reward = self._trade(
+            current, self._targets[choices], self.equity, quotes
+        )
         executed = quotes.executed
         rewards = np.asarray(reward, dtype=np.float64)
         position = step.drifted[:, 0]
@@ -269,8 +309,10 @@ class TradingKernel:
             returns[:, 0],
             np.asarray(step.cost, dtype=np.float64).reshape(self.n),
             np.asarray(step.turnover, dtype=np.float64).reshape(self.n),
+            filled[:, 0],
+            np.zeros(self.n, dtype=np.bool_) if quotes.kept is None else quotes.kept[:, 0],
             quotes.time,
-            self._dt,
+            quotes.dt,
         )
         return rewards, terminated, truncated, infos
 
@@ -290,7 +332,7 @@ class TradingKernel:
         """
         quotes = self.read_one(now)
         current = self.position[:1]  # one account holding one asset
-        step, returns, reward = self._trade(
+        step, returns, filled, reward = self._trade(
             current, self._targets[choice], self.equity.item(0), quotes
         )
         position, equity = step.drifted.item(0), float(step.equity)
@@ -305,8 +347,10 @@ class TradingKernel:
             returns.item(0),
             float(step.cost),
             float(step.turnover),
+            filled.item(0),
+            False if quotes.kept is None else bool(quotes.kept.item(0)),
             now.execution_time,
-            self.config.dt,
+            quotes.dt,
         )
         truncated = not terminated and self.steps.item(0) >= self.config.episode_length
         return float(reward), terminated, truncated, info

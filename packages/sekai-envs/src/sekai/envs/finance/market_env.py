@@ -80,7 +80,7 @@ class MarketEnv(MarketParameters, WindowedMarketEnv[dict[str, Any], NDArray[np.f
 
     Point in time: every read goes through the data's point-in-time guard at
     ``t`` (`now` shows it); the observation, the slots, the features and the
-    cost inputs use rows up to ``t``, the trade executes at row ``t + 1``.
+    cost inputs use rows up to ``t``.
     Features are computed once over the data (or over each simulated path)
     by name (`sekai.finance.features`) and checked to be causal when the
     env is built (a feature that reads the future raises
@@ -112,12 +112,30 @@ class MarketEnv(MarketParameters, WindowedMarketEnv[dict[str, Any], NDArray[np.f
         asset are ignored (``action_mask()`` is 0 for them).
 
     Dynamics:
-        Rebalance to the target, paying the cost model's costs; hold over
-        the period: cash earns ``cash_rate`` (pays ``margin_rate`` when
-        borrowed), shorts pay ``borrow_rate`` (annual rates,
-        [`settle`][sekai.finance.account.settle]). An asset without a price at
-        ``t + 1`` delists: it returns ``delisting_return`` over the period and
-        its position becomes cash.
+        Rebalance to the target at the fill price, paying the cost model's
+        costs; hold over the period: cash earns ``cash_rate`` (pays
+        ``margin_rate`` when borrowed), shorts pay ``borrow_rate`` (annual
+        rates, [`settle`][sekai.finance.account.settle], over ``dt`` or, for
+        dated data without ``dt``, the calendar time between the rows).
+        ``execution`` says where a decision fills: ``"close"`` (default) at the
+        close the agent has just seen, ``"next_open"`` at row ``t + 1``'s
+        ``open`` field, ``"next_close"`` at row ``t + 1``'s close; the weights
+        held before the decision earn the move up to the fill (the guide
+        "Execution and timing").
+
+        Halts and delistings: an asset without a price at ``t + 1`` that has a
+        price again later is *halted*: the position is carried at its last
+        price, cannot be traded while halted (``action_mask()`` 0) and is
+        repriced when the asset trades again. An asset whose prices stop for
+        good *delists*: it returns ``delisting_return`` over the period and its
+        position becomes cash. The default 0 pays the last price; the average
+        delisting return of stocks delisted for performance is about -30%
+        (CRSP), so set ``delisting_return=-0.3`` for a conservative backtest.
+
+        Volume: when the data has a ``volume`` field, an asset with zero or
+        missing volume at the decision row cannot be traded in that step
+        (``action_mask()`` 0; its weight is kept), so that a volume-based cost
+        model is never asked to price a trade against no volume.
 
     Reward:
         ``reward(outcome)`` of the step's [`StepOutcome`][sekai.finance.StepOutcome]
@@ -131,7 +149,9 @@ class MarketEnv(MarketParameters, WindowedMarketEnv[dict[str, Any], NDArray[np.f
     Info:
         Every step: ``equity``, ``turnover``, ``cost``, ``financing``,
         ``gross_exposure``, ``n_assets`` (slots with an asset at the new
-        row), ``weights`` (cash last), ``timestamp``, ``dt``, and with a model
+        row), ``weights`` (cash last), ``untradable`` (slots whose asset could
+        not be traded in the step: halted or without volume), ``timestamp``,
+        ``dt`` (the step's length in years), and with a model
         ``latent_state`` (its state series at the new row, by name). Reset:
         ``equity``, ``n_assets``, ``timestamp``.
 
@@ -170,6 +190,8 @@ class MarketEnv(MarketParameters, WindowedMarketEnv[dict[str, Any], NDArray[np.f
         dt: Years per row (default the data's or the model's).
         delisting_return: Return of an asset over the period it delists (>= -1).
         privileged_state: Add the model's latent state to the observation.
+        execution: When a decision fills: ``"close"``, ``"next_open"`` or
+            ``"next_close"``.
 
     Attributes:
         config: The validated parameters.
@@ -216,6 +238,7 @@ class MarketEnv(MarketParameters, WindowedMarketEnv[dict[str, Any], NDArray[np.f
         dt: float | None = None,
         delisting_return: float = 0.0,
         privileged_state: bool = False,
+        execution: str = "close",
     ) -> None:
         self.config = MarketConfig.from_arguments("MarketEnv", **passed_arguments(locals()))
         source = self.config.source
@@ -274,11 +297,14 @@ class MarketEnv(MarketParameters, WindowedMarketEnv[dict[str, Any], NDArray[np.f
         return {name: np.array(series[0]) for name, series in (latent or {}).items()}
 
     def action_mask(self) -> NDArray[np.int8]:
-        """Which entries of the action count: 1 for slots holding an asset (and cash)."""
+        """Which entries of the action count: 1 for the slots that can be traded now (and cash).
+
+        A slot without an asset, or whose asset is halted or has no volume, is 0.
+        """
         m = self.config.max_assets
         held = np.zeros(m, dtype=np.int8)
         if self._kernel is not None:
-            held = (self._kernel.slots.columns[0] >= 0).astype(np.int8)
+            held = self._kernel.tradable()[0, :-1].astype(np.int8)
         if self.config.account.allow_short:
             return held
         return np.append(held, np.int8(1))

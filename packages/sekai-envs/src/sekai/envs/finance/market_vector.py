@@ -133,8 +133,8 @@ class MarketVecEnv(MarketParameters, WindowedVecEnv[dict[str, Any], NDArray[np.f
         return self._kernel.latent()
 
     def action_mask(self) -> NDArray[np.int8]:
-        """``(num_envs, ...)``: 1 for the slots holding an asset (and cash, long-only)."""
-        held = (self._kernel.slots.columns >= 0).astype(np.int8)
+        """``(num_envs, ...)``: 1 for the slots that can be traded now (and cash, long-only)."""
+        held = self._kernel.tradable()[:, :-1].astype(np.int8)
         if self.config.account.allow_short:
             return held
         mask = np.ones(self._action_shape, dtype=np.int8)

@@ -117,7 +117,15 @@ class PortfolioEnv(PortfolioParameters, WindowedMarketEnv[PortfolioObs, NDArray[
         ``log(gross) + log(1 - cost)`` with ``cost`` the cost model's price of
         the rebalance (``transaction_cost * turnover`` for a rate, turnover
         ``sum_i |target_i - w_i|`` over the assets). Cash earns
-        ``risk_free_rate`` (a log return per period).
+        ``risk_free_rate`` (a log return per period; over dated data without
+        ``dt``, its annual rate over the calendar time between the rows);
+        short positions pay ``borrow_rate`` a year.
+
+    Fills (``execution``): ``"close"`` (default) rebalances at the close the
+    agent has just seen, ``"next_open"`` at the next row's ``open`` field and
+    ``"next_close"`` at the next row's close; the weights held before the
+    decision earn the move up to the fill. A window sampler's returns have no
+    opens: ``"next_open"`` is refused there. See the guide "Execution and timing".
 
     Termination:
         ``terminated`` when the portfolio is wiped out (only possible with
@@ -161,6 +169,9 @@ class PortfolioEnv(PortfolioParameters, WindowedMarketEnv[PortfolioObs, NDArray[
         max_leverage: The largest gross exposure of the assets.
         cost: The former name of ``transaction_cost`` (a rate in ``[0, 0.5)``).
         risk_free_rate: Log return of cash per period.
+        execution: When a decision fills: ``"close"``, ``"next_open"`` or
+            ``"next_close"``.
+        borrow_rate: Annual fee on the value of short positions (>= 0).
 
     Raises:
         TypeError, ValueError: A bad argument (the message names it).
@@ -207,6 +218,8 @@ class PortfolioEnv(PortfolioParameters, WindowedMarketEnv[PortfolioObs, NDArray[
         max_leverage: float = 1.0,
         cost: float | None = None,
         risk_free_rate: float = 0.0,
+        execution: str = "close",
+        borrow_rate: float = 0.0,
     ) -> None:
         self.config = PortfolioConfig.from_arguments("PortfolioEnv", **passed_arguments(locals()))
         self.sampler = self.config.sampler
@@ -274,7 +287,7 @@ class PortfolioEnv(PortfolioParameters, WindowedMarketEnv[PortfolioObs, NDArray[
         return self._kernel
 
     def action_mask(self) -> NDArray[np.bool_]:
-        """Which entries of the action can be traded now (``False``: halted).
+        """Which entries of the action can be traded now (``False``: halted, or no volume).
 
         Raises:
             ResetRequired: Before the first reset.

@@ -69,10 +69,23 @@ class TradingEnv(TradingParameters, WindowedMarketEnv[NDArray[np.float32], np.in
 
     Point in time: at decision row ``t`` the env reads the data through
     ``data.at(t)`` ([`PointInTime`][sekai.finance.data.PointInTime]): observations
-    and cost inputs come from rows up to ``t``, the trade executes at row
-    ``t + 1``'s price, and any read of a later row raises
-    [`LookAheadError`][sekai.error.LookAheadError]. `price_history` gives the
-    same guarded view to agents and wrappers.
+    and cost inputs come from rows up to ``t``, and any read of a later row
+    raises [`LookAheadError`][sekai.error.LookAheadError]. `price_history`
+    gives the same guarded view to agents and wrappers.
+
+    Fills (``execution``): by default a decision fills at the close the agent
+    has just seen (row ``t``, a market-on-close order) and the new position
+    earns the move to row ``t + 1``: the reward of a step is ``log((1 - c)
+    (1 + w (P_{t+1} / P_t - 1)))``. ``"next_open"`` fills at row ``t + 1``'s
+    ``open`` field and ``"next_close"`` at row ``t + 1``'s close (one bar of
+    latency); the position held before the decision earns the move up to the
+    fill price, the new one the move after it, and the cost is charged at the
+    fill price. See the guide "Execution and timing".
+
+    Financing: cash earns ``cash_rate``, borrowed cash pays ``margin_rate``
+    and a short position pays ``borrow_rate`` (annual rates), over ``dt``
+    years per step, or over the calendar time between the rows when the data
+    is stamped with dates and ``dt`` is not given.
 
     Observation:
         ``Box((lookback + 1,), float32)``: the log returns of the last
@@ -97,8 +110,9 @@ class TradingEnv(TradingParameters, WindowedMarketEnv[NDArray[np.float32], np.in
     Info:
         Every step: ``equity``, ``position`` (after drift), ``price`` (the new
         current price), ``asset_return`` (the period's simple return),
-        ``cost`` (fraction of equity), ``turnover`` (``|w - p|``),
-        ``timestamp`` (of the new current row) and ``dt`` (years per period).
+        ``cost`` (fraction of equity at the fill), ``turnover`` (``|w - p|``,
+        ``p`` the position at the fill), ``fill_price``, ``timestamp`` (of the
+        new current row) and ``dt`` (the step's length in years).
         Reset: ``equity``, ``position``, ``price``, ``timestamp``, ``dt``.
 
     Reset options:
@@ -129,6 +143,12 @@ class TradingEnv(TradingParameters, WindowedMarketEnv[NDArray[np.float32], np.in
             ``"sequential"``, an int (a fixed first row offset) or a
             [`EpisodeSampler`][sekai.finance.EpisodeSampler].
         capital: Equity at the start of each episode.
+        execution: When a decision fills: ``"close"`` (the close just seen),
+            ``"next_open"`` (the next row's ``open`` field) or ``"next_close"``.
+        cash_rate: Annual rate earned on positive cash (may be negative).
+        margin_rate: Annual rate paid on borrowed cash (a position above 1);
+            None for ``cash_rate``.
+        borrow_rate: Annual fee on the value of a short position (>= 0).
 
     Raises:
         TypeError, ValueError: A bad argument (the message names it).
@@ -169,6 +189,10 @@ class TradingEnv(TradingParameters, WindowedMarketEnv[NDArray[np.float32], np.in
         reward: RewardFunction | None = None,
         sampler: str | int | EpisodeSampler = "random",
         capital: float = 1_000_000.0,
+        execution: str = "close",
+        cash_rate: float = 0.0,
+        margin_rate: float | None = None,
+        borrow_rate: float = 0.0,
     ) -> None:
         self.config = TradingConfig.from_arguments("TradingEnv", **passed_arguments(locals()))
         source = self.config.source

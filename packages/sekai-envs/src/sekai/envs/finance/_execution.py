@@ -1,0 +1,124 @@
+"""When a market env's decision fills, and how long its period lasts (private).
+
+Trading-v0, Portfolio-v0 and Market-v0 decide at row ``t``, having seen the
+close ``P_t``, and end the step at row ``t + 1``'s close ``P_{t+1}``. The
+``execution`` argument says where in between the decision fills:
+
+- ``"close"``: at ``P_t``, the close the agent has just seen (a
+  market-on-close order; sekai 0.2's convention and the default). The new
+  position earns the whole move ``P_{t+1} / P_t``.
+- ``"next_open"``: at row ``t + 1``'s ``open`` field. The old position earns
+  the overnight move ``O_{t+1} / P_t``, the new one ``P_{t+1} / O_{t+1}``.
+- ``"next_close"``: at ``P_{t+1}``, one bar of latency. The old position earns
+  the whole move; the new one starts at the end of the step.
+
+A step is therefore two legs around the fill (`Fill`): the position held
+before the decision is carried to the fill price, then the account trades at
+the fill price (the cost model is told that price), then the new position is
+carried to ``P_{t+1}``. With ``"close"`` the first leg is empty.
+
+Financing accrues over the step's length on the positions held overnight,
+through the close of row ``t``: the new positions with ``"close"``, the old ones
+otherwise (a broker charges interest on the balances it holds at the end of
+the day). The length is ``dt`` years per row, or, for a history stamped with
+dates and no ``dt`` argument, the calendar time from row ``t`` to row
+``t + 1`` (`calendar_years`): a weekend earns three days of interest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["EXECUTIONS", "Fill", "calendar_years", "check_execution", "fill"]
+
+F64 = NDArray[np.float64]
+
+EXECUTIONS = ("close", "next_open", "next_close")
+"""The fill conventions, the default first."""
+
+_YEAR_NS = 365.25 * 86_400 * 1e9  # a Julian year in nanoseconds
+
+
+def check_execution(value: object, owner: str, *, fields: Collection[str] | None) -> str:
+    """The ``execution`` argument, checked against what the data can fill at.
+
+    Args:
+        value: The argument.
+        owner: The env's name, for messages.
+        fields: The data's per-asset fields (``"next_open"`` needs ``open``);
+            None when the env plays no prices (a window sampler's returns).
+
+    Raises:
+        TypeError: ``value`` is not a str.
+        ValueError: An unknown convention, or ``"next_open"`` without an
+            ``open`` field.
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{owner}: execution must be one of {EXECUTIONS}, got {value!r}")
+    if value not in EXECUTIONS:
+        raise ValueError(f"{owner}: execution must be one of {EXECUTIONS}, got {value!r}")
+    if value == "next_open" and (fields is None or "open" not in fields):
+        what = (
+            "the env plays returns without prices"
+            if fields is None
+            else f"the data's fields are {sorted(fields)}"
+            if fields
+            else "the data has no fields"
+        )
+        raise ValueError(
+            f"{owner}: execution='next_open' fills at the next row's open, which needs an 'open' "
+            f"field; {what}. Give MarketData(..., fields={{'open': ...}}) or use "
+            "execution='close' or 'next_close'"
+        )
+    return value
+
+
+class Fill(NamedTuple):
+    """A step's two legs around its fill, one entry per asset (and row).
+
+    Attributes:
+        before: Simple returns from the decision price to the fill price,
+            over which the old position is held; None when the fill is at the
+            decision price (``"close"``).
+        after: Simple returns from the fill price to the next row's price,
+            over which the new position is held.
+        price: The fill prices (what the cost model is told).
+    """
+
+    before: F64 | None
+    after: F64
+    price: F64
+
+
+def fill(execution: str, decision: F64, following: F64, opens: F64 | None) -> Fill:
+    """The legs of a step under ``execution``.
+
+    Args:
+        execution: One of `EXECUTIONS` (checked).
+        decision: The prices the agent has seen, ``P_t``.
+        following: The next row's prices, ``P_{t+1}``.
+        opens: The next row's opens, ``O_{t+1}`` (``"next_open"`` only).
+    """
+    if execution == "close":
+        return Fill(None, following / decision - 1.0, decision)
+    if execution == "next_close":
+        return Fill(following / decision - 1.0, np.zeros_like(following), following)
+    if opens is None:
+        raise ValueError("fill: execution='next_open' needs the next row's opens, got None")
+    return Fill(opens / decision - 1.0, following / opens - 1.0, opens)
+
+
+def calendar_years(timestamps: NDArray[np.datetime64]) -> F64:
+    """``(n_rows,)`` years from each row to the next (the last row: 0), on the calendar.
+
+    A Julian year of 365.25 days; rows stamped closer than the clock's unit
+    count as 0.
+    """
+    nanoseconds = np.diff(timestamps.astype("datetime64[ns]")).astype(np.int64)
+    years: F64 = np.zeros(len(timestamps))
+    years[:-1] = nanoseconds / _YEAR_NS
+    return years

@@ -1,0 +1,314 @@
+"""When decisions fill, what they cost and earn: every market env against an independent ledger.
+
+The ledger below keeps an account the way a broker does, in cash and units
+of each asset, and knows nothing of the envs' weights arithmetic. Each test
+steps an env with random actions over a history that has opens, volumes
+(some zero), a calendar with weekends and a long gap, halts and delistings,
+and checks every step's equity and positions against the ledger, for every
+execution convention.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from sekai.envs import MarketEnv, PortfolioEnv, TradingEnv
+from sekai.finance import MarketData
+
+F64 = NDArray[np.float64]
+EXECUTIONS = ("close", "next_open", "next_close")
+RATE = 0.001  # proportional transaction cost
+CASH, MARGIN, BORROW = 0.04, 0.07, 0.02
+YEAR_DAYS = 365.25
+
+
+def _history(seed: int, rows: int, n_assets: int, *, gaps: bool) -> MarketData:
+    """Closes, opens and volumes on a business-day calendar with one 30-day gap.
+
+    With ``gaps``: asset 1 halts at rows 40-42 and reopens 50% lower, asset 2
+    delists after row 150, and about 5% of the volumes are 0.
+    """
+    rng = np.random.default_rng(seed)
+    steps = rng.normal(0.0003, 0.02, (rows, n_assets))
+    close = 50.0 * np.exp(np.cumsum(steps, axis=0))
+    opens = np.empty_like(close)
+    opens[0] = close[0]
+    opens[1:] = close[:-1] * np.exp(rng.normal(0.0, 0.01, (rows - 1, n_assets)))
+    volume = rng.uniform(1e5, 1e6, (rows, n_assets))
+    days = np.where(np.arange(rows) % 5 == 4, 3, 1)  # a weekend after every fifth row
+    days[rows // 2] = 30
+    timestamps = np.datetime64("2015-01-02") + np.concatenate([[0], np.cumsum(days[:-1])])
+    if gaps:
+        close[43:, 1] *= 0.5
+        opens[43:, 1] *= 0.5
+        close[40:43, 1] = np.nan
+        opens[40:43, 1] = np.nan
+        if n_assets > 2:
+            close[151:, 2] = np.nan
+            opens[151:, 2] = np.nan
+        volume[rng.random((rows, n_assets)) < 0.05] = 0.0
+    return MarketData(
+        close,
+        fields={"open": opens, "volume": volume},
+        timestamps=timestamps.astype("datetime64[D]"),
+    )
+
+
+@dataclass
+class Ledger:
+    """An account in cash and units: what a broker's statement would show.
+
+    Conventions (the documented ones, restated from the guide): a decision at
+    row ``t`` fills at the close of ``t``, the open of ``t + 1`` or the close
+    of ``t + 1``; the cost is ``RATE`` times the value traded at the fill
+    price, paid pro rata from every position (the envs' account keeps weights,
+    so an untradable asset keeps its weight); interest accrues on the
+    balances held through the close of ``t`` over the calendar time to row
+    ``t + 1``; a halted asset is valued at its last price; a delisted one is
+    paid out in cash at its last price times ``1 + delisting_return``.
+    """
+
+    cash: float
+    units: F64
+    marks: F64 = field(init=False)
+    delisting_return: float = 0.0
+    rates: tuple[float, float, float] = (CASH, MARGIN, BORROW)
+
+    def __post_init__(self) -> None:
+        self.marks = np.full(self.units.shape, np.nan)
+
+    def equity(self, prices: F64) -> float:
+        value = np.where(self.units != 0.0, self.units * prices, 0.0)
+        return self.cash + float(value.sum())
+
+    def _finance(self, prices: F64, years: float) -> None:
+        cash, margin, borrow = self.rates
+        shorts = float(np.maximum(-self.units * np.nan_to_num(prices), 0.0).sum())
+        interest = max(self.cash, 0.0) * math.expm1(cash * years)
+        interest -= max(-self.cash, 0.0) * math.expm1(margin * years)
+        interest -= shorts * math.expm1(borrow * years)
+        self.cash += interest
+
+    def _trade(self, prices: F64, target: F64, kept: NDArray[np.bool_]) -> None:
+        held = np.where(self.units != 0.0, self.units * prices, 0.0)
+        equity = self.cash + float(held.sum())
+        weights = held / equity
+        target = np.where(kept, weights, target)
+        after = equity * (1.0 - RATE * float(np.abs(target - weights).sum()))
+        self.units = np.where(target != 0.0, target * after / prices, 0.0)
+        self.cash = after - float(np.where(self.units != 0.0, self.units * prices, 0.0).sum())
+
+    def step(
+        self,
+        execution: str,
+        close: F64,
+        following: F64,
+        opens: F64,
+        target: F64,
+        kept: NDArray[np.bool_],
+        years: float,
+        delisted: NDArray[np.bool_],
+    ) -> None:
+        """One decision: carry to the fill, trade there, carry on; pay out delistings."""
+        self.marks = np.where(np.isnan(close), self.marks, close)
+        decision = self.marks
+        paid = decision * (1.0 + self.delisting_return)  # a delisted asset's last value
+        carried = np.where(np.isnan(following), decision, following)  # a halt is carried
+        if execution == "close":
+            self._trade(decision, target, kept)
+            self._finance(decision, years)
+        else:
+            self._finance(decision, years)
+            fill = opens if execution == "next_open" else following
+            prices = np.where(delisted, paid, np.where(np.isnan(fill), decision, fill))
+            self._trade(prices, target, kept | np.isnan(fill))
+        payout = delisted & (self.units != 0.0)
+        if payout.any():
+            self.cash += float((self.units * paid)[payout].sum())
+            self.units = np.where(payout, 0.0, self.units)
+        self.marks = np.where(delisted, np.nan, carried)
+
+
+def _years(data: MarketData, row: int) -> float:
+    gap = data.timestamps[row + 1] - data.timestamps[row]
+    return float(gap / np.timedelta64(1, "D")) / YEAR_DAYS
+
+
+def _delisted(data: MarketData, row: int) -> NDArray[np.bool_]:
+    later = data.mask[row + 1 :]
+    return ~later.any(axis=0)
+
+
+@pytest.mark.parametrize("execution", EXECUTIONS)
+def test_trading_env_keeps_the_ledger(execution: str) -> None:
+    data = _history(1, 400, 1, gaps=False)
+    data = data.with_fields(volume=np.where(np.arange(400)[:, None] % 23 == 0, 0.0, 1e6))
+    env = TradingEnv(
+        data=data,
+        lookback=5,
+        episode_length=300,
+        positions=(-1.0, 0.0, 0.5, 2.0),
+        transaction_cost=RATE,
+        execution=execution,
+        cash_rate=CASH,
+        margin_rate=MARGIN,
+        borrow_rate=BORROW,
+        capital=1000.0,
+    )
+    rng = np.random.default_rng(5)
+    steps = 0
+    for seed in range(4):
+        env.reset(seed=seed)
+        row = env.now.index
+        ledger = Ledger(1000.0, np.zeros(1))
+        over = False
+        while not over:
+            action = int(rng.integers(4))
+            close = data.prices[row]
+            volume = data.field("volume")[row]
+            kept = ~(volume > 0.0)
+            ledger.step(
+                execution,
+                close,
+                data.prices[row + 1],
+                data.field("open")[row + 1],
+                np.array([env.positions[action]]),
+                kept,
+                _years(data, row),
+                np.zeros(1, dtype=bool),
+            )
+            result = env.step(action)
+            over = result.terminated or result.truncated
+            row += 1
+            steps += 1
+            equity = ledger.equity(data.prices[row])
+            assert result.info["equity"] == pytest.approx(equity, rel=1e-9)
+            position = float(ledger.units[0] * data.prices[row, 0]) / equity
+            assert result.info["position"] == pytest.approx(position, rel=1e-9, abs=1e-12)
+            assert result.info["untradable"] == bool(kept[0])
+            assert result.info["dt"] == pytest.approx(_years(data, row - 1))
+            assert math.isfinite(result.reward)
+    assert steps >= 1000
+
+
+def _weights_action(rng: np.random.Generator, width: int) -> F64:
+    return rng.uniform(-0.45, 0.45, width).astype(np.float32)
+
+
+@pytest.mark.parametrize("execution", EXECUTIONS)
+def test_market_env_keeps_the_ledger_through_halts_and_delistings(execution: str) -> None:
+    data = _history(2, 260, 3, gaps=True)
+    env = MarketEnv(
+        data,
+        lookback=5,
+        episode_length=200,
+        transaction_cost=RATE,
+        allow_short=True,
+        max_leverage=2.0,
+        cash_rate=CASH,
+        margin_rate=MARGIN,
+        borrow_rate=BORROW,
+        capital=1000.0,
+        delisting_return=-0.3,
+        execution=execution,
+    )
+    rng = np.random.default_rng(6)
+    steps = 0
+    for start in (20, 30, 40, 50, 55):
+        env.reset(seed=start, options={"start": start})
+        row = start
+        ledger = Ledger(1000.0, np.zeros(3), delisting_return=-0.3)
+        over = False
+        while not over:
+            columns = [
+                -1 if label is None else data.assets.index(label) for label in env.slot_assets
+            ]
+            mask = env.action_mask()[:3].astype(bool)
+            action = _weights_action(rng, 3)
+            target = np.zeros(3)
+            kept = np.zeros(3, dtype=bool)
+            for slot, column in enumerate(columns):
+                if column >= 0:
+                    target[column] = action[slot]
+                    kept[column] = not mask[slot]
+            halted = np.isnan(data.prices[row])
+            no_volume = ~(data.field("volume")[row] > 0.0)
+            for column in columns:
+                if column >= 0:
+                    assert kept[column] == (halted[column] or no_volume[column])
+            ledger.step(
+                execution,
+                data.prices[row],
+                data.prices[row + 1],
+                data.field("open")[row + 1],
+                target,
+                kept,
+                _years(data, row),
+                np.isnan(data.prices[row + 1]) & _delisted(data, row),
+            )
+            result = env.step(action)
+            over = result.terminated or result.truncated
+            row += 1
+            steps += 1
+            marks = np.where(np.isnan(ledger.marks), 0.0, ledger.marks)
+            equity = ledger.equity(marks)
+            assert result.info["equity"] == pytest.approx(equity, rel=1e-9)
+            assert math.isfinite(result.reward)
+    assert steps >= 1000
+
+
+@pytest.mark.parametrize("execution", EXECUTIONS)
+def test_portfolio_env_keeps_the_ledger(execution: str) -> None:
+    data = _history(3, 400, 3, gaps=False)
+    volume = data.field("volume").copy()
+    volume[np.random.default_rng(0).random(volume.shape) < 0.05] = 0.0
+    data = data.with_fields(volume=volume)
+    env = PortfolioEnv(
+        data=data,
+        lookback=5,
+        episode_length=300,
+        transaction_cost=RATE,
+        allow_short=True,
+        max_leverage=2.0,
+        risk_free_rate=CASH / data.periods_per_year,
+        borrow_rate=BORROW,
+        capital=1000.0,
+        execution=execution,
+    )
+    rng = np.random.default_rng(7)
+    steps = 0
+    for seed in range(4):
+        env.reset(seed=seed)
+        row = data.index_of(env.timestamp)
+        ledger = Ledger(1000.0, np.zeros(3), rates=(CASH, CASH, BORROW))
+        over = False
+        while not over:
+            action = _weights_action(rng, 3)
+            kept = ~(data.field("volume")[row] > 0.0)
+            np.testing.assert_array_equal(env.action_mask(), ~kept)
+            ledger.step(
+                execution,
+                data.prices[row],
+                data.prices[row + 1],
+                data.field("open")[row + 1],
+                action.astype(np.float64),
+                kept,
+                _years(data, row),
+                np.zeros(3, dtype=bool),
+            )
+            result = env.step(action)
+            over = result.terminated or result.truncated
+            row += 1
+            steps += 1
+            equity = ledger.equity(data.prices[row])
+            assert result.info["equity"] == pytest.approx(equity, rel=1e-9)
+            weights = ledger.units * data.prices[row] / equity
+            np.testing.assert_allclose(result.info["weights"][:3], weights, rtol=1e-9, atol=1e-12)
+            np.testing.assert_array_equal(result.info["untradable"], kept)
+            assert math.isfinite(result.reward)
+    assert steps >= 1000
