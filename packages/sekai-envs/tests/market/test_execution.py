@@ -140,8 +140,8 @@ def _years(data: MarketData, row: int) -> float:
 
 
 def _delisted(data: MarketData, row: int) -> NDArray[np.bool_]:
-    later = data.mask[row + 1 :]
-    return ~later.any(axis=0)
+    listed_later = np.asarray(data.mask[row + 1 :].any(axis=0), dtype=np.bool_)
+    return ~listed_later
 
 
 @pytest.mark.parametrize("execution", EXECUTIONS)
@@ -196,7 +196,7 @@ def test_trading_env_keeps_the_ledger(execution: str) -> None:
     assert steps >= 1000
 
 
-def _weights_action(rng: np.random.Generator, width: int) -> F64:
+def _weights_action(rng: np.random.Generator, width: int) -> NDArray[np.float32]:
     return rng.uniform(-0.45, 0.45, width).astype(np.float32)
 
 
