@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from numpy.typing import NDArray
 
 from sekai.envs import MarketEnv, PortfolioEnv, TradingEnv
 from sekai.finance import MarketData
+from sekai.registry import make_vec
 
 F64 = NDArray[np.float64]
 EXECUTIONS = ("close", "next_open", "next_close")
@@ -312,3 +314,72 @@ def test_portfolio_env_keeps_the_ledger(execution: str) -> None:
             np.testing.assert_array_equal(result.info["untradable"], kept)
             assert math.isfinite(result.reward)
     assert steps >= 1000
+
+
+def _same(a: Any, b: Any) -> None:
+    if isinstance(a, dict):
+        assert a.keys() == b.keys()
+        for key in a:
+            _same(a[key], b[key])
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            _same(x, y)
+    else:
+        np.testing.assert_array_equal(a, b)
+
+
+def _history_cases() -> dict[str, tuple[str, dict[str, Any]]]:
+    gappy = _history(4, 160, 3, gaps=True)
+    complete = _history(5, 160, 3, gaps=False)
+    volume = complete.field("volume").copy()
+    volume[np.random.default_rng(1).random(volume.shape) < 0.1] = 0.0
+    complete = complete.with_fields(volume=volume)
+    single = MarketData(
+        complete.prices[:, :1],
+        fields={"open": complete.field("open")[:, :1], "volume": volume[:, :1]},
+        timestamps=complete.timestamps,
+    )
+    rates = {"cash_rate": CASH, "margin_rate": MARGIN, "borrow_rate": BORROW}
+    return {
+        "Trading-v0": (
+            "Trading-v0",
+            {"data": single, "positions": (-1.0, 0.0, 2.0), "lookback": 4, **rates},
+        ),
+        "Portfolio-v0": (
+            "Portfolio-v0",
+            {"data": complete, "lookback": 4, "allow_short": True, "borrow_rate": BORROW},
+        ),
+        "Market-v0": (
+            "Market-v0",
+            {"data": gappy, "lookback": 4, "allow_short": True, "max_leverage": 2.0, **rates},
+        ),
+    }
+
+
+@pytest.mark.parametrize("execution", EXECUTIONS)
+@pytest.mark.parametrize("case", ["Trading-v0", "Portfolio-v0", "Market-v0"])
+def test_native_vector_envs_equal_single_envs(case: str, execution: str) -> None:
+    env_id, kwargs = _history_cases()[case]
+    kwargs = {**kwargs, "episode_length": 40, "execution": execution, "transaction_cost": RATE}
+    native = make_vec(env_id, 3, **kwargs)
+    sync = make_vec(env_id, 3, vectorization_mode="sync", **kwargs)
+    assert type(native).__name__ != type(sync).__name__  # the native env, not a sync one
+    rng = np.random.default_rng(8)
+    a, b = native.reset(seed=11), sync.reset(seed=11)
+    _same(a.observations, b.observations)
+    for _ in range(100):  # two episodes and more per sub-env, through autoresets
+        if case == "Trading-v0":
+            actions: Any = rng.integers(0, 3, 3)
+        else:
+            actions = rng.uniform(-0.6, 0.6, (3, *native.action_space.shape))
+            actions = actions.astype(np.float32)
+        x, y = native.step(actions), sync.step(actions)
+        _same(x.observations, y.observations)
+        np.testing.assert_array_equal(x.rewards, y.rewards)
+        np.testing.assert_array_equal(x.terminated, y.terminated)
+        np.testing.assert_array_equal(x.truncated, y.truncated)
+        for p, q in zip(x.infos, y.infos, strict=True):
+            _same(p, q)
+    native.close()
+    sync.close()
