@@ -372,7 +372,7 @@ def test_native_vector_envs_equal_single_envs(case: str, execution: str) -> None
         if case == "Trading-v0":
             actions: Any = rng.integers(0, 3, 3)
         else:
-            actions = rng.uniform(-0.6, 0.6, (3, *native.action_space.shape))
+            actions = rng.uniform(-0.6, 0.6, (3, 3))  # 3 sub-envs, 3 signed weights
             actions = actions.astype(np.float32)
         x, y = native.step(actions), sync.step(actions)
         _same(x.observations, y.observations)
