@@ -17,7 +17,8 @@ numbers stay comparable), on its default, 0.2's simulated market (correlated
 GBM, 5 assets, lookback 30) and on a 5-asset history with shorts; Market-v0 on
 its default simulated universe (10 GBM stocks that list and delist, lookback
 20) and on a 20-asset history whose assets list, delist and have gaps, on 15
-slots.
+slots. The ``*-next-open`` cases fill at the next row's open (``execution=
+"next_open"``, an ``open`` field added to the histories): a step of two legs.
 
 Timing and report: `_native_vs_sync`.
 Run ``python benchmarks/bench_market.py [--quick] [cases...]``; results are
@@ -62,6 +63,16 @@ def _listing_history(n_assets: int = 20, rows: int = 5000) -> MarketData:
     return MarketData(prices)
 
 
+def _with_opens(data: MarketData) -> MarketData:
+    """The data with an ``open`` field (the previous close moved by a little noise)."""
+    prices = data.prices
+    opens = np.empty_like(prices)
+    opens[0] = prices[0]
+    noise = np.random.default_rng(11).normal(0.0, 0.004, prices[1:].shape)
+    opens[1:] = prices[:-1] * np.exp(noise)
+    return data.with_fields(open=opens)
+
+
 def _cases() -> dict[str, tuple[str, dict[str, Any]]]:
     return {
         "trading-gbm": ("Trading-v0", {}),
@@ -77,6 +88,23 @@ def _cases() -> dict[str, tuple[str, dict[str, Any]]]:
         ),
         "market-simulated": ("Market-v0", {}),
         "market-history": ("Market-v0", {"data": _listing_history(), "max_assets": 15}),
+        # Filled at the next row's open: a step of two legs around the fill.
+        "trading-next-open": (
+            "Trading-v0",
+            {"data": _with_opens(MarketData(_history(1))), "execution": "next_open"},
+        ),
+        "portfolio-next-open": (
+            "Portfolio-v0",
+            {"data": _with_opens(MarketData(_history(5))), "execution": "next_open"},
+        ),
+        "market-next-open": (
+            "Market-v0",
+            {
+                "data": _with_opens(_listing_history()),
+                "max_assets": 15,
+                "execution": "next_open",
+            },
+        ),
     }
 
 
