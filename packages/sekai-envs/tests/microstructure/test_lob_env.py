@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
-from sekai.envs.finance.lob_env import LimitOrderBookEnv
+from sekai.envs.finance.lob_env import LimitOrderBookEnv, LimitOrderBookMarket
 from sekai.error import InvalidAction, ResetRequired
-from sekai.finance.lob import Side, ZeroIntelligenceFlow
+from sekai.finance.lob import OrderBook, Side, ZeroIntelligenceFlow
 from sekai.spaces import Box, Dict, MaskedBox, MultiDiscrete
 from sekai.utils import check_env, get_action_mask, supports_action_mask
 
 NONE, SELL, HOLD, BUY = 0, 0, 1, 2
 STILL = ZeroIntelligenceFlow(limit_rate=0.0, market_rate=0.0, cancel_rate=0.0)
 """A flow that only seeds the book: nothing moves unless the agent trades."""
+TOP = 2**62 - 1
+"""The book's highest price (``OrderBook.MAX_PRICE``), spelled out so the module loads anywhere."""
 
 
 def _action(bid: int, ask: int, market: int = HOLD) -> np.ndarray:
@@ -205,3 +208,30 @@ def test_errors() -> None:
         LimitOrderBookEnv(decision_interval=0.0)
     with pytest.raises(ValueError, match="max_inventory"):
         LimitOrderBookEnv(order_size=5, max_inventory=4)
+
+
+@settings(max_examples=25, deadline=None)
+@given(mid_price=st.integers(TOP - 9, 2**80))
+def test_a_mid_price_whose_seeded_book_leaves_the_price_range_is_refused(mid_price: int) -> None:
+    highest = TOP - 10
+    message = rf"mid_price must be <= {highest}, so that the book .*, got {mid_price}"
+    with pytest.raises(ValueError, match=rf"LimitOrderBookEnv: {message}"):
+        LimitOrderBookEnv(mid_price=mid_price)
+    with pytest.raises(ValueError, match=rf"LimitOrderBookMarket: {message}"):
+        LimitOrderBookMarket(mid_price=mid_price)
+
+
+def test_the_highest_mid_price_runs_and_quotes_stay_in_range() -> None:
+    assert OrderBook.MAX_PRICE == TOP
+    env = LimitOrderBookEnv(flow=STILL, mid_price=TOP - 10, max_quote_offset=20)
+    env.reset(seed=0)
+    assert env.book.best_ask() == TOP - 9
+    result = env.step(_action(1, 20))  # 19 ticks behind the best ask: past the top, so at it
+    ask = env.book.get(env.trader.ask_id or 0)
+    assert ask is not None and ask.price == TOP
+    assert result.observation in env.observation_space  # the book's depth did not overflow
+
+
+def test_an_order_size_past_the_book_range_is_refused() -> None:
+    with pytest.raises(ValueError, match=rf"order_size must be an int in \[1, {TOP}\]"):
+        LimitOrderBookEnv(order_size=2**62, max_inventory=2**63)

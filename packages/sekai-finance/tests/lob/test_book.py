@@ -352,7 +352,11 @@ def test_many_cancels_in_one_queue_keep_it_correct_and_bounded() -> None:
         (lambda b: b.limit(BID, 10.0, 1), TypeError, r"price .*got 10.0"),
         (lambda b: b.limit(BID, True, 1), TypeError, r"price .*got True"),
         (lambda b: b.limit(BID, "10", 1), TypeError, r"price .*got '10'"),
-        (lambda b: b.limit(BID, 10, 0), ValueError, r"quantity must be an int >= 1, got 0"),
+        (
+            lambda b: b.limit(BID, 10, 0),
+            ValueError,
+            r"quantity must be an int >= 1 and <= 4611686018427387903 \(2\*\*62 - 1\), got 0",
+        ),
         (lambda b: b.limit(BID, 10, 2.5), TypeError, r"quantity must be .*got 2.5"),
         (lambda b: b.limit(BID, 10, 1, owner="me"), TypeError, r"owner must be an int.*'me'"),
         (lambda b: b.limit("buy", 10, 1), TypeError, r"side must be Side.BID or Side.ASK.*'buy'"),

@@ -9,6 +9,7 @@ from typing import Any
 import empyrical
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 from numpy.typing import NDArray
 
 from sekai.core import FINAL_INFO, RESET_INFO, Env, ResetResult, StepResult, Wrapper
@@ -33,7 +34,8 @@ class ReplayEnv(Env[Obs, Any]):
     """Holds a target weight in one asset over a replay of returns, paying proportional costs.
 
     The action is the target weight; episodes end (truncated) after the
-    returns run out. info has equity, turnover, cost and pnl.
+    returns run out. info has equity, turnover, cost and pnl, and dt (years
+    per step) when given one: a number for every step, or one per step.
     """
 
     def __init__(
@@ -43,6 +45,7 @@ class ReplayEnv(Env[Obs, Any]):
         rate: float = 0.001,
         capital: float = 1000.0,
         equity_at_reset: bool = True,
+        dt: object = None,
     ) -> None:
         self.observation_space = Box(-np.inf, np.inf, (1,), np.float32)
         self.action_space = Box(-1.0, 1.0, (1,), np.float32)
@@ -51,6 +54,7 @@ class ReplayEnv(Env[Obs, Any]):
         self.capital = capital
         self.equity_at_reset = equity_at_reset
         self.reward_fn = LogReturn()
+        self.dt = dt
 
     def reset(
         self, *, seed: SeedType = None, options: dict[str, Any] | None = None
@@ -84,6 +88,8 @@ class ReplayEnv(Env[Obs, Any]):
             "cost": cost,
             "pnl": outcome.pnl,
         }
+        if self.dt is not None:
+            info["dt"] = self.dt[self.t - 1] if isinstance(self.dt, list) else self.dt
         observation = np.array([self.weight], np.float32)
         return StepResult(
             observation, float(self.reward_fn(outcome)), False, self.t == self.returns.size, info
@@ -295,6 +301,98 @@ def test_real_year_matches_empyrical(sp500_returns: NDArray[np.float64]) -> None
     assert math.isclose(summary.sortino_ratio, empyrical.sortino_ratio(net, 0.0001), rel_tol=1e-9)
     assert math.isclose(summary.max_drawdown, -empyrical.max_drawdown(net), rel_tol=1e-9)
     assert math.isclose(summary.annualized_return, empyrical.annual_return(net), rel_tol=1e-9)
+
+
+HOUR = 1.0 / (252 * 6.5)  # years per hour of a 6.5-hour trading day
+
+
+def assert_summary(summary: object, expected: PerformanceSummary | PnLSummary) -> None:
+    assert type(summary) is type(expected)
+    for name, value in expected.as_dict().items():
+        assert getattr(summary, name) == pytest.approx(value, rel=1e-9, nan_ok=True), name
+
+
+def test_hourly_dt_annualises_with_hours(returns: NDArray[np.float64]) -> None:
+    env = RecordPerformance(ReplayEnv(returns, dt=HOUR))
+    run_episode(env, returns.size)
+    net, turnovers, costs = expected_returns(returns)
+    hourly = performance_summary(net, 252 * 6.5, turnover=turnovers, costs=costs)
+    assert_summary(env.last_summary, hourly)
+    daily = performance_summary(net, 252)
+    assert env.last_summary.sharpe_ratio == pytest.approx(  # type: ignore[union-attr]
+        daily.sharpe_ratio * math.sqrt(6.5), rel=1e-9
+    )
+
+
+def test_hourly_dt_annualises_pnl_with_hours(returns: NDArray[np.float64]) -> None:
+    env = RecordPerformance(ReplayEnv(returns, dt=HOUR), pnl_key="pnl")
+    results = run_episode(env, returns.size)
+    pnl = [result.info["pnl"] for result in results]
+    assert_summary(env.last_summary, pnl_summary(pnl, 252 * 6.5))
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    dts=st.lists(
+        st.floats(1e-6, 1.0, allow_nan=False, allow_infinity=False), min_size=12, max_size=12
+    )
+)
+def test_a_varying_dt_gives_steps_over_years(dts: list[float]) -> None:
+    returns = np.linspace(-0.02, 0.03, 12) * np.array([1, -1] * 6)
+    env = RecordPerformance(ReplayEnv(returns, dt=dts))
+    run_episode(env, returns.size)
+    net, turnovers, costs = expected_returns(returns)
+    per_year = len(dts) / math.fsum(dts)
+    assert_summary(
+        env.last_summary, performance_summary(net, per_year, turnover=turnovers, costs=costs)
+    )
+
+
+def test_each_episode_reads_its_own_dt(returns: NDArray[np.float64]) -> None:
+    env = RecordPerformance(ReplayEnv(returns, dt=HOUR))
+    run_episode(env, returns.size)
+    env.unwrapped.dt = 1.0 / 12  # type: ignore[attr-defined]
+    run_episode(env, returns.size)
+    net, turnovers, costs = expected_returns(returns)
+    first, second = env.summaries
+    assert_summary(first, performance_summary(net, 252 * 6.5, turnover=turnovers, costs=costs))
+    assert_summary(second, performance_summary(net, 12, turnover=turnovers, costs=costs))
+
+
+def test_an_explicit_periods_per_year_wins_over_dt(returns: NDArray[np.float64]) -> None:
+    env = RecordPerformance(ReplayEnv(returns, dt=HOUR), periods_per_year=12)
+    run_episode(env, returns.size)
+    net, turnovers, costs = expected_returns(returns)
+    assert_summary(env.last_summary, performance_summary(net, 12, turnover=turnovers, costs=costs))
+    assert env.periods_per_year == 12.0
+
+
+def test_without_dt_it_is_252(returns: NDArray[np.float64]) -> None:
+    env = RecordPerformance(ReplayEnv(returns))
+    assert env.periods_per_year is None
+    run_episode(env, returns.size)
+    net, turnovers, costs = expected_returns(returns)
+    assert_summary(env.last_summary, performance_summary(net, 252, turnover=turnovers, costs=costs))
+
+
+@pytest.mark.parametrize(
+    ("dt", "error", "pattern"),
+    [
+        (-HOUR, ValueError, r"info\['dt'\] \(years per step\) must be .* >= 0(\.0)?, got -"),
+        (math.inf, ValueError, r"info\['dt'\] \(years per step\) must be a finite"),
+        ("1h", TypeError, r"info\['dt'\] \(years per step\) must be .*, got '1h'"),
+        (0.0, ValueError, r"must add up to .* got 0.0 years over 40 steps; pass periods_per_year="),
+    ],
+)
+def test_a_bad_dt_is_a_clear_error(
+    returns: NDArray[np.float64], dt: object, error: type[Exception], pattern: str
+) -> None:
+    env = RecordPerformance(ReplayEnv(returns, dt=dt))
+    with pytest.raises(error, match=pattern):
+        run_episode(env, returns.size)
+    explicit = RecordPerformance(ReplayEnv(returns, dt=dt), periods_per_year=252)
+    run_episode(explicit, returns.size)  # an explicit number never reads the dt
+    assert explicit.last_summary is not None
 
 
 @pytest.mark.parametrize(

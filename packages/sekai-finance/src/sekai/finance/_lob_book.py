@@ -19,7 +19,7 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from collections import deque
 from itertools import islice
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,6 +27,9 @@ from numpy.typing import NDArray
 from sekai._validation import check_int
 from sekai.finance._lob_types import (
     BACKGROUND,
+    MAX_PRICE,
+    MAX_QUANTITY,
+    MAX_VOLUME,
     Fill,
     Order,
     Side,
@@ -41,7 +44,8 @@ __all__ = ["OrderBook"]
 _BID = Side.BID
 _ASK = Side.ASK
 
-_MIN_KEY = -(1 << 62)  # below every price key: a market order crosses every level
+_MIN_KEY = -(1 << 62)  # below every price key (asks are -MAX_PRICE and up): a market
+# order crosses every level
 
 # A Fill built without its dataclass __init__ (which sets its 8 frozen fields one
 # object.__setattr__ at a time): about half the cost, the same object.
@@ -60,10 +64,15 @@ class OrderBook:
     ids are never reused, not even after `clear`), so fills can name
     their taker.
 
-    Prices are ints >= 1 (ticks), quantities ints >= 1, owners ints
+    Prices are ints from 1 to `MAX_PRICE` (ticks), quantities ints >= 1
+    (at most `MAX_QUANTITY` for a limit order), owners ints
     (``BACKGROUND`` = -1 by default). Numpy integers are accepted; bools,
     floats and other types raise ``TypeError``, values out of range
-    ``ValueError``, both naming the argument and the value given.
+    ``ValueError``, both naming the argument, the value given and the range.
+    The total quantity resting at one price is at most `MAX_VOLUME`: a
+    limit order that would take its level past it is refused. The bounds
+    keep every price key and every number `depth` reports inside int64;
+    a refused order changes nothing and takes no order id.
 
     The book has no clock of its own: ``time`` is set by whoever drives it
     (e.g. `ZeroIntelligenceFlow` or a replay) and stamps new orders and
@@ -73,6 +82,10 @@ class OrderBook:
     Attributes:
         time: The current time, a float set by the caller (0.0 initially).
         last_price: The price of the most recent fill, ``None`` before the first.
+        MAX_PRICE: The highest price, ``2**62 - 1`` ticks (a class constant).
+        MAX_QUANTITY: The largest quantity of a limit order, ``2**62 - 1``.
+        MAX_VOLUME: The largest total quantity at one price, ``2**63 - 1``
+            (int64's maximum).
 
     Examples:
         >>> book = OrderBook()
@@ -85,6 +98,10 @@ class OrderBook:
         >>> book.best_bid(), book.volume_at(Side.BID, 99), book.last_price
         (99, 1, 99)
     """
+
+    MAX_PRICE: ClassVar[int] = MAX_PRICE
+    MAX_QUANTITY: ClassVar[int] = MAX_QUANTITY
+    MAX_VOLUME: ClassVar[int] = MAX_VOLUME
 
     def __init__(self) -> None:
         self.time: float = 0.0
@@ -114,8 +131,8 @@ class OrderBook:
 
         Args:
             side: ``Side.BID`` to buy, ``Side.ASK`` to sell (or 1 / -1).
-            price: The limit price in ticks, an int >= 1.
-            quantity: The quantity, an int >= 1.
+            price: The limit price in ticks, an int from 1 to `MAX_PRICE`.
+            quantity: The quantity, an int from 1 to `MAX_QUANTITY`.
             owner: Who places the order (an int; ``BACKGROUND`` by default).
 
         Returns:
@@ -125,12 +142,15 @@ class OrderBook:
 
         Raises:
             TypeError: An argument has the wrong type (e.g. a float price).
-            ValueError: An argument is out of range (e.g. a quantity of 0).
+            ValueError: An argument is out of range (e.g. a quantity of 0 or
+                a price of ``2**62``), or the order would take the quantity
+                resting at its price past `MAX_VOLUME`. The book is then
+                unchanged.
         """
-        if type(price) is not int or price < 1:
+        if type(price) is not int or price < 1 or price > MAX_PRICE:
             price = checked_price(price, "OrderBook.limit: price")
-        if type(quantity) is not int or quantity < 1:
-            quantity = checked_quantity(quantity, "OrderBook.limit: quantity")
+        if type(quantity) is not int or quantity < 1 or quantity > MAX_QUANTITY:
+            quantity = checked_quantity(quantity, "OrderBook.limit: quantity", bounded=True)
         if type(owner) is not int:
             owner = check_int(owner, "OrderBook.limit: owner")
         order_id = self._next_id
@@ -160,8 +180,18 @@ class OrderBook:
             levels, keys, key = self._asks, self._ask_keys, -price
         else:
             return self.limit(checked_side(side, "OrderBook.limit: side"), price, quantity, owner)
-        record = [quantity, order_id, owner, self.time, side, price]
         level = levels.get(price)
+        if level is not None and level[0] > MAX_VOLUME - quantity:
+            # A level of the order's own side at its price means the order crossed
+            # nothing (the book is never crossed): only the id is to be given back.
+            self._next_id = order_id
+            name = "bid" if side is _BID else "ask"
+            raise ValueError(
+                f"OrderBook.limit: the {name}s at price {price} hold {level[0]} and cannot take "
+                f"a quantity of {quantity} more: the quantity at one price must stay <= "
+                f"{MAX_VOLUME} (2**63 - 1, int64's maximum)"
+            )
+        record = [quantity, order_id, owner, self.time, side, price]
         if level is None:
             levels[price] = [quantity, 1, deque((record,))]
             if keys and key < keys[-1]:

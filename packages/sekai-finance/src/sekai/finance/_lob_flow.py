@@ -11,7 +11,7 @@ import numpy as np
 
 from sekai._validation import check_int, check_real
 from sekai.finance._lob_book import OrderBook
-from sekai.finance._lob_types import BACKGROUND, Fill, Side
+from sekai.finance._lob_types import BACKGROUND, MAX_PRICE, Fill, Side
 
 __all__ = ["ZeroIntelligenceFlow"]
 
@@ -41,7 +41,8 @@ class ZeroIntelligenceFlow:
     Order sizes follow a geometric distribution on 1, 2, ... with mean
     ``mean_size``. When a side is empty, a limit order is measured from its
     own side's best price (a buy from best bid + 1, a sell from best ask - 1),
-    and from ``last_price`` when both are; prices below 1 tick are raised to 1.
+    and from ``last_price`` when both are; prices below 1 tick are raised to 1,
+    and prices above ``OrderBook.MAX_PRICE`` lowered to it.
 
     All randomness comes from the generator passed to `initialise` and
     `advance`: the same seed and the same calls give the same book.
@@ -132,7 +133,8 @@ class ZeroIntelligenceFlow:
         Args:
             book: The book to fill.
             rng: The source of randomness (the sizes).
-            mid: The middle price in ticks; ``mid - levels`` must be >= 1.
+            mid: The middle price in ticks; ``mid - levels`` must be >= 1 and
+                ``mid + levels`` at most ``OrderBook.MAX_PRICE``.
             levels: Price levels per side, an int >= 1.
             orders_per_level: Orders at each price, an int >= 1.
 
@@ -144,6 +146,11 @@ class ZeroIntelligenceFlow:
         levels = check_int(levels, f"{what}: levels", minimum=1)
         orders_per_level = check_int(orders_per_level, f"{what}: orders_per_level", minimum=1)
         mid = check_int(mid, f"{what}: mid", minimum=levels + 1)
+        if mid > MAX_PRICE - levels:
+            raise ValueError(
+                f"{what}: mid must be <= {MAX_PRICE - levels}, so that the asks up to mid + "
+                f"levels ({levels}) stay at most OrderBook.MAX_PRICE = {MAX_PRICE}, got {mid}"
+            )
         scale = self._size_scale()
         size = self._size
         draws = rng.random((levels, 2, orders_per_level)).tolist()
@@ -212,7 +219,12 @@ class ZeroIntelligenceFlow:
                     book.limit(_BID, price if price > 1 else 1, size(u_size, scale), BACKGROUND)
                 else:
                     price = _reference(book, _ASK, what) + offset
-                    book.limit(_ASK, price, size(u_size, scale), BACKGROUND)
+                    book.limit(
+                        _ASK,
+                        price if price < MAX_PRICE else MAX_PRICE,
+                        size(u_size, scale),
+                        BACKGROUND,
+                    )
             elif x < arrivals:
                 side = _BID if u_side < 0.5 else _ASK
                 fills += book.market(side, size(u_size, scale), BACKGROUND)[1]

@@ -9,6 +9,9 @@ from sekai._validation import check_int, is_int
 
 __all__ = [
     "BACKGROUND",
+    "MAX_PRICE",
+    "MAX_QUANTITY",
+    "MAX_VOLUME",
     "Fill",
     "Order",
     "Side",
@@ -20,6 +23,20 @@ __all__ = [
 
 BACKGROUND = -1
 """The owner of orders that belong to no one in particular (the default owner)."""
+
+MAX_PRICE = (1 << 62) - 1
+"""The highest price the book takes, in ticks.
+
+The book keys an ask by its negated price and lets a market order cross every
+key above ``-2**62``, and `OrderBook.depth` reports prices as int64: a
+price must stay below ``2**62`` for both.
+"""
+
+MAX_QUANTITY = (1 << 62) - 1
+"""The largest quantity of one limit order (it rests, and is summed into its level)."""
+
+MAX_VOLUME = (1 << 63) - 1
+"""The largest total quantity at one price: `OrderBook.depth` reports it as int64."""
 
 
 class Side(enum.IntEnum):
@@ -106,13 +123,31 @@ def checked_side(side: object, what: str) -> Side:
 
 
 def checked_price(price: object, what: str) -> int:
-    """``price`` as an int >= 1 (see ``sekai._validation.check_int``)."""
-    return check_int(price, what, minimum=1, expected="an int >= 1 (a price in ticks)")
+    """``price`` as an int in ``[1, MAX_PRICE]`` (see ``sekai._validation.check_int``)."""
+    return check_int(
+        price,
+        what,
+        minimum=1,
+        maximum=MAX_PRICE,
+        expected=f"an int >= 1 and <= {MAX_PRICE} (2**62 - 1; a price in ticks)",
+    )
 
 
-def checked_quantity(quantity: object, what: str) -> int:
-    """``quantity`` as an int >= 1."""
-    return check_int(quantity, what, minimum=1, expected="an int >= 1")
+def checked_quantity(quantity: object, what: str, *, bounded: bool = False) -> int:
+    """``quantity`` as an int >= 1, and <= ``MAX_QUANTITY`` when ``bounded``.
+
+    Bounded are the quantities that may rest in the book (limit orders); a
+    market order or a reduction only takes quantity out, so any int >= 1 does.
+    """
+    if not bounded:
+        return check_int(quantity, what, minimum=1, expected="an int >= 1")
+    return check_int(
+        quantity,
+        what,
+        minimum=1,
+        maximum=MAX_QUANTITY,
+        expected=f"an int >= 1 and <= {MAX_QUANTITY} (2**62 - 1)",
+    )
 
 
 def checked_id(order_id: object, what: str) -> int:

@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 
 from sekai._validation import check_int, check_real
 from sekai.finance._lob_book import OrderBook
-from sekai.finance._lob_types import BACKGROUND, Fill, Side
+from sekai.finance._lob_types import BACKGROUND, MAX_PRICE, MAX_QUANTITY, Fill, Side
 
 __all__ = ["LOBSTER_MESSAGE_DTYPE", "LobsterReplay", "read_lobster_messages"]
 
@@ -120,7 +120,9 @@ class LobsterReplay:
     Raises:
         ValueError: A message type is not in 1..7, an order message's
             direction is not 1 or -1, a limit order price is not a positive
-            multiple of ``tick_size``, or the messages are not in time order.
+            multiple of ``tick_size`` or is above ``OrderBook.MAX_PRICE``
+            ticks, a limit order size is not in ``[1, OrderBook.MAX_QUANTITY]``,
+            or the messages are not in time order.
 
     Attributes:
         book: The book the messages are applied to.
@@ -193,6 +195,21 @@ class LobsterReplay:
             raise ValueError(
                 f"LobsterReplay: limit order prices must be positive multiples of tick_size "
                 f"{self.tick_size}, got {int(prices[row])} at row {row + 1}"
+            )
+        bad = new & (prices // self.tick_size > MAX_PRICE)
+        if bad.any():
+            row = int(np.argmax(bad))
+            raise ValueError(
+                f"LobsterReplay: limit order prices must be at most {MAX_PRICE} (2**62 - 1) "
+                f"ticks of {self.tick_size}, got {int(prices[row])} at row {row + 1}"
+            )
+        sizes = np.asarray(messages["size"], dtype=np.int64)
+        bad = new & ((sizes < 1) | (sizes > MAX_QUANTITY))
+        if bad.any():
+            row = int(np.argmax(bad))
+            raise ValueError(
+                f"LobsterReplay: limit order sizes must be in [1, {MAX_QUANTITY}] (2**62 - 1), "
+                f"got {int(sizes[row])} at row {row + 1}"
             )
         self._rows: list[tuple[Any, ...]] = list(
             zip(

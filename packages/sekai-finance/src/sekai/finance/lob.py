@@ -16,6 +16,10 @@ Examples:
 
 Semantics in brief:
 
+- prices are ints from 1 to ``OrderBook.MAX_PRICE`` (2**62 - 1), a limit
+  order's quantity an int from 1 to ``OrderBook.MAX_QUANTITY`` (2**62 - 1)
+  and the quantity at one price at most ``OrderBook.MAX_VOLUME`` (2**63 - 1):
+  every number of the book fits int64; anything else is refused (ValueError).
 - ``limit`` returns ``(resting id or None, fills)``, ``market`` returns
   ``(quantity traded, fills)``; the unfilled part of a market order is
   dropped. Each trade is one `Fill` at the resting (maker) order's

@@ -254,6 +254,9 @@ def pnl_summary(pnl: ArrayLike, periods_per_year: float = 252, *, scale: float =
 
 Summary = PerformanceSummary | PnLSummary
 
+_DT = "dt"  # the info key of a step's length in years
+_DEFAULT_PERIODS_PER_YEAR = 252.0  # trading days, when neither the caller nor the env says
+
 
 class RecordPerformance(Wrapper[ObsType, ActType, ObsType, ActType]):
     """Computes a performance summary of every episode of a trading env.
@@ -279,9 +282,23 @@ class RecordPerformance(Wrapper[ObsType, ActType, ObsType, ActType]):
     episode too short for a single return adds nothing. Steps go through the
     wrapper hooks, so ``async_step`` and ``async_reset`` record the same.
 
+    Annualising needs the number of steps in a year. An explicit
+    ``periods_per_year`` sets it. Left at ``None``, each episode takes it
+    from the env: when its steps report ``info["dt"]``, the step's length in
+    years (as Trading-v0, Portfolio-v0 and Market-v0 do), the episode has
+    as many periods a year as its steps divided by the sum of their ``dt``
+    (``1 / mean(dt)``). So hourly rows are annualised as hours, and a dt
+    that varies from step to step (calendar time between rows) is averaged
+    over the episode. When no step reports a ``dt`` it is 252, one step a
+    trading day. Envs whose ``dt`` is not in years (MarketMaking-v0,
+    OptimalExecution-v0 and LimitOrderBook-v0 count session time) need an
+    explicit ``periods_per_year``.
+
     Args:
         env: The trading env to wrap.
-        periods_per_year: Steps in a year, for annualising.
+        periods_per_year: Steps in a year, for annualising; ``None`` (the
+            default) to take it from the steps' ``info["dt"]``, and 252 when
+            they report none.
         equity_key: The info key holding the account value.
         pnl_key: The info key holding each step's PnL; when given the
             summaries are `PnLSummary` built from it and the equity is
@@ -301,16 +318,20 @@ class RecordPerformance(Wrapper[ObsType, ActType, ObsType, ActType]):
             before the first).
 
     Raises:
-        TypeError: An argument has the wrong type.
+        TypeError: An argument has the wrong type. Later, from a step: with
+            ``periods_per_year=None``, an ``info["dt"]`` that is not a number.
         ValueError: ``periods_per_year`` is not > 0, ``risk_free`` is not
-            finite or ``deque_size`` is below 1.
+            finite or ``deque_size`` is below 1. Later, from a step: with
+            ``periods_per_year=None``, an ``info["dt"]`` that is negative or
+            not finite, or an episode whose ``dt`` add up to 0 (or so
+            little that the periods per year overflow).
     """
 
     def __init__(
         self,
         env: Env[ObsType, ActType],
         *,
-        periods_per_year: float = 252,
+        periods_per_year: float | None = None,
         equity_key: str = "equity",
         pnl_key: str | None = None,
         turnover_key: str | None = "turnover",
@@ -318,8 +339,10 @@ class RecordPerformance(Wrapper[ObsType, ActType, ObsType, ActType]):
         risk_free: float = 0.0,
         deque_size: int = 100,
     ) -> None:
-        self.periods_per_year = check_periods_per_year(
-            periods_per_year, "RecordPerformance: periods_per_year"
+        self.periods_per_year: float | None = (
+            None
+            if periods_per_year is None
+            else check_periods_per_year(periods_per_year, "RecordPerformance: periods_per_year")
         )
         self.equity_key = _key(equity_key, "equity_key", optional=False)
         self.pnl_key = _key(pnl_key, "pnl_key")
@@ -333,12 +356,14 @@ class RecordPerformance(Wrapper[ObsType, ActType, ObsType, ActType]):
         self._values: list[float] = []  # equities (start first, if known) or PnLs
         self._turnover: list[float] = []
         self._cost: list[float] = []
+        self._dt: list[float] = []  # years per step, read when periods_per_year is None
         self._steps = 0
 
     def _start(self, info: Any) -> None:
         self._values.clear()
         self._turnover.clear()
         self._cost.clear()
+        self._dt.clear()
         self._steps = 0
         if self.pnl_key is None and isinstance(info, Mapping) and self.equity_key in info:
             self._values.append(float(info[self.equity_key]))
@@ -362,6 +387,14 @@ class RecordPerformance(Wrapper[ObsType, ActType, ObsType, ActType]):
             self._turnover.append(float(info[self.turnover_key]))
         if self.cost_key is not None and self.cost_key in info:
             self._cost.append(float(info[self.cost_key]))
+        if self.periods_per_year is None and _DT in info:
+            self._dt.append(
+                check_real(
+                    info[_DT],
+                    f"RecordPerformance: info[{_DT!r}] (years per step)",
+                    minimum=0.0,
+                )
+            )
         if not (result.terminated or result.truncated):
             return result
         summary = self._summarise()
@@ -376,17 +409,33 @@ class RecordPerformance(Wrapper[ObsType, ActType, ObsType, ActType]):
             result.observation, result.reward, result.terminated, result.truncated, new_info
         )
 
+    def _per_year(self) -> float:
+        """The periods per year of the episode: the given number, else from its dt, else 252."""
+        if self.periods_per_year is not None:
+            return self.periods_per_year
+        if not self._dt:
+            return _DEFAULT_PERIODS_PER_YEAR
+        years = math.fsum(self._dt)
+        per_year = len(self._dt) / years if years > 0.0 else math.inf
+        if not math.isfinite(per_year):
+            raise ValueError(
+                f"RecordPerformance: the episode's info[{_DT!r}] (years per step) must add "
+                f"up to a length that gives a finite number of periods per year, got "
+                f"{years!r} years over {len(self._dt)} steps; pass periods_per_year= to set it"
+            )
+        return per_year
+
     def _summarise(self) -> Summary | None:
         steps = self._steps
         turnover = self._turnover if len(self._turnover) == steps else None
         costs = self._cost if len(self._cost) == steps else None
         if self.pnl_key is not None:
-            return pnl_summary(self._values, self.periods_per_year)
+            return pnl_summary(self._values, self._per_year())
         if len(self._values) < 2:
             return None
         return performance_summary(
             returns_from_equity(self._values),
-            self.periods_per_year,
+            self._per_year(),
             risk_free=self.risk_free,
             turnover=turnover,
             costs=costs,

@@ -74,12 +74,21 @@ class LobConfig:
             )
         self.flow: ZeroIntelligenceFlow = flow
         self.mid_price = check_int(mid_price, f"{owner}: mid_price", minimum=_SEED_LEVELS + 1)
+        highest = OrderBook.MAX_PRICE - _SEED_LEVELS
+        if self.mid_price > highest:
+            raise ValueError(
+                f"{owner}: mid_price must be <= {highest}, so that the book seeded "
+                f"{_SEED_LEVELS} ticks above it stays at most OrderBook.MAX_PRICE = "
+                f"{OrderBook.MAX_PRICE}, got {self.mid_price}"
+            )
         self.session_length = check_real(
             session_length, f"{owner}: session_length", minimum=0.0, min_open=True
         )
         self.levels = check_int(levels, f"{owner}: levels", minimum=1)
         self.max_quote_offset = check_int(max_quote_offset, f"{owner}: max_quote_offset", minimum=1)
-        self.order_size = check_int(order_size, f"{owner}: order_size", minimum=1)
+        self.order_size = check_int(
+            order_size, f"{owner}: order_size", minimum=1, maximum=OrderBook.MAX_QUANTITY
+        )
         self.max_inventory = check_int(
             max_inventory, f"{owner}: max_inventory", minimum=self.order_size
         )
@@ -266,7 +275,7 @@ class Trader:
         own = None if order_id is None else book.get(order_id)
         reference = core.reference_price(side, own)
         price = reference - (level - 1) if side is _BID else reference + (level - 1)
-        price = max(price, 1)
+        price = min(max(price, 1), OrderBook.MAX_PRICE)  # the book's price range
         if own is not None and own.price == price:
             return  # unchanged: keep the queue position
         if order_id is not None:

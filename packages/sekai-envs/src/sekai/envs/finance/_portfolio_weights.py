@@ -31,6 +31,10 @@ _smallest = np.minimum.reduce
 _largest = np.maximum.reduce
 _every = np.logical_and.reduce
 
+# Rows whose largest entry is above this, over twice the row's length, could add up past the
+# largest float: they are rescaled by that entry before being summed (see `_rescaled`).
+_LARGEST_FLOAT = float(np.finfo(np.float64).max)
+
 
 def check_actions(actions: Any, shape: tuple[int, ...], what: str, *, signed: bool = False) -> F64:
     """Convert ``actions`` to float64 and check their shape and values.
@@ -78,6 +82,8 @@ def target_weights(actions: F64, weights: F64, tradable: F64 | None, leverage: f
         ``(B, n + 1)`` target weights: a halted asset keeps its current weight;
         the rest of the portfolio is split among the tradable entries in
         proportion to their scores, or put in cash when those scores are all 0.
+        Proportions hold for any finite scores: scores so large that their
+        sum would overflow are divided by their largest one first.
     """
     if tradable is None:
         # Nothing kept, the whole portfolio to split: the arithmetic below with kept = 0
@@ -95,6 +101,7 @@ def _split(scores: F64, kept: F64 | None, budget: F64 | None, leverage: float) -
     ``kept`` and ``budget`` are None for 0 and 1: then ``x + 0.0`` stands for
     ``0.0 + 1.0 * x`` (the same bits: it only turns -0.0 into 0.0).
     """
+    scores = _rescaled(scores, 1.0)
     total = _total(scores, axis=1)
     shares: F64
     if _every(total):
@@ -118,6 +125,26 @@ def _split(scores: F64, kept: F64 | None, budget: F64 | None, leverage: float) -
     return result
 
 
+def _rescaled(values: F64, peak: float) -> F64:
+    """``values``, each row whose sum could overflow scaled to a largest ``|entry|`` of ``peak``.
+
+    A row of finite values sums (of values or of magnitudes) to infinity once
+    they are large enough (two scores of 1e308 already do); divided by its
+    largest magnitude it cannot, and its proportions are the same. Rows too
+    small to overflow, every row of an action in its space included, are
+    left as they are, bit for bit; ``values`` itself is never changed.
+    """
+    limit = _LARGEST_FLOAT / (2 * values.shape[1])
+    # The usual case: two reduces, no copy.
+    if _largest(values, axis=None) <= limit and _smallest(values, axis=None) >= -limit:
+        return values
+    largest = _largest(np.abs(values), axis=1)
+    rows = largest > limit
+    rescaled: F64 = values.copy()
+    rescaled[rows] = values[rows] / largest[rows, None] * peak
+    return rescaled
+
+
 def short_targets(actions: F64, weights: F64, tradable: F64 | None, config: AccountConfig) -> F64:
     """Map signed target weights onto weights the account allows.
 
@@ -134,14 +161,19 @@ def short_targets(actions: F64, weights: F64, tradable: F64 | None, config: Acco
         config: The account's rules (``allow_short=True``).
 
     Returns:
-        ``(B, n + 1)`` target weights, cash last.
+        ``(B, n + 1)`` target weights, cash last. Targets so large that their
+        gross exposure would overflow are first scaled down to a largest
+        ``|weight|`` of ``max_leverage`` (which keeps them over the limit):
+        the projection then scales them as it would the originals, where
+        it would otherwise divide by an infinite exposure and return cash.
     """
     n = actions.shape[1]
+    leverage = config.max_leverage
     if tradable is None:
         # No weight kept: 0.0 + free, as below, is free with -0.0 turned into 0.0.
-        assets = project_weights(actions, config) + 0.0
+        assets = project_weights(_rescaled(actions, leverage), config) + 0.0
     else:
-        free = project_weights(actions * tradable[:, :n], config)
+        free = project_weights(_rescaled(actions * tradable[:, :n], leverage), config)
         assets = weights[:, :n] - weights[:, :n] * tradable[:, :n] + free
     result: F64 = np.empty_like(weights)
     result[:, :n] = assets

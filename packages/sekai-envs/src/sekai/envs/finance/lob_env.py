@@ -114,12 +114,15 @@ class LimitOrderBookEnv(Env[dict[str, Any], NDArray[np.int64]]):
 
     Args:
         flow: The background order flow (default ``ZeroIntelligenceFlow()``).
-        mid_price: The starting mid-price, in ticks (> 10).
+        mid_price: The starting mid-price, in ticks (> 10, and at most
+            ``OrderBook.MAX_PRICE - 10``: the book is seeded 10 ticks either
+            side of it).
         session_length: The session's length, in the flow's time units.
         decision_interval: Time between two decisions.
         levels: Book levels per side in the observation.
         max_quote_offset: ``K``, the deepest quote level.
-        order_size: Lots per quote and per market order.
+        order_size: Lots per quote and per market order (at most
+            ``OrderBook.MAX_QUANTITY``).
         max_inventory: The inventory limit, long and short (>= order_size).
         inventory_penalty: The weight of the running inventory penalty.
         max_trades: Trades in the observation's tape.
