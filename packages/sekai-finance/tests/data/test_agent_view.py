@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import pickle
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from sekai.error import LookAheadError
-from sekai.finance.data import MarketData, Past, PointInTime, Time
+from sekai.finance.data import MarketData, Past, PointInTime, PointInTimeBatch, Time
 
 N_STEPS = 16
 PROTOCOLS = st.integers(2, pickle.HIGHEST_PROTOCOL)
@@ -221,3 +222,111 @@ def test_the_env_view_keeps_its_execution_side_and_pickles_whole() -> None:
     assert not now.is_agent_view and now._data.n_steps == N_STEPS
     np.testing.assert_array_equal(now.execution_price(), data.prices[5])
     assert now.advance(11).index == N_STEPS - 1 and not now.advance(11).has_next
+
+
+# -- the batch ---------------------------------------------------------------------------------
+
+
+def batches(kind: str, rows: list[int]) -> PointInTimeBatch:
+    data = make()
+    if kind == "history":
+        return data.at_rows(rows)
+    paths = np.stack([data.prices, data.prices[::-1]] * 2)[: len(rows)]
+    volume = np.stack([data.field("volume")] * len(rows))
+    rate = data.exogenous_series("rate")[None]
+    return PointInTimeBatch.of_paths(
+        paths, rows, fields={"volume": volume}, exogenous={"rate": rate}
+    )
+
+
+def new_path(batch: PointInTimeBatch) -> dict[str, Any]:
+    """The arguments of ``batch.with_paths`` giving sub-env 0 a path of ones."""
+    ones = np.ones((1, N_STEPS, batch.n_assets))
+    return {
+        "indices": [0],
+        "prices": ones,
+        "fields": {"volume": ones},
+        "exogenous": {"rate": np.ones((1, N_STEPS))},
+    }
+
+
+def batch_reads(batch: PointInTimeBatch, length: int) -> list[Any]:
+    reads: list[Any] = [
+        attempt(lambda: (batch.index, batch.time, batch.assets, batch.n_assets, len(batch))),
+        attempt(lambda: batch.log_returns(length)),
+    ]
+    for past in (batch.prices, batch.mask, batch.field("volume"), batch.exogenous("rate")):
+        reads += [attempt(past.latest), attempt(partial(past.window, length))]
+    return reads
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    kind=st.sampled_from(["history", "paths"]),
+    rows=st.lists(st.integers(0, N_STEPS - 1), min_size=1, max_size=4),
+    length=st.integers(1, 6),
+)
+def test_a_batch_agent_view_reads_what_the_batch_reads(
+    kind: str, rows: list[int], length: int
+) -> None:
+    batch = batches(kind, rows)
+    agent = batch.agent_view()
+    assert agent.is_agent_view and not batch.is_agent_view
+    assert agent.agent_view() is agent and agent.advance(0) is agent
+    assert_same(batch_reads(agent, length), batch_reads(batch, length))
+
+
+BATCH_ENV_SIDE: dict[str, Callable[[PointInTimeBatch], Any]] = {
+    "execution_price()": lambda batch: batch.execution_price(),
+    "execution_price('volume')": lambda batch: batch.execution_price("volume"),
+    "execution_time": lambda batch: batch.execution_time,
+    "advance(1)": lambda batch: batch.advance(),
+    "advance(2)": lambda batch: batch.advance(2),
+    "with_rows()": lambda batch: batch.with_rows([4, 4]),
+}
+
+
+@pytest.mark.parametrize("kind", ["history", "paths"])
+@pytest.mark.parametrize("name", [*BATCH_ENV_SIDE, "with_paths()"])
+def test_a_batch_agent_view_refuses_the_execution_side_and_other_rows(kind: str, name: str) -> None:
+    batch = batches(kind, [3, 6])
+    expected = batch.execution_price()
+    agent = batch.agent_view()
+
+    def read(batch: PointInTimeBatch) -> Any:
+        if name == "with_paths()":
+            return batch.with_paths(**new_path(batch))
+        return BATCH_ENV_SIDE[name](batch)
+
+    with pytest.raises(LookAheadError, match="this is an agent's view") as e:
+        read(agent)
+    assert f"PointInTimeBatch.{name.split('(')[0]}" in str(e.value)
+    assert "own batch" in str(e.value)
+    # Nothing was replaced or retired: the env's batch reads on, execution side included.
+    np.testing.assert_array_equal(batch.execution_price(), expected)
+    np.testing.assert_array_equal(agent.prices.latest(), batch.prices.latest())
+    if name != "with_paths()" or kind == "paths":
+        read(batch)
+
+
+def test_a_batch_agent_view_is_retired_with_the_batch_it_came_from() -> None:
+    batch = batches("paths", [3, 6])
+    agent = batch.agent_view()
+    fresh = batch.with_paths(**new_path(batch))
+    with pytest.raises(RuntimeError, match="built before with_paths"):
+        agent.prices.latest()
+    assert fresh.agent_view().prices.latest()[0].tolist() == [1.0, 1.0]
+
+
+def test_a_batch_agent_view_refuses_pickling_and_the_env_batch_pickles() -> None:
+    batch = batches("history", [3, 6])
+    agent = batch.agent_view()
+    for what in (agent, agent.prices, [agent]):
+        with pytest.raises(TypeError, match=r"does not pickle .*pickle the arrays read from it"):
+            pickle.dumps(what)
+    with pytest.raises(TypeError, match="does not pickle or copy"):
+        copy.deepcopy(agent)
+    other = pickle.loads(pickle.dumps(batch))
+    assert not other.is_agent_view
+    np.testing.assert_array_equal(other.execution_price(), batch.execution_price())
+    assert repr(agent) == "PointInTimeBatch(2 sub-envs, rows 3..6, agent view)"
