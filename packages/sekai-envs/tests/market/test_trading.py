@@ -163,7 +163,10 @@ def test_reading_after_the_decision_row_raises_look_ahead_error() -> None:
         env.price_history[t - 2 : t + 3]
     with pytest.raises(LookAheadError):
         env.now.field("close")[t + 1]
-    assert env.now.execution_price()[0] == env.prices[t + 1]  # the execution side may
+    with pytest.raises(LookAheadError, match="agent's view"):
+        env.now.execution_price()  # what agents see has no execution side ...
+    assert env.data is not None
+    assert env.data.at(t).execution_price()[0] == env.prices[t + 1]  # ... the env's view has
 
     class Peeking(TradingEnv):
         """An env whose observation (wrongly) reads the next row."""

@@ -242,9 +242,9 @@ def test_point_in_time_hides_the_data(data: MarketData) -> None:
     now = data.at(5)
     public = {name for name in dir(now) if not name.startswith("_")}
     assert public == {
-        "advance", "assets", "available", "execution_price", "execution_time", "exogenous",
-        "field", "has_next", "index", "log_returns", "mask", "n_assets", "prices", "time",
-        "timestamps",
+        "advance", "agent_view", "assets", "available", "execution_price", "execution_time",
+        "exogenous", "field", "has_next", "index", "is_agent_view", "log_returns", "mask",
+        "n_assets", "prices", "time", "timestamps",
     }  # fmt: skip
     assert {name for name in dir(now.prices) if not name.startswith("_")} == {
         "asof", "between", "dtype", "latest", "name", "ndim", "shape", "window",

@@ -3,13 +3,15 @@
 `sekai.finance.data` re-exports both; `MarketData.at` builds a
 `PointInTime`. Every array they return is a read-only copy of the rows asked
 for (`_copy`), never a view that could reach the rows after the
-decision row.
+decision row. `PointInTime.agent_view` gives the same view without its
+execution side, for agents and wrappers; a `Past`, and an agent's view,
+pickle the rows up to the decision row only (`_known_rows`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, SupportsIndex
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,6 +39,16 @@ def _frozen(value: Any) -> Any:
     return _copy(value) if isinstance(value, np.ndarray) else value
 
 
+def _known_rows(data: MarketData, stop: int) -> MarketData:
+    """Rows ``0..stop - 1`` of ``data``, to pickle by value: nothing after them travels.
+
+    A slice's arrays are views, and a numpy view pickles its own elements
+    only. The shared block is dropped, so that the pickle holds no handle
+    through which the whole data could be mapped again.
+    """
+    return data[:stop]._derive(block=None)
+
+
 class Past:
     """The rows of one array up to a decision row ``t``: what is known at ``t``.
 
@@ -52,17 +64,20 @@ class Past:
 
     Obtained from a `PointInTime` (``data.at(t).prices``,
     ``.field(name)``, ``.mask``, ``.exogenous(name)``, ``.timestamps``).
+    A `Past` pickles (and copies, with `copy`) the rows ``0..t`` of its
+    array and of the timestamps only: the copy reads the same rows and has no
+    later row to reach, even privately.
 
     Attributes:
         name: What the rows are (``"prices"``, ``"field 'volume'"``, ...).
     """
 
-    __slots__ = ("_array", "_data", "_now", "name")
+    __slots__ = ("_array", "_now", "_times", "name")
 
     def __init__(self, array: NDArray[Any], now: int, data: MarketData, name: str) -> None:
         self._array = array
         self._now = now
-        self._data = data
+        self._times = data.timestamps
         self.name = name
 
     @property
@@ -119,13 +134,13 @@ class Past:
     def _look_ahead(self, what: str) -> LookAheadError:
         return LookAheadError(
             f"{self.name}{what} reads after the decision row {self._now} "
-            f"(time {show(self._data.timestamps[self._now])}); only rows 0..{self._now} are known"
+            f"(time {show(self._times[self._now])}); only rows 0..{self._now} are known"
         )
 
     def _time_row(self, when: Any, what: str) -> int:
         """The last row stamped at or before ``when``, which must not be after row ``t``."""
-        key = time_value(self._data.timestamps, when, f"{self.name}.{what}")
-        times = self._data.timestamps
+        times = self._times
+        key = time_value(times, when, f"{self.name}.{what}")
         if key > times[self._now]:
             raise self._look_ahead(f".{what}({when!r})")
         row = int(np.searchsorted(times[: self._now + 1], key, side="right")) - 1
@@ -150,8 +165,7 @@ class Past:
         """
         stop = self._time_row(end, "between") + 1
         first = np.searchsorted(
-            self._data.timestamps[:stop],
-            time_value(self._data.timestamps, start, f"{self.name}.between"),
+            self._times[:stop], time_value(self._times, start, f"{self.name}.between")
         )
         return _copy(self._array[int(first) : stop])
 
@@ -207,6 +221,16 @@ class Past:
         rows.flags.writeable = False
         return rows
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        stop = self._now + 1
+        state = {
+            "_array": self._array[:stop],  # a view pickles its own rows only
+            "_now": self._now,
+            "_times": self._times[:stop],
+            "name": self.name,
+        }
+        return object.__new__, (type(self),), (None, state)
+
     def __repr__(self) -> str:
         return f"Past({self.name}, rows 0..{self._now}, shape={self.shape})"
 
@@ -233,17 +257,26 @@ class PointInTime:
     """The data as known at decision row ``t``, from `MarketData.at`.
 
     The observation side sees rows ``0..t`` through `Past` accessors
-    (`prices`, `field`, `mask`, `exogenous`,
-    `timestamps`) and helpers (`log_returns`, `available`).
-    The execution side reads `execution_price`: the price of row
-    ``t + 1``, at which a decision taken at ``t`` trades. That is the only
-    access to a later row; use it to fill orders and score them, never to
-    build observations. Reads past ``t`` raise
-    [`LookAheadError`][sekai.error.LookAheadError]; arrays returned are read-only copies.
+    (`prices`, `field`, `mask`, `exogenous`, `timestamps`) and helpers
+    (`log_returns`, `available`). Any of them that would read a row after
+    ``t`` raises [`LookAheadError`][sekai.error.LookAheadError]; arrays
+    returned are read-only copies.
+
+    The execution side belongs to whoever runs the market, an env or a
+    decision loop: `execution_price` and `execution_time` read row ``t + 1``,
+    where a decision taken at ``t`` trades, `has_next` says whether that row
+    exists, and `advance` moves on to a later row. Use them to fill and score
+    orders, never to build observations.
+
+    An env gives agents and wrappers its `agent_view` (``env.now``): the
+    same observation side, while every read of the execution side raises
+    `LookAheadError`, so nothing reachable from it shows a row after ``t``.
+    An agent's view pickles (and copies, with `copy`) the rows ``0..t``
+    only, as every `Past` does; the env's own view pickles its whole data.
 
     The full data stays reachable through private attributes (Python has no
-    sandbox): the accessor guards against accidental look-ahead, not against
-    code that sets out to cheat.
+    sandbox): the guard stops accidental look-ahead, not code that sets out
+    to cheat.
 
     Examples:
         >>> from sekai.finance.data import MarketData
@@ -255,13 +288,52 @@ class PointInTime:
         Traceback (most recent call last):
         ...
         sekai.error.LookAheadError: prices[2] reads after the decision row 1 ...
+        >>> agent = now.agent_view()
+        >>> agent.prices.latest.tolist()
+        [11.0]
+        >>> agent.execution_price()  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        sekai.error.LookAheadError: PointInTime.execution_price() reads row 2, after ...
     """
 
-    __slots__ = ("_data", "_now")
+    __slots__ = ("_data", "_now", "_sealed")
 
     def __init__(self, data: MarketData, row: int) -> None:
         self._data = data
         self._now = row
+        self._sealed = False  # True for an agent's view: no execution side
+
+    def agent_view(self) -> PointInTime:
+        """This view as agents and wrappers may hold it: rows ``0..t``, no execution side.
+
+        It reads the observation side exactly as this view does. Its
+        `execution_price`, `execution_time`, `has_next` and `advance` (by one
+        row or more) raise `LookAheadError`; ``advance(0)`` returns it. It
+        pickles the rows ``0..t`` of the data only, by value (never as a
+        handle to shared memory).
+
+        Returns:
+            A new view over the same data (``self`` for an agent's view).
+        """
+        if self._sealed:
+            return self
+        view = PointInTime(self._data, self._now)
+        view._sealed = True
+        return view
+
+    @property
+    def is_agent_view(self) -> bool:
+        """Whether this is an agent's view (`agent_view`), which has no execution side."""
+        return self._sealed
+
+    def _refused(self, what: str, row: int) -> LookAheadError:
+        """The error of an agent's view asked for row ``row`` by ``what``."""
+        return LookAheadError(
+            f"PointInTime.{what} reads row {row}, after the decision row {self._now}: this is an "
+            f"agent's view (env.now), which shows rows 0..{self._now} only; the execution side "
+            "is read by the env, on its own view (MarketData.at)"
+        )
 
     @property
     def index(self) -> int:
@@ -336,15 +408,24 @@ class PointInTime:
 
     @property
     def has_next(self) -> bool:
-        """Whether a row after ``t`` exists, i.e. whether a decision at ``t`` can execute."""
+        """Whether a row after ``t`` exists, i.e. whether a decision at ``t`` can execute.
+
+        Raises:
+            LookAheadError: This is an agent's view.
+        """
+        if self._sealed:
+            raise self._refused("has_next", self._now + 1)
         return self._now + 1 < self._data.n_steps
 
     def _next_row(self, what: str) -> int:
-        if not self.has_next:
+        row = self._now + 1
+        if self._sealed:
+            raise self._refused(what, row)
+        if row >= self._data.n_steps:
             raise IndexError(
                 f"PointInTime.{what}: row {self._now} is the last; a decision there cannot execute"
             )
-        return self._now + 1
+        return row
 
     def execution_price(self, field: str | None = None) -> NDArray[np.float64]:
         """The ``(n_assets,)`` prices at which a decision taken at ``t`` executes: row ``t + 1``.
@@ -354,6 +435,7 @@ class PointInTime:
                 default the price field. NaN where the asset is unavailable.
 
         Raises:
+            LookAheadError: This is an agent's view.
             IndexError: Row ``t`` is the last row.
         """
         row = self._next_row("execution_price()")
@@ -362,18 +444,28 @@ class PointInTime:
 
     @property
     def execution_time(self) -> Any:
-        """The timestamp of row ``t + 1``, when a decision taken at ``t`` executes."""
+        """The timestamp of row ``t + 1``, when a decision taken at ``t`` executes.
+
+        Raises:
+            LookAheadError: This is an agent's view.
+            IndexError: Row ``t`` is the last row.
+        """
         return self._data.timestamps[self._next_row("execution_time")]
 
     def advance(self, steps: int = 1) -> PointInTime:
         """The data as known ``steps`` rows later.
 
         Raises:
+            LookAheadError: This is an agent's view and ``steps`` is not 0.
             IndexError: That row does not exist.
         """
         if type(steps) is not int or steps < 0:
             steps = check_int(steps, "PointInTime.advance: steps", minimum=0)
         row = self._now + steps
+        if self._sealed:
+            if steps:
+                raise self._refused(f"advance({steps})", row)
+            return self
         if row >= self._data.n_steps:
             raise IndexError(
                 f"PointInTime.advance({steps}) from row {self._now} leaves the data's "
@@ -381,8 +473,19 @@ class PointInTime:
             )
         return PointInTime(self._data, row)
 
+    def __reduce_ex__(self, protocol: SupportsIndex) -> str | tuple[Any, ...]:
+        if not self._sealed:
+            return super().__reduce_ex__(protocol)  # the env's own view: the whole data
+        state = {
+            "_data": _known_rows(self._data, self._now + 1),
+            "_now": self._now,
+            "_sealed": True,
+        }
+        return object.__new__, (type(self),), (None, state)
+
     def __repr__(self) -> str:
-        return f"PointInTime(row={self._now}, time={show(self.time)})"
+        agent = ", agent view" if self._sealed else ""
+        return f"PointInTime(row={self._now}, time={show(self.time)}{agent})"
 
 
 def point_in_time(data: MarketData, when: int | TimeLike) -> PointInTime:

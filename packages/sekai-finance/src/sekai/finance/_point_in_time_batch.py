@@ -6,7 +6,8 @@ vector env keeps one batch per step (`PointInTimeBatch.advance`,
 gather per array, through the same guard as `PointInTime`: rows after each
 sub-env's decision row are out of reach, except the execution price. A
 native env over simulated paths replaces the paths of the sub-envs it resets
-with `PointInTimeBatch.with_paths`, at the cost of those paths only.
+with `PointInTimeBatch.with_paths`, at the cost of those paths only. What it
+gives agents is `PointInTimeBatch.agent_view`, which has none of these.
 
 What a batch reads (one history, or one path per sub-env) is in
 `sekai.finance._batch_sources`.
@@ -15,12 +16,13 @@ What a batch reads (one history, or one path per sub-env) is in
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, SupportsIndex
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sekai._validation import check_int
+from sekai.error import LookAheadError
 from sekai.finance._batch_sources import (
     OF_PATHS,
     WITH_PATHS,
@@ -147,6 +149,14 @@ class PointInTimeBatch:
     rows, so a native env builds one per step (`advance`, `with_rows`), and
     replaces the paths of the sub-envs it resets with `with_paths`.
 
+    Those, and the execution side, are the env's. What it gives agents and
+    wrappers (``env.now``) is its `agent_view`: the same observation side,
+    while `execution_price`, `execution_time`, `advance` (by one row or
+    more), `with_rows` and `with_paths` raise
+    [`LookAheadError`][sekai.error.LookAheadError]. An agent's view does not
+    pickle (its sub-envs stand at different rows, so one pickle would carry
+    rows after some of them); the env's own batch pickles whole.
+
     Args:
         data: The history every sub-env reads.
         rows: ``(n,)`` ints, sub-env ``i``'s decision row ``t_i``.
@@ -168,9 +178,13 @@ class PointInTimeBatch:
         Traceback (most recent call last):
         ...
         IndexError: PointInTimeBatch.execution_price(): sub-env 0 is at row 2, the last; ...
+        >>> batch.agent_view().execution_price()  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        sekai.error.LookAheadError: PointInTimeBatch.execution_price() reads rows t_i + 1, ...
     """
 
-    __slots__ = ("_flat", "_high", "_low", "_rows", "_source", "_starts")
+    __slots__ = ("_flat", "_high", "_low", "_rows", "_sealed", "_source", "_starts")
 
     _source: Source
     _starts: NDArray[np.intp] | None  # where each path starts in the stacked tables
@@ -178,6 +192,7 @@ class PointInTimeBatch:
     _flat: NDArray[np.intp]  # the same rows in the stacked tables
     _high: int  # max(t_i), known from the check of the rows
     _low: int | None  # min(t_i), found when a window first needs it
+    _sealed: bool  # an agent's view: no execution side, no other rows or paths
 
     def __init__(self, data: MarketData, rows: ArrayLike) -> None:
         checked = _checked_rows(rows, data.n_steps, "MarketData.at_rows")
@@ -190,6 +205,7 @@ class PointInTimeBatch:
         rows: NDArray[np.intp],
         high: int,
         low: int | None = None,
+        sealed: bool = False,
     ) -> None:
         self._source = source
         self._starts = starts
@@ -197,12 +213,44 @@ class PointInTimeBatch:
         self._flat = rows if starts is None else rows + starts
         self._high = high
         self._low = low
+        self._sealed = sealed
 
     def _over(self, rows: NDArray[np.intp], high: int, low: int | None = None) -> PointInTimeBatch:
         """A batch over the same data at other rows, already checked."""
         batch = object.__new__(PointInTimeBatch)
-        batch._set(self._source, self._starts, rows, high, low)
+        batch._set(self._source, self._starts, rows, high, low, self._sealed)
         return batch
+
+    def agent_view(self) -> PointInTimeBatch:
+        """This batch as agents and wrappers may hold it: each sub-env's rows up to ``t_i``.
+
+        It reads the observation side exactly as this batch does (and is
+        retired with it by `with_paths`). Its `execution_price`,
+        `execution_time`, `advance` (by one row or more), `with_rows` and
+        `with_paths` raise `LookAheadError`; ``advance(0)`` returns it.
+        Pickling or copying it raises TypeError.
+
+        Returns:
+            A new batch over the same data (``self`` for an agent's view).
+        """
+        if self._sealed:
+            return self
+        batch = object.__new__(PointInTimeBatch)
+        batch._set(self._source, self._starts, self._rows, self._high, self._low, sealed=True)
+        return batch
+
+    @property
+    def is_agent_view(self) -> bool:
+        """Whether this is an agent's view (`agent_view`), which has no execution side."""
+        return self._sealed
+
+    def _refused(self, what: str, reads: str) -> LookAheadError:
+        """The error of an agent's view asked for ``what``, which ``reads``."""
+        return LookAheadError(
+            f"PointInTimeBatch.{what} {reads}: this is an agent's view (env.now), which shows "
+            "each sub-env's rows up to its decision row t_i only; the env reads the rest on its "
+            "own batch"
+        )
 
     def _lowest(self) -> int:
         """min(t_i), computed once (a huge number when there are no sub-envs)."""
@@ -299,6 +347,7 @@ class PointInTimeBatch:
                 axis of 1 for the same series on every new path.
 
         Raises:
+            LookAheadError: This is an agent's view.
             TypeError: This batch reads one `MarketData` (`MarketData.at_rows`),
                 or an argument of the wrong type.
             ValueError: An index outside the batch or given twice, an array of
@@ -318,6 +367,10 @@ class PointInTimeBatch:
             ...
             RuntimeError: PointInTimeBatch: this batch was built before with_paths replaced ...
         """
+        if self._sealed:
+            raise self._refused(
+                "with_paths()", "would replace the paths the env reads, later rows included"
+            )
         source = self._source
         if not isinstance(source, Paths):
             raise TypeError(
@@ -333,8 +386,11 @@ class PointInTimeBatch:
         """The same data at other decision rows (one per path for `of_paths` data).
 
         Raises:
+            LookAheadError: This is an agent's view.
             TypeError, ValueError: As `MarketData.at_rows`.
         """
+        if self._sealed:
+            raise self._refused("with_rows()", "would move the decision rows, to later rows too")
         checked = _checked_rows(rows, self._source.n_steps, "PointInTimeBatch.with_rows")
         if self._starts is not None and checked[0].shape != self._starts.shape:
             raise ValueError(
@@ -347,10 +403,17 @@ class PointInTimeBatch:
         """Every sub-env ``steps`` rows later.
 
         Raises:
+            LookAheadError: This is an agent's view and ``steps`` is not 0.
             IndexError: A sub-env would leave the data (the message names the first).
         """
         if type(steps) is not int or steps < 0:
             steps = check_int(steps, "PointInTimeBatch.advance: steps", minimum=0)
+        if self._sealed:
+            if steps:
+                raise self._refused(
+                    f"advance({steps})", f"reads rows t_i + {steps}, after the decision rows"
+                )
+            return self
         rows, n_steps = self._rows, self._source.n_steps
         if self._high + steps >= n_steps:
             first = int(np.argmax(rows + steps >= n_steps))
@@ -455,6 +518,8 @@ class PointInTimeBatch:
 
     def _next_rows(self, what: str) -> NDArray[np.intp]:
         """Rows ``t_i + 1`` of the stacked tables; IndexError if a sub-env is at the last row."""
+        if self._sealed:
+            raise self._refused(what, "reads rows t_i + 1, after the decision rows")
         last = self._source.n_steps - 1
         if self._high >= last:
             first = int(np.argmax(self._rows >= last))
@@ -478,9 +543,12 @@ class PointInTimeBatch:
                 writable), instead of a new read-only array.
 
         Raises:
+            LookAheadError: This is an agent's view.
             IndexError: A sub-env is at the last row (the message names the first).
             KeyError: No such field.
         """
+        if self._sealed:
+            raise self._refused("execution_price()", "reads rows t_i + 1, after the decision rows")
         source = self._source
         table = source.prices if field is None else source.field(field)
         rows = self._next_rows("execution_price()")
@@ -491,11 +559,23 @@ class PointInTimeBatch:
         """``(n,)`` the timestamps of rows ``t_i + 1``, when the decisions execute.
 
         Raises:
+            LookAheadError: This is an agent's view.
             IndexError: A sub-env is at the last row.
         """
         self._next_rows("execution_time")
         return readonly(self._source.timestamps[self._rows + 1])
 
+    def __reduce_ex__(self, protocol: SupportsIndex) -> str | tuple[Any, ...]:
+        if self._sealed:
+            raise TypeError(
+                "PointInTimeBatch: an agent's view (env.now) does not pickle or copy: its "
+                "sub-envs stand at different rows, and one pickle of the batch would carry rows "
+                "after some of them; pickle the arrays read from it instead (prices.window(n), "
+                "log_returns(n), ...)"
+            )
+        return super().__reduce_ex__(protocol)  # the env's own batch: its whole data
+
     def __repr__(self) -> str:
         span = f"rows {self._lowest()}..{self._high}" if len(self) else "no rows"
-        return f"PointInTimeBatch({len(self)} sub-envs, {span})"
+        agent = ", agent view" if self._sealed else ""
+        return f"PointInTimeBatch({len(self)} sub-envs, {span}{agent})"

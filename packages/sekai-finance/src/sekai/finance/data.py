@@ -12,7 +12,10 @@ close. An environment deciding at row ``t`` reads the data through
 ``data.at(t)``, a `PointInTime`: it shows rows ``0..t`` only and the
 price at which the decision executes, from row ``t + 1``. Anything that
 reaches past ``t`` raises [`LookAheadError`][sekai.error.LookAheadError], and no array
-it returns shares memory with the future rows.
+it returns shares memory with the future rows. What an env gives its agent
+(``env.now``) is `PointInTime.agent_view`: the same rows, without the
+execution side, and a pickle of it (like one of any `Past`) holds rows
+``0..t`` only.
 
 Time arguments (``between``, ``split``, ``index_of``, slices of times, ...)
 are *time-like*: a datetime, a numpy datetime64, an ISO string or a pandas
@@ -24,7 +27,8 @@ is the time 5.
 Native vector envs, whose sub-envs decide at different rows, read through
 `PointInTimeBatch` (``data.at_rows(rows)``, or `PointInTimeBatch.of_paths`
 for one simulated path per sub-env): the same guard over one decision row
-per sub-env, each read one gather.
+per sub-env, each read one gather; `PointInTimeBatch.agent_view` is what
+they give agents.
 
 Sharing between processes: `MarketData.share` copies the arrays once
 into shared memory; the shared data then pickles as a small handle, so every

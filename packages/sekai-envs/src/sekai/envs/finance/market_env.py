@@ -274,14 +274,20 @@ class MarketEnv(MarketParameters, WindowedMarketEnv[dict[str, Any], NDArray[np.f
 
     @property
     def now(self) -> PointInTime:
-        """The data as known at the current decision row (reads past it raise LookAheadError).
+        """The data as known at the current decision row, as agents and wrappers may read it.
+
+        An agent's view ([`PointInTime.agent_view`][sekai.finance.data.PointInTime.agent_view])
+        of the history or of the simulated path: rows up to the decision row,
+        and no execution side. Reads past that row (``execution_price()``,
+        ``advance(1)``, an index after it, ...) raise
+        [`LookAheadError`][sekai.error.LookAheadError]; a pickle of it holds those rows only.
 
         Raises:
             ResetRequired: Before the first reset.
         """
         if self._kernel is None:
             raise ResetRequired("MarketEnv: call reset() first")
-        return self._kernel.cursor.at(0)
+        return self._kernel.cursor.at(0).agent_view()
 
     @property
     def timestamp(self) -> Any:

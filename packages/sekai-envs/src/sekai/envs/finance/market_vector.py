@@ -113,14 +113,21 @@ class MarketVecEnv(MarketParameters, WindowedVecEnv[dict[str, Any], NDArray[np.f
 
     @property
     def now(self) -> PointInTimeBatch:
-        """The data as known at each sub-env's current decision row (reads past it refused).
+        """The data as known at each sub-env's current decision row, as agents may read it.
+
+        An agent's view
+        ([`PointInTimeBatch.agent_view`][sekai.finance.data.PointInTimeBatch.agent_view]):
+        each sub-env's rows up to its decision row, and no execution side.
+        ``execution_price()``, ``execution_time``, ``advance(1)``,
+        ``with_rows`` and ``with_paths`` raise
+        [`LookAheadError`][sekai.error.LookAheadError], and it does not pickle.
 
         A snapshot of the rows now: read it before the next step. On a
         simulated universe, a snapshot taken before a sub-env's reset drew a
         new path raises `RuntimeError` when read afterwards (its paths were
         replaced), rather than show a path that is gone.
         """
-        return self._kernel.now()
+        return self._kernel.now().agent_view()
 
     @property
     def timestamp(self) -> NDArray[Any]:

@@ -234,12 +234,17 @@ class TradingEnv(TradingParameters, WindowedMarketEnv[NDArray[np.float32], np.in
 
     @property
     def now(self) -> PointInTime:
-        """The data as known at the current decision row (reads past it raise LookAheadError).
+        """The data as known at the current decision row, as agents and wrappers may read it.
+
+        An agent's view ([`PointInTime.agent_view`][sekai.finance.data.PointInTime.agent_view]):
+        rows up to the decision row, and no execution side. Reads past that row
+        (``execution_price()``, ``advance(1)``, an index after it, ...) raise
+        [`LookAheadError`][sekai.error.LookAheadError]; a pickle of it holds those rows only.
 
         Raises:
             ResetRequired: Before the first reset.
         """
-        return self._now()
+        return self._now().agent_view()
 
     @property
     def price(self) -> float:
