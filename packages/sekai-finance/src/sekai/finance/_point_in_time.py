@@ -186,10 +186,17 @@ class Past:
                         f"for times, got {bound!r}"
                     )
             forward = key.step is None or key.step > 0
-            if (key.start is not None and key.start > now) or (
-                key.stop is not None and key.stop > (length if forward else now)
-            ):
+            if key.start is not None and key.start > now:
                 raise self._look_ahead(f"[{where}]")
+            if key.stop is not None and key.stop > (length if forward else now):
+                if not forward:
+                    raise self._look_ahead(f"[{where}]")
+                # A stop past t reaches ahead only if the step lands on a row after t.
+                start = key.start or 0
+                first = start if start >= 0 else max(start + length, 0)
+                rows = range(first, key.stop, key.step or 1)
+                if len(rows) and rows[-1] > now:
+                    raise self._look_ahead(f"[{where}]")
             return key
         array = np.asarray(key)
         if array.dtype == np.bool_ and array.ndim >= 1:
