@@ -120,6 +120,23 @@ def test_the_single_env_plays_the_policy_from_its_observations() -> None:
     assert optimum(observation).tolist() == last
 
 
+def test_the_avellaneda_stoikov_table_is_the_envs_closed_form() -> None:
+    env = MarketMakingEnv(n_steps=20, max_inventory=30)
+    bids, asks = avellaneda_stoikov_table(env)
+    env.reset(seed=0)
+    for t in range(env.n_steps):
+        held = env.inventory
+        for inventory in range(-30, 31):
+            env.inventory = inventory  # the closed form in another state
+            expected = [bids[t, inventory + 30], asks[t, inventory + 30]]
+            np.testing.assert_array_equal(
+                env.avellaneda_stoikov_action(), np.array(expected, np.float32)
+            )
+        env.inventory = held
+        env.step(env.avellaneda_stoikov_action())
+    assert bids.min() == 0.0 and asks.min() == 0.0  # clipped at the mid, as the env's
+
+
 def test_the_quotes_mirror_in_the_inventory_and_lean_against_it() -> None:
     optimum = market_making_optimum(MarketMakingEnv())
     np.testing.assert_array_equal(optimum.bid_offsets, optimum.ask_offsets[:, ::-1])
