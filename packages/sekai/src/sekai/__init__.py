@@ -220,6 +220,8 @@ _EXPORTS: dict[str, str] = {
     "TradingVecEnv": "sekai.envs",
     "buy_and_hold": "sekai.envs",
     "equal_weight": "sekai.envs",
+    "MarketMakingOptimum": "sekai.envs",
+    "market_making_optimum": "sekai.envs",
     "from_gymnasium": "sekai.compat",
     "to_gymnasium": "sekai.compat",
     "to_gymnasium_vector": "sekai.compat",
@@ -285,6 +287,7 @@ if TYPE_CHECKING:
         LimitOrderBookMarket as LimitOrderBookMarket,
         MarketEnv as MarketEnv,
         MarketMakingEnv as MarketMakingEnv,
+        MarketMakingOptimum as MarketMakingOptimum,
         MarketMakingVecEnv as MarketMakingVecEnv,
         MarketMicrostructureEnv as MarketMicrostructureEnv,
         MarketVecEnv as MarketVecEnv,
@@ -301,6 +304,7 @@ if TYPE_CHECKING:
         TradingVecEnv as TradingVecEnv,
         buy_and_hold as buy_and_hold,
         equal_weight as equal_weight,
+        market_making_optimum as market_making_optimum,
         register_envs as register_envs,
     )
     from sekai.error import (

@@ -21,7 +21,8 @@ Environments (id: single env / native vector env):
   window samplers of `sekai.finance.sampling`; ``Market-v0``:
   `MarketEnv` / `MarketVecEnv`; their baseline policies `buy_and_hold` and
   `equal_weight`; ``MarketMaking-v0`` (Avellaneda-Stoikov):
-  `MarketMakingEnv` / `MarketMakingVecEnv`;
+  `MarketMakingEnv` / `MarketMakingVecEnv`, with its exact optimum
+  `market_making_optimum` (a `MarketMakingOptimum`);
   ``OptimalExecution-v0`` (Almgren-Chriss): `OptimalExecutionEnv` /
   `OptimalExecutionVecEnv`; ``LimitOrderBook-v0``:
   `LimitOrderBookEnv`, and the multi-agent `LimitOrderBookMarket`;
@@ -55,6 +56,10 @@ if TYPE_CHECKING:
     )
     from sekai.envs.classic_control.pendulum import PendulumEnv as PendulumEnv
     from sekai.envs.classic_control.pendulum_vector import PendulumVecEnv as PendulumVecEnv
+    from sekai.envs.finance._market_making_optimum import (
+        MarketMakingOptimum as MarketMakingOptimum,
+        market_making_optimum as market_making_optimum,
+    )
     from sekai.envs.finance.lob_env import (
         LimitOrderBookEnv as LimitOrderBookEnv,
         LimitOrderBookMarket as LimitOrderBookMarket,
@@ -99,6 +104,7 @@ __all__ = [
     "LimitOrderBookMarket",
     "MarketEnv",
     "MarketMakingEnv",
+    "MarketMakingOptimum",
     "MarketMakingVecEnv",
     "MarketMicrostructureEnv",
     "MarketVecEnv",
@@ -115,6 +121,7 @@ __all__ = [
     "TradingVecEnv",
     "buy_and_hold",
     "equal_weight",
+    "market_making_optimum",
     "register_envs",
 ]
 
@@ -138,6 +145,8 @@ _LAZY: dict[str, str | tuple[str, str]] = {
     "equal_weight": "sekai.envs.finance.portfolio",
     "MarketMakingEnv": "sekai.envs.finance.market_making",
     "MarketMakingVecEnv": "sekai.envs.finance.market_making_vector",
+    "MarketMakingOptimum": "sekai.envs.finance._market_making_optimum",
+    "market_making_optimum": "sekai.envs.finance._market_making_optimum",
     "OptimalExecutionEnv": "sekai.envs.finance.optimal_execution",
     "OptimalExecutionVecEnv": "sekai.envs.finance.optimal_execution_vector",
     "LimitOrderBookEnv": "sekai.envs.finance.lob_env",

@@ -19,8 +19,9 @@ Environments (id: single env / native vector env):
 - ``LimitOrderBook-v0``: `LimitOrderBookEnv`, and the multi-agent
   `LimitOrderBookMarket`.
 
-Baselines: `buy_and_hold` (Trading-v0) and `equal_weight`
-(Portfolio-v0, Market-v0). Helpers: `default_market` (Market-v0's
+Baselines: `buy_and_hold` (Trading-v0), `equal_weight`
+(Portfolio-v0, Market-v0) and `market_making_optimum` (MarketMaking-v0's
+exact optimum, a `MarketMakingOptimum`). Helpers: `default_market` (Market-v0's
 default model) and, in
 `sekai.envs.finance.market`, `random_correlation`,
 `sample_window`, `simulate_gbm` and ``validate_prices``. The
@@ -35,6 +36,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from sekai.envs.finance._market_making_optimum import (
+        MarketMakingOptimum as MarketMakingOptimum,
+        market_making_optimum as market_making_optimum,
+    )
     from sekai.envs.finance.lob_env import (
         LimitOrderBookEnv as LimitOrderBookEnv,
         LimitOrderBookMarket as LimitOrderBookMarket,
@@ -83,6 +88,7 @@ __all__ = [
     "LimitOrderBookRenderer",
     "MarketEnv",
     "MarketMakingEnv",
+    "MarketMakingOptimum",
     "MarketMakingRenderer",
     "MarketMakingVecEnv",
     "MarketMicrostructureRenderer",
@@ -100,6 +106,7 @@ __all__ = [
     "buy_and_hold",
     "default_market",
     "equal_weight",
+    "market_making_optimum",
     "random_correlation",
     "sample_window",
     "simulate_gbm",
@@ -131,6 +138,8 @@ _LAZY: dict[str, str] = {
     "buy_and_hold": "trading",
     "default_market": "market_env",
     "equal_weight": "portfolio",
+    "MarketMakingOptimum": "_market_making_optimum",
+    "market_making_optimum": "_market_making_optimum",
     "random_correlation": "market",
     "sample_window": "market",
     "simulate_gbm": "market",

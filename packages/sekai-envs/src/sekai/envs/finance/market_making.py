@@ -51,7 +51,10 @@ class MarketMakingEnv(MarketMakingParameters, Env[NDArray[np.float32], NDArray[n
     reproduces the paper's table for its inventory strategy (profit 62.94,
     std 5.89; final inventory std 2.80) to within 5%, and constant quotes
     ``0.645`` from the mid its symmetric strategy (67.21, 13.43; 8.66); see
-    the market-microstructure guide for the numbers.
+    the market-microstructure guide for the numbers. The closed form is not
+    the optimum of this env's reward: [`market_making_optimum`][sekai.envs.market_making_optimum]
+    solves it exactly, and expects 66.87 per episode against the closed
+    form's 63.94.
 
     Observation:
         ``Box([-1, 0], [1, 1], (2,), float32)``: inventory / max_inventory and
