@@ -383,3 +383,90 @@ def test_native_vector_envs_equal_single_envs(case: str, execution: str) -> None
             _same(p, q)
     native.close()
     sync.close()
+
+
+def _margin_ledger_step(
+    ledger: Ledger,
+    execution: str,
+    close: F64,
+    following: F64,
+    opens: F64,
+    target: F64,
+    margin: float,
+) -> tuple[float, bool]:
+    """A step of a margin account, marked at the fill and at the close: liquidated at the
+    first mark where its equity is below ``margin`` times its position's value."""
+    if execution == "close":
+        ledger._trade(close, target, np.zeros(1, dtype=bool))
+    else:
+        fill = opens if execution == "next_open" else following
+        value = float(ledger.units[0] * fill[0])
+        equity = ledger.cash + value
+        if equity <= 0.0 or margin * abs(value) > equity:  # called at the fill
+            return equity - RATE * abs(value), True
+        ledger._trade(fill, target, np.zeros(1, dtype=bool))
+    value = float(ledger.units[0] * following[0])
+    equity = ledger.cash + value
+    if equity <= 0.0 or margin * abs(value) > equity:
+        return equity - RATE * abs(value), True
+    return equity, False
+
+
+@pytest.mark.parametrize("execution", EXECUTIONS)
+def test_a_maintenance_margin_liquidates_and_keeps_the_loss(execution: str) -> None:
+    rng = np.random.default_rng(9)
+    rows = 3000
+    close = 100.0 * np.exp(np.cumsum(rng.normal(0.0, 0.25, rows)))
+    opens = np.concatenate([[close[0]], close[:-1] * np.exp(rng.normal(0.0, 0.08, rows - 1))])
+    data = MarketData(close, fields={"open": opens})
+    margin = 0.3
+    env = TradingEnv(
+        data=data,
+        lookback=2,
+        episode_length=200,
+        positions=(-2.0, 0.0, 2.0),
+        transaction_cost=RATE,
+        execution=execution,
+        maintenance_margin=margin,
+        capital=1000.0,
+    )
+    liquidations = negative = 0
+    for seed in range(40):
+        env.reset(seed=seed)
+        row = int(env.now.index)
+        ledger = Ledger(1000.0, np.zeros(1), rates=(0.0, 0.0, 0.0))
+        over = False
+        while not over:
+            action = int(rng.integers(3))
+            expected, called = _margin_ledger_step(
+                ledger,
+                execution,
+                data.prices[row],
+                data.prices[row + 1],
+                data.field("open")[row + 1],
+                np.array([env.positions[action]]),
+                margin,
+            )
+            result = env.step(action)
+            row += 1
+            over = result.terminated or result.truncated
+            assert result.info["equity"] == pytest.approx(expected, rel=1e-9)
+            assert result.info["liquidated"] == called == result.terminated
+            liquidations += called
+            negative += expected < 0.0
+    assert liquidations >= 10 and negative >= 1  # calls happened, and some lost more than all
+
+
+def test_without_a_margin_a_wipe_out_reports_zero() -> None:
+    close = np.array([100.0, 100.0, 100.0, 350.0, 360.0, 370.0])
+    env = TradingEnv(prices=close, lookback=1, episode_length=3, positions=(-1.0,))
+    env.reset(options={"start": 2})
+    result = env.step(0)  # short through a 250% rise
+    assert result.terminated and result.info["equity"] == 0.0
+    assert not result.info["liquidated"]
+    with pytest.raises(ValueError, match="maintenance_margin"):
+        TradingEnv(prices=close, lookback=1, episode_length=3, maintenance_margin=1.5)
+    with pytest.raises(ValueError, match="1 / max_leverage"):
+        TradingEnv(
+            prices=close, lookback=1, episode_length=3, positions=(0.0, 3.0), maintenance_margin=0.5
+        )

@@ -70,6 +70,7 @@ def test_a_price_history_from_pandas(indices: MarketData) -> None:
         "log_return",
         "asset_returns",
         "untradable",
+        "liquidated",
         "timestamp",
         "dt",
     }

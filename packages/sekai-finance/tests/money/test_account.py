@@ -36,7 +36,15 @@ def test_account_config_defaults_and_margin_rate() -> None:
         "cash_rate",
         "margin_rate",
         "borrow_rate",
+        "maintenance_margin",  # after sekai 0.2's five, so their positions hold
     ]
+    assert config.maintenance_margin is None
+    assert AccountConfig(max_leverage=2, maintenance_margin=0.25).maintenance_margin == 0.25
+    for margin in (0.0, -0.1, 1.5, math.nan):
+        with pytest.raises(ValueError, match="maintenance_margin"):
+            AccountConfig(maintenance_margin=margin)
+    with pytest.raises(ValueError, match=r"1 / max_leverage = 0\.5"):
+        AccountConfig(max_leverage=2.0, maintenance_margin=0.5)
     assert AccountConfig(max_leverage=2) == AccountConfig(max_leverage=2.0)
     assert hash(AccountConfig(max_leverage=2)) == hash(AccountConfig(max_leverage=2.0))
     assert isinstance(AccountConfig(max_leverage=2).max_leverage, float)

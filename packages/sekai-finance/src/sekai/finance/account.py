@@ -20,7 +20,14 @@ Conventions (shared by every market env):
   account grows by the factor ``1 + sum(weights * r) - financing``
   (`settle`).
 - The account is **wiped out** when its equity falls to 0 or below: the env
-  ends the episode (``terminated``).
+  ends the episode (``terminated``) and reports an equity of 0 (a loss beyond
+  the equity is not carried as a debt).
+- With a **maintenance margin** ``m``, the account must keep its equity at or
+  above ``m`` times the gross value of its positions at the end of every
+  step. An account below it (a wiped-out one included) is **liquidated**: every
+  position is closed at the step's closing prices, the cost model's price of
+  closing them is paid, and the episode ends with whatever equity is left,
+  negative if the positions lost more than the equity.
 
 A step of a market env: trade from the drifted weights to the target (paying
 the cost model's cost, a fraction of equity, so ``equity *= 1 - cost``), then
@@ -56,11 +63,17 @@ class AccountConfig:
         margin_rate: Annual rate paid on borrowed cash; ``None`` for the
             ``cash_rate`` (see `effective_margin_rate`).
         borrow_rate: Annual fee paid on the value of short positions (>= 0).
+        maintenance_margin: The smallest equity the account may keep, as a
+            fraction of the gross value of its positions, in ``(0, 1]``; None
+            (default) for none: the account then runs until its equity is gone.
+            ``maintenance_margin * max_leverage`` must be below 1, or the
+            first trade at the largest leverage would be liquidated at once.
 
     Raises:
         TypeError: A field has the wrong type.
-        ValueError: ``max_leverage`` is not > 0, a rate is NaN or infinite, or
-            ``borrow_rate`` is negative.
+        ValueError: ``max_leverage`` is not > 0, a rate is NaN or infinite,
+            ``borrow_rate`` is negative, or ``maintenance_margin`` is outside
+            ``(0, 1]`` or not below ``1 / max_leverage``.
     """
 
     allow_short: bool = False
@@ -68,6 +81,7 @@ class AccountConfig:
     cash_rate: float = 0.0
     margin_rate: float | None = None
     borrow_rate: float = 0.0
+    maintenance_margin: float | None = None
 
     def __post_init__(self) -> None:
         set_field = object.__setattr__
@@ -89,6 +103,22 @@ class AccountConfig:
             "borrow_rate",
             check_real(self.borrow_rate, "AccountConfig: borrow_rate", minimum=0.0),
         )
+        if self.maintenance_margin is not None:
+            margin = check_real(
+                self.maintenance_margin,
+                "AccountConfig: maintenance_margin",
+                minimum=0.0,
+                maximum=1.0,
+                min_open=True,
+            )
+            if margin * self.max_leverage >= 1.0:
+                raise ValueError(
+                    f"AccountConfig: maintenance_margin={margin!r} with max_leverage="
+                    f"{self.max_leverage!r} liquidates an account at its largest leverage as "
+                    f"soon as it trades; give a margin below 1 / max_leverage = "
+                    f"{1.0 / self.max_leverage:.6g}"
+                )
+            set_field(self, "maintenance_margin", margin)
 
     @property
     def effective_margin_rate(self) -> float:

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai._validation import check_real
-from sekai.finance.account import AccountConfig, settle, turnover
+from sekai.finance.account import AccountConfig, Settlement, settle, turnover
 from sekai.finance.costs import CostModel
 from sekai.finance.rewards import LogReturn, RewardFunction, StepOutcome
 
@@ -83,6 +83,9 @@ class StepAccount:
         wiped_out: Whether the equity fell to 0 or below.
         equity: The equity at the end of the step.
         outcome: The step for the reward function.
+        liquidated: With a maintenance margin, which accounts were closed out
+            for falling below it (their ``equity`` is what is left, negative
+            when they lost more than it); None without.
     """
 
     gross: Any
@@ -94,6 +97,7 @@ class StepAccount:
     wiped_out: NDArray[np.bool_]
     equity: Any
     outcome: StepOutcome
+    liquidated: NDArray[np.bool_] | None = None
 
 
 def account_step(
@@ -158,6 +162,16 @@ def account_step(
     net = carried * (1.0 - cost) * settlement.growth
     if before is not None and np.any(held.wiped_out):
         net = np.where(held.wiped_out, 0.0, net)  # its cost over an equity of 0 may be NaN
+    call = None
+    if config.maintenance_margin is not None:
+        fill_leg = None if before is None else (current, before, held)
+        call = _margin_call(
+            config.maintenance_margin,
+            (target, returns, carried, cost, settlement),
+            fill_leg,
+            cost_model,
+            market,
+        )
     wiped = np.asarray(net <= 0.0)
     if wiped.any():
         net = np.where(wiped, 0.0, net)
@@ -166,6 +180,12 @@ def account_step(
     else:
         drifted = settlement.drifted
         gross = carried * settlement.growth if before is not None else settlement.growth
+    liquidated = None
+    if call is not None:  # closed out at the step's prices: the equity left is reported
+        liquidated = call[1]
+        net = np.where(liquidated, call[0], net)
+        drifted = np.where(liquidated[..., None], 0.0, drifted)
+        wiped = wiped | liquidated
     new_equity = equity * net
     outcome = StepOutcome.from_growth(
         net, equity=new_equity, turnover=traded, cost=cost, previous_equity=equity
@@ -180,4 +200,61 @@ def account_step(
         wiped_out=wiped,
         equity=new_equity,
         outcome=outcome,
+        liquidated=liquidated,
     )
+
+
+def _margin_call(
+    margin: float,
+    trade: tuple[F64, F64, Any, Any, Settlement],
+    fill_leg: tuple[F64, F64, Settlement] | None,
+    cost_model: CostModel,
+    market: Mapping[str, Any],
+) -> tuple[Any, NDArray[np.bool_]] | None:
+    """The growth after liquidating the accounts below the maintenance margin, or None.
+
+    Works on the positions' values at the end of the step as fractions of the
+    equity before it (well defined when the equity is gone, which `settle`'s
+    growth floors at 0): an account whose equity is below ``maintenance_margin``
+    times the gross value of its positions sells them at the step's closing
+    prices and pays the cost model's price of that trade (told the equity
+    before the step). With a fill after the decision the account is marked at
+    the fill too: below the margin there, it is liquidated at the fill prices
+    instead of trading.
+
+    Args:
+        margin: The maintenance margin.
+        trade: The step after its fill: the target weights, the returns from
+            the fill, the growth up to the fill, the cost and the settlement.
+        fill_leg: Before a later fill: the weights held to it, their returns
+            and their settlement; None for a fill at the decision.
+        cost_model: The cost model.
+        market: Its keywords, with the equity before the step.
+
+    Returns:
+        ``(growth, liquidated)``, the growth net of the liquidation (negative
+        when the loss exceeds the equity), or None when no account is liquidated.
+    """
+    target, returns, carried, cost, settlement = trade
+    base = np.asarray(carried * (1.0 - cost), dtype=np.float64)
+    values = base[..., None] * target * (1.0 + returns)
+    cash = base * (1.0 - target.sum(axis=-1) - settlement.financing)
+    called_at_fill: Any = False
+    if fill_leg is not None:  # marked at the fill first: called there, it never trades
+        current, before, held = fill_leg
+        at_fill = current * (1.0 + before)
+        at_fill_cash = 1.0 - current.sum(axis=-1) - held.financing
+        at_fill_equity = at_fill.sum(axis=-1) + at_fill_cash
+        called_at_fill = (at_fill_equity <= 0.0) | (
+            margin * np.abs(at_fill).sum(axis=-1) > at_fill_equity
+        )
+        if np.any(called_at_fill):
+            values = np.where(called_at_fill[..., None], at_fill, values)
+            cash = np.where(called_at_fill, at_fill_cash, cash)
+    equity_left = values.sum(axis=-1) + cash
+    gross = np.abs(values).sum(axis=-1)
+    called = np.asarray(called_at_fill | (equity_left <= 0.0) | (margin * gross > equity_left))
+    if not called.any():
+        return None
+    selling = np.asarray(cost_model(-values, **market), dtype=np.float64)
+    return equity_left - selling, called

@@ -159,6 +159,7 @@ class MarketConfig(EpisodeConfig):
         delisting_return: float = 0.0,
         privileged_state: bool = False,
         execution: str = "close",
+        maintenance_margin: float | None = None,
     ) -> MarketConfig:
         """Check the keywords of Market-v0 and build its config.
 
@@ -191,6 +192,7 @@ class MarketConfig(EpisodeConfig):
             cash_rate=cash_rate,
             margin_rate=margin_rate,
             borrow_rate=borrow_rate,
+            maintenance_margin=maintenance_margin,
         )
         privileged = check_bool(privileged_state, f"{owner}: privileged_state")
         _check_source(owner, source, exogenous_names, privileged)

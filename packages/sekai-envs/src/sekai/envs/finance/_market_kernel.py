@@ -366,6 +366,9 @@ class MarketKernel:
         truncated = ~terminated & (self.steps >= config.episode_length)
         infos = self._step_infos(step, current)
         infos["untradable"] = kept
+        infos["liquidated"] = (
+            np.zeros(self.n, dtype=np.bool_) if step.liquidated is None else step.liquidated
+        )
         if years is not None:
             infos["dt"] = years[now.index]
         return rewards, terminated, truncated, infos

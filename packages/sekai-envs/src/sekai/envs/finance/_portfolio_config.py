@@ -195,6 +195,7 @@ class PortfolioConfig(EpisodeConfig):
         dt: Years per period.
         risk_free_rate: Log return of cash per period.
         borrow_rate: Annual fee on the value of short positions.
+        maintenance_margin: The account's maintenance margin, or None.
         account: The account's rules and rates.
         bounded: Whether weights stay in ``[0, 1]`` (long-only without leverage).
         action_shape: The shape of one action: ``(n_assets,)`` with shorts,
@@ -213,6 +214,7 @@ class PortfolioConfig(EpisodeConfig):
     dt: float
     risk_free_rate: float
     borrow_rate: float = field(default=0.0, kw_only=True)
+    maintenance_margin: float | None = field(default=None, kw_only=True)
     account: AccountConfig = field(init=False, repr=False)
     bounded: bool = field(init=False, repr=False)
     action_shape: tuple[int] = field(init=False, repr=False)
@@ -242,6 +244,7 @@ class PortfolioConfig(EpisodeConfig):
         risk_free_rate: float = 0.0,
         execution: str = "close",
         borrow_rate: float = 0.0,
+        maintenance_margin: float | None = None,
     ) -> PortfolioConfig:
         """Check the keywords of Portfolio-v0 and build its config.
 
@@ -308,6 +311,7 @@ class PortfolioConfig(EpisodeConfig):
             risk_free_rate=rate,
             execution=execution,
             borrow_rate=check_real(borrow_rate, f"{owner}: borrow_rate", minimum=0.0),
+            maintenance_margin=maintenance_margin,
         )
 
     def __post_init__(self) -> None:
@@ -318,6 +322,7 @@ class PortfolioConfig(EpisodeConfig):
                 max_leverage=self.max_leverage,
                 cash_rate=self.risk_free_rate / self.dt,
                 borrow_rate=self.borrow_rate,
+                maintenance_margin=self.maintenance_margin,
             ),
             bounded=not self.allow_short and self.max_leverage <= 1.0,
             action_shape=(self.n_assets,) if self.allow_short else (self.n_assets + 1,),
@@ -399,3 +404,4 @@ class PortfolioParameters:
     corr = config_field[Any]()
     execution = config_field[str]()
     borrow_rate = config_field[float]()
+    maintenance_margin = config_field["float | None"]()

@@ -463,6 +463,9 @@ class PortfolioKernel:
             "untradable": np.zeros((self.n, config.n_assets), dtype=np.bool_)
             if kept is None
             else kept,
+            "liquidated": np.zeros(self.n, dtype=np.bool_)
+            if step.liquidated is None
+            else step.liquidated,
             "timestamp": self.market.times(self.time),
             "dt": self._dt if np.ndim(period.dt) == 0 else period.dt,
         }

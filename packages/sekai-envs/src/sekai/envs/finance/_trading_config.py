@@ -67,6 +67,7 @@ class TradingConfig(EpisodeConfig):
         cash_rate: Annual rate earned on positive cash.
         margin_rate: Annual rate paid on borrowed cash (None: ``cash_rate``).
         borrow_rate: Annual fee on the value of a short position.
+        maintenance_margin: The account's maintenance margin, or None.
         dt: Years per period.
         account: The account's limits (shorting, leverage) the positions imply,
             and its rates.
@@ -80,6 +81,7 @@ class TradingConfig(EpisodeConfig):
     cash_rate: float = field(default=0.0, kw_only=True)
     margin_rate: float | None = field(default=None, kw_only=True)
     borrow_rate: float = field(default=0.0, kw_only=True)
+    maintenance_margin: float | None = field(default=None, kw_only=True)
     dt: float = field(init=False)
     account: AccountConfig = field(init=False, repr=False)
 
@@ -106,6 +108,7 @@ class TradingConfig(EpisodeConfig):
         cash_rate: float = 0.0,
         margin_rate: float | None = None,
         borrow_rate: float = 0.0,
+        maintenance_margin: float | None = None,
     ) -> TradingConfig:
         """Check the keywords of Trading-v0 and build its config.
 
@@ -145,6 +148,7 @@ class TradingConfig(EpisodeConfig):
             if margin_rate is None
             else check_real(margin_rate, f"{owner}: margin_rate"),
             borrow_rate=check_real(borrow_rate, f"{owner}: borrow_rate", minimum=0.0),
+            maintenance_margin=maintenance_margin,
         )
 
     def __post_init__(self) -> None:
@@ -158,6 +162,7 @@ class TradingConfig(EpisodeConfig):
                 cash_rate=self.cash_rate,
                 margin_rate=self.margin_rate,
                 borrow_rate=self.borrow_rate,
+                maintenance_margin=self.maintenance_margin,
             ),
         )
 
@@ -203,3 +208,4 @@ class TradingParameters:
     cash_rate = config_field[float]()
     margin_rate = config_field["float | None"]()
     borrow_rate = config_field[float]()
+    maintenance_margin = config_field["float | None"]()

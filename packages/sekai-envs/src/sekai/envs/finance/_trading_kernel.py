@@ -55,6 +55,7 @@ def step_info(
     turnover: Any,
     fill_price: Any,
     untradable: Any,
+    liquidated: Any,
     timestamp: Any,
     dt: Any,
 ) -> Infos:
@@ -69,6 +70,7 @@ def step_info(
         turnover: ``|target - position|``, the position at the fill.
         fill_price: The price the decision filled at.
         untradable: Whether the asset could not be traded (no volume).
+        liquidated: Whether a margin call closed the account out.
         timestamp: The time of the new current row.
         dt: The step's length in years.
     """
@@ -81,6 +83,7 @@ def step_info(
         "turnover": turnover,
         "fill_price": fill_price,
         "untradable": untradable,
+        "liquidated": liquidated,
         "timestamp": timestamp,
         "dt": dt,
     }
@@ -311,6 +314,9 @@ class TradingKernel:
             np.asarray(step.turnover, dtype=np.float64).reshape(self.n),
             filled[:, 0],
             np.zeros(self.n, dtype=np.bool_) if quotes.kept is None else quotes.kept[:, 0],
+            np.zeros(self.n, dtype=np.bool_)
+            if step.liquidated is None
+            else np.asarray(step.liquidated).reshape(self.n),
             quotes.time,
             quotes.dt,
         )
@@ -349,6 +355,7 @@ class TradingKernel:
             float(step.turnover),
             filled.item(0),
             False if quotes.kept is None else bool(quotes.kept.item(0)),
+            False if step.liquidated is None else bool(step.liquidated),
             now.execution_time,
             quotes.dt,
         )

@@ -143,14 +143,17 @@ class MarketEnv(MarketParameters, WindowedMarketEnv[dict[str, Any], NDArray[np.f
         and financing).
 
     Termination:
-        ``terminated`` when the equity is wiped out; ``truncated`` after
+        ``terminated`` when the equity is wiped out (reported as 0) or a
+        margin call closes the account (``maintenance_margin``; the equity left
+        is reported, negative if the loss exceeded it); ``truncated`` after
         ``episode_length`` steps.
 
     Info:
         Every step: ``equity``, ``turnover``, ``cost``, ``financing``,
         ``gross_exposure``, ``n_assets`` (slots with an asset at the new
         row), ``weights`` (cash last), ``untradable`` (slots whose asset could
-        not be traded in the step: halted or without volume), ``timestamp``,
+        not be traded in the step: halted or without volume), ``liquidated``
+        (a margin call closed the account), ``timestamp``,
         ``dt`` (the step's length in years), and with a model
         ``latent_state`` (its state series at the new row, by name). Reset:
         ``equity``, ``n_assets``, ``timestamp``.
@@ -192,6 +195,9 @@ class MarketEnv(MarketParameters, WindowedMarketEnv[dict[str, Any], NDArray[np.f
         privileged_state: Add the model's latent state to the observation.
         execution: When a decision fills: ``"close"``, ``"next_open"`` or
             ``"next_close"``.
+        maintenance_margin: The smallest equity the account may keep, as a
+            fraction of the gross value of its positions (see
+            [`AccountConfig`][sekai.finance.AccountConfig]); None for none.
 
     Attributes:
         config: The validated parameters.
@@ -239,6 +245,7 @@ class MarketEnv(MarketParameters, WindowedMarketEnv[dict[str, Any], NDArray[np.f
         delisting_return: float = 0.0,
         privileged_state: bool = False,
         execution: str = "close",
+        maintenance_margin: float | None = None,
     ) -> None:
         self.config = MarketConfig.from_arguments("MarketEnv", **passed_arguments(locals()))
         source = self.config.source

@@ -136,7 +136,9 @@ class PortfolioEnv(PortfolioParameters, WindowedMarketEnv[PortfolioObs, NDArray[
         Every step: ``portfolio_value`` (also ``equity``), ``weights``
         (drifted, cash last), ``turnover``, ``cost`` (fraction of value),
         ``log_return`` (before costs), ``asset_returns`` (simple returns of
-        the period), ``timestamp`` and ``dt``. Reset: ``portfolio_value``.
+        the period), ``untradable`` (assets without volume at the decision
+        row), ``liquidated`` (a margin call closed the account), ``timestamp``
+        and ``dt``. Reset: ``portfolio_value``.
 
     Reset options:
         ``{"episode": Episode}`` plays the given episode (window samplers);
@@ -172,6 +174,9 @@ class PortfolioEnv(PortfolioParameters, WindowedMarketEnv[PortfolioObs, NDArray[
         execution: When a decision fills: ``"close"``, ``"next_open"`` or
             ``"next_close"``.
         borrow_rate: Annual fee on the value of short positions (>= 0).
+        maintenance_margin: The smallest equity the account may keep, as a
+            fraction of the gross value of its positions (see
+            [`AccountConfig`][sekai.finance.AccountConfig]); None for none.
 
     Raises:
         TypeError, ValueError: A bad argument (the message names it).
@@ -220,6 +225,7 @@ class PortfolioEnv(PortfolioParameters, WindowedMarketEnv[PortfolioObs, NDArray[
         risk_free_rate: float = 0.0,
         execution: str = "close",
         borrow_rate: float = 0.0,
+        maintenance_margin: float | None = None,
     ) -> None:
         self.config = PortfolioConfig.from_arguments("PortfolioEnv", **passed_arguments(locals()))
         self.sampler = self.config.sampler

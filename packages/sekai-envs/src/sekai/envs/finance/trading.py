@@ -104,15 +104,19 @@ class TradingEnv(TradingParameters, WindowedMarketEnv[NDArray[np.float32], np.in
 
     Termination:
         ``terminated`` when the equity reaches 0 (a short position in an asset
-        that more than doubles, say); ``truncated`` after ``episode_length``
-        steps. ``step()`` after either raises [`ResetRequired`][sekai.error.ResetRequired].
+        that more than doubles, say; the equity is then reported as 0), or, with
+        ``maintenance_margin``, when a margin call closes the account (its
+        equity is what is left, negative if the loss exceeded it);
+        ``truncated`` after ``episode_length`` steps. ``step()`` after either raises [`ResetRequired`][sekai.error.ResetRequired].
 
     Info:
         Every step: ``equity``, ``position`` (after drift), ``price`` (the new
         current price), ``asset_return`` (the period's simple return),
         ``cost`` (fraction of equity at the fill), ``turnover`` (``|w - p|``,
-        ``p`` the position at the fill), ``fill_price``, ``timestamp`` (of the
-        new current row) and ``dt`` (the step's length in years).
+        ``p`` the position at the fill), ``fill_price``, ``untradable`` (no
+        volume at the decision row: the position was kept), ``liquidated`` (a
+        margin call closed the account), ``timestamp`` (of the new current row)
+        and ``dt`` (the step's length in years).
         Reset: ``equity``, ``position``, ``price``, ``timestamp``, ``dt``.
 
     Reset options:
@@ -149,6 +153,11 @@ class TradingEnv(TradingParameters, WindowedMarketEnv[NDArray[np.float32], np.in
         margin_rate: Annual rate paid on borrowed cash (a position above 1);
             None for ``cash_rate``.
         borrow_rate: Annual fee on the value of a short position (>= 0).
+        maintenance_margin: The smallest equity the account may keep, as a
+            fraction of its position's value; below it the position is closed
+            at the step's close and the episode ends with the equity left
+            (negative if the loss exceeded it). None: no margin call; the
+            episode ends when the equity is gone, reported as 0.
 
     Raises:
         TypeError, ValueError: A bad argument (the message names it).
@@ -193,6 +202,7 @@ class TradingEnv(TradingParameters, WindowedMarketEnv[NDArray[np.float32], np.in
         cash_rate: float = 0.0,
         margin_rate: float | None = None,
         borrow_rate: float = 0.0,
+        maintenance_margin: float | None = None,
     ) -> None:
         self.config = TradingConfig.from_arguments("TradingEnv", **passed_arguments(locals()))
         source = self.config.source
