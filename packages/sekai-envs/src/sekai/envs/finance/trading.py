@@ -107,7 +107,8 @@ class TradingEnv(TradingParameters, WindowedMarketEnv[NDArray[np.float32], np.in
         that more than doubles, say; the equity is then reported as 0), or, with
         ``maintenance_margin``, when a margin call closes the account (its
         equity is what is left, negative if the loss exceeded it);
-        ``truncated`` after ``episode_length`` steps. ``step()`` after either raises [`ResetRequired`][sekai.error.ResetRequired].
+        ``truncated`` after ``episode_length`` steps. ``step()`` after either
+        raises [`ResetRequired`][sekai.error.ResetRequired].
 
     Info:
         Every step: ``equity``, ``position`` (after drift), ``price`` (the new
