@@ -344,7 +344,13 @@ def _history_cases() -> dict[str, tuple[str, dict[str, Any]]]:
     return {
         "Trading-v0": (
             "Trading-v0",
-            {"data": single, "positions": (-1.0, 0.0, 2.0), "lookback": 4, **rates},
+            {
+                "data": single,
+                "positions": (-1.0, 0.0, 2.0),
+                "lookback": 4,
+                "hold_action": True,
+                **rates,
+            },
         ),
         "Portfolio-v0": (
             "Portfolio-v0",
@@ -370,7 +376,7 @@ def test_native_vector_envs_equal_single_envs(case: str, execution: str) -> None
     _same(a.observations, b.observations)
     for _ in range(100):  # two episodes and more per sub-env, through autoresets
         if case == "Trading-v0":
-            actions: Any = rng.integers(0, 3, 3)
+            actions: Any = rng.integers(0, 4, 3)  # the last holds
         else:
             actions = rng.uniform(-0.6, 0.6, (3, 3))  # 3 sub-envs, 3 signed weights
             actions = actions.astype(np.float32)
@@ -470,3 +476,30 @@ def test_without_a_margin_a_wipe_out_reports_zero() -> None:
         TradingEnv(
             prices=close, lookback=1, episode_length=3, positions=(0.0, 3.0), maintenance_margin=0.5
         )
+
+
+@pytest.mark.parametrize("execution", EXECUTIONS)
+def test_the_hold_action_lets_the_position_drift_without_trading(execution: str) -> None:
+    data = _history(6, 300, 1, gaps=False)
+    env = TradingEnv(
+        data=data,
+        lookback=3,
+        episode_length=250,
+        positions=(0.0, 0.5),
+        hold_action=True,
+        execution=execution,
+    )
+    assert env.action_space.n == 3
+    env.reset(seed=1, options={"start": 10})
+    first = env.step(1)  # to half the equity
+    assert first.info["turnover"] > 0.0
+    position, trades = first.info["position"], 0
+    for _ in range(200):
+        result = env.step(2)
+        r = result.info["asset_return"]
+        expected = position * (1.0 + r) / (1.0 + position * r)
+        assert result.info["turnover"] == 0.0 and result.info["cost"] == 0.0
+        assert result.info["position"] == pytest.approx(expected, rel=1e-12)
+        position = result.info["position"]
+        trades += result.info["turnover"] > 0.0
+    assert trades == 0 and abs(position - 0.5) > 0.01  # it drifted away from 0.5

@@ -9,6 +9,7 @@ through.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_real, is_real
+from sekai._validation import check_bool, check_real, is_real
 from sekai.envs.finance._account_step import check_reward, positive_capital
 from sekai.envs.finance._episode_config import EpisodeConfig
 from sekai.envs.finance._kernel import config_field
@@ -68,6 +69,7 @@ class TradingConfig(EpisodeConfig):
         margin_rate: Annual rate paid on borrowed cash (None: ``cash_rate``).
         borrow_rate: Annual fee on the value of a short position.
         maintenance_margin: The account's maintenance margin, or None.
+        hold_action: Whether the last action keeps the position as it drifted.
         dt: Years per period.
         account: The account's limits (shorting, leverage) the positions imply,
             and its rates.
@@ -82,6 +84,7 @@ class TradingConfig(EpisodeConfig):
     margin_rate: float | None = field(default=None, kw_only=True)
     borrow_rate: float = field(default=0.0, kw_only=True)
     maintenance_margin: float | None = field(default=None, kw_only=True)
+    hold_action: bool = field(default=False, kw_only=True)
     dt: float = field(init=False)
     account: AccountConfig = field(init=False, repr=False)
 
@@ -109,6 +112,7 @@ class TradingConfig(EpisodeConfig):
         margin_rate: float | None = None,
         borrow_rate: float = 0.0,
         maintenance_margin: float | None = None,
+        hold_action: bool = False,
     ) -> TradingConfig:
         """Check the keywords of Trading-v0 and build its config.
 
@@ -149,6 +153,7 @@ class TradingConfig(EpisodeConfig):
             else check_real(margin_rate, f"{owner}: margin_rate"),
             borrow_rate=check_real(borrow_rate, f"{owner}: borrow_rate", minimum=0.0),
             maintenance_margin=maintenance_margin,
+            hold_action=check_bool(hold_action, f"{owner}: hold_action"),
         )
 
     def __post_init__(self) -> None:
@@ -170,13 +175,19 @@ class TradingConfig(EpisodeConfig):
         """``Box((lookback + 1,), float32)``: log returns, then the position."""
         return Box(-np.inf, np.inf, (self.lookback + 1,), np.float32)
 
+    @property
+    def n_actions(self) -> int:
+        """``len(positions)``, one more with ``hold_action``."""
+        return len(self.positions) + self.hold_action
+
     def action_space(self) -> Discrete:
-        """``Discrete(len(positions))``."""
-        return Discrete(len(self.positions))
+        """``Discrete(n_actions)``."""
+        return Discrete(self.n_actions)
 
     def position_array(self) -> NDArray[np.float64]:
-        """The target positions as a float64 array (index: the action)."""
-        return np.array(self.positions, dtype=np.float64)
+        """The target of each action as a float64 array; NaN for the hold action."""
+        targets = self.positions + ((math.nan,) if self.hold_action else ())
+        return np.array(targets, dtype=np.float64)
 
     def describe(self) -> str:
         """A short description for ``repr``."""
@@ -209,3 +220,4 @@ class TradingParameters:
     margin_rate = config_field["float | None"]()
     borrow_rate = config_field[float]()
     maintenance_margin = config_field["float | None"]()
+    hold_action = config_field[bool]()

@@ -251,6 +251,10 @@ class TradingKernel:
             market["volume"] = np.where(quotes.kept, np.inf, market["volume"])
         if quotes.window is not None:
             market["volatility"] = window_volatility(quotes.window)
+        kept = quotes.kept
+        if config.hold_action:  # the hold action's target is NaN: keep what is held
+            holding = np.isnan(target)
+            kept = holding if kept is None else kept | holding
         step = account_step(
             current,
             target,
@@ -261,7 +265,7 @@ class TradingKernel:
             market=market,
             equity=equity,
             before=legs.before,
-            kept=quotes.kept,
+            kept=kept,
         )
         returns = quotes.executed / quotes.price - 1.0
         return step, returns, legs.price, self.reward(step.outcome)

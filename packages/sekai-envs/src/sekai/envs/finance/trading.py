@@ -93,7 +93,10 @@ class TradingEnv(TradingParameters, WindowedMarketEnv[NDArray[np.float32], np.in
         position (after drift).
 
     Action:
-        ``Discrete(len(positions))``: the index of the target position.
+        ``Discrete(len(positions))``: the index of the target position; with
+        ``hold_action=True`` one more, the last, which holds the position and
+        lets it drift (a target such as 0.5 is otherwise restored, and paid
+        for, every step).
 
     Reward:
         ``reward(outcome)`` of the step's
@@ -159,6 +162,9 @@ class TradingEnv(TradingParameters, WindowedMarketEnv[NDArray[np.float32], np.in
             at the step's close and the episode ends with the equity left
             (negative if the loss exceeded it). None: no margin call; the
             episode ends when the equity is gone, reported as 0.
+        hold_action: Add an action (the last, ``len(positions)``) that keeps
+            the position as it has drifted: no trade, no cost. Without it the
+            account is traded back to the chosen target every step.
 
     Raises:
         TypeError, ValueError: A bad argument (the message names it).
@@ -204,6 +210,7 @@ class TradingEnv(TradingParameters, WindowedMarketEnv[NDArray[np.float32], np.in
         margin_rate: float | None = None,
         borrow_rate: float = 0.0,
         maintenance_margin: float | None = None,
+        hold_action: bool = False,
     ) -> None:
         self.config = TradingConfig.from_arguments("TradingEnv", **passed_arguments(locals()))
         source = self.config.source
@@ -307,7 +314,7 @@ class TradingEnv(TradingParameters, WindowedMarketEnv[NDArray[np.float32], np.in
             InvalidAction: ``action`` is not an index into ``positions``.
         """
         kernel = self._stepping()
-        choice = discrete_action(action, len(self.config.positions), "TradingEnv")
+        choice = discrete_action(action, self.config.n_actions, "TradingEnv")
         reward, terminated, truncated, info = kernel.step_one(choice, kernel.cursor.at(0))
         self._over = terminated or truncated
         return StepResult(self._observe(self._now()), reward, terminated, truncated, info)

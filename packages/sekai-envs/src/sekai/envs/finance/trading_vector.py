@@ -98,7 +98,7 @@ class TradingVecEnv(TradingParameters, WindowedVecEnv[NDArray[np.float32], np.in
         self, actions: Any
     ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
         choices = check_discrete_actions(
-            actions, len(self.config.positions), "TradingVecEnv", self.num_envs
+            actions, self.config.n_actions, "TradingVecEnv", self.num_envs
         )
         return self._kernel.step(choices, None if self.autoreset else self.frozen)
 
