@@ -19,7 +19,7 @@ import pytest
 from numpy.typing import NDArray
 
 from sekai.envs import MarketEnv, PortfolioEnv, TradingEnv
-from sekai.finance import MarketData
+from sekai.finance import MarketData, SquareRootImpact
 from sekai.registry import make_vec
 
 F64 = NDArray[np.float64]
@@ -503,3 +503,70 @@ def test_the_hold_action_lets_the_position_drift_without_trading(execution: str)
         position = result.info["position"]
         trades += result.info["turnover"] > 0.0
     assert trades == 0 and abs(position - 0.5) > 0.01  # it drifted away from 0.5
+
+
+def _thin_market(n_assets: int) -> MarketData:
+    """A history whose prices stand still for 40 rows and whose volume is 0 on some rows."""
+    rng = np.random.default_rng(12)
+    rows = 200
+    close = 20.0 * np.exp(np.cumsum(rng.normal(0.0, 0.02, (rows, n_assets)), axis=0))
+    close[80:120] = close[80]  # a flat stretch: no volatility in the window
+    volume = rng.uniform(1e4, 1e5, (rows, n_assets))
+    volume[rng.random((rows, n_assets)) < 0.15] = 0.0
+    volume[100:105] = 0.0
+    return MarketData(close, fields={"volume": volume})
+
+
+@pytest.mark.parametrize("env_id", ["Trading-v0", "Portfolio-v0", "Market-v0"])
+def test_square_root_impact_never_prices_a_trade_against_no_volume(env_id: str) -> None:
+    n_assets = 1 if env_id == "Trading-v0" else 3
+    data = _thin_market(n_assets)
+    kwargs: dict[str, Any] = {"lookback": 10, "episode_length": 150, "capital": 1e6}
+    kwargs["transaction_cost"] = SquareRootImpact(0.5)
+    env: Any = (
+        TradingEnv(data=data, positions=(-1.0, 1.0), **kwargs)
+        if env_id == "Trading-v0"
+        else PortfolioEnv(data=data, **kwargs)
+        if env_id == "Portfolio-v0"
+        else MarketEnv(data, **kwargs)
+    )
+    env.reset(seed=0, options={"start": 20})
+    rng = np.random.default_rng(0)
+    untradable = 0
+    for step in range(150):
+        if env_id == "Trading-v0":
+            result = env.step(step % 2)  # turn the whole position around every step
+        else:
+            result = env.step(rng.random(n_assets + 1).astype(np.float32))
+        assert math.isfinite(result.reward) and result.reward > -1.0
+        assert math.isfinite(result.info["equity"]) and result.info["equity"] > 0.0
+        assert not result.terminated
+        untradable += int(np.sum(result.info["untradable"]))
+    assert untradable > 0
+
+
+@pytest.mark.parametrize("env_id", ["Trading-v0", "Portfolio-v0", "Market-v0"])
+def test_execution_is_checked(env_id: str) -> None:
+    with pytest.raises(ValueError, match=r"execution must be one of .*got 'open'"):
+        make_vec(env_id, 2, execution="open")
+    with pytest.raises(TypeError, match="execution must be one of"):
+        make_vec(env_id, 2, execution=None)
+    with pytest.raises(ValueError, match="a simulated model has closes only"):
+        make_vec(env_id, 2, execution="next_open")  # the default model
+    closes = _history(7, 300, 1 if env_id == "Trading-v0" else 2, gaps=False)
+    without_opens = MarketData(closes.prices, timestamps=closes.timestamps)
+    with pytest.raises(ValueError, match=r"needs an 'open' field; the data's fields are"):
+        make_vec(env_id, 2, data=without_opens, execution="next_open")
+    vec = make_vec(env_id, 2, data=closes, execution="next_open", lookback=5, episode_length=20)
+    assert vec.config.execution == "next_open"
+
+
+def test_a_window_sampler_cannot_fill_at_an_open() -> None:
+    from sekai.finance.sampling import RegimeSwitchingSampler
+
+    with pytest.raises(ValueError, match="a window sampler draws returns, without prices"):
+        PortfolioEnv(sampler=RegimeSwitchingSampler(3), execution="next_open")
+    env = PortfolioEnv(sampler=RegimeSwitchingSampler(3), execution="next_close")
+    env.reset(seed=0)
+    weights = env.step(np.array([1.0, 0.0, 0.0, 0.0], np.float32)).info["weights"]
+    np.testing.assert_array_equal(weights, [1.0, 0.0, 0.0, 0.0])  # filled at the period's end

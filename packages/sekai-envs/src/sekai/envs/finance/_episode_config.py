@@ -73,8 +73,14 @@ class EpisodeConfig:
         history = self.history
         if history is not None:
             self.source.check_length(lookback, length, owner)
-        fields = history.fields if history is not None else () if self.has_prices else None
-        self._derive(execution=check_execution(self.execution, owner, fields=fields))
+        if history is not None:
+            fields = sorted(history.fields)
+            opens = None if "open" in fields else f"the data's fields are {fields or 'none'}"
+        elif self.has_prices:
+            opens = "a simulated model has closes only"
+        else:
+            opens = "a window sampler draws returns, without prices"
+        self._derive(execution=check_execution(self.execution, owner, opens=opens))
         cost_model = as_cost_model(self.transaction_cost)
         self._derive(
             cost_model=cost_model,

@@ -27,7 +27,6 @@ dates and no ``dt`` argument, the calendar time from row ``t`` to row
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from typing import NamedTuple
 
 import numpy as np
@@ -43,36 +42,28 @@ EXECUTIONS = ("close", "next_open", "next_close")
 _YEAR_NS = 365.25 * 86_400 * 1e9  # a Julian year in nanoseconds
 
 
-def check_execution(value: object, owner: str, *, fields: Collection[str] | None) -> str:
+def check_execution(value: object, owner: str, *, opens: str | None) -> str:
     """The ``execution`` argument, checked against what the data can fill at.
 
     Args:
         value: The argument.
         owner: The env's name, for messages.
-        fields: The data's per-asset fields (``"next_open"`` needs ``open``);
-            None when the env plays no prices (a window sampler's returns).
+        opens: None when the data has an ``open`` field; else why it has none
+            (for the message: ``"the data's fields are ['volume']"``, ...).
 
     Raises:
         TypeError: ``value`` is not a str.
-        ValueError: An unknown convention, or ``"next_open"`` without an
-            ``open`` field.
+        ValueError: An unknown convention, or ``"next_open"`` without opens.
     """
     if not isinstance(value, str):
         raise TypeError(f"{owner}: execution must be one of {EXECUTIONS}, got {value!r}")
     if value not in EXECUTIONS:
         raise ValueError(f"{owner}: execution must be one of {EXECUTIONS}, got {value!r}")
-    if value == "next_open" and (fields is None or "open" not in fields):
-        what = (
-            "the env plays returns without prices"
-            if fields is None
-            else f"the data's fields are {sorted(fields)}"
-            if fields
-            else "the data has no fields"
-        )
+    if value == "next_open" and opens is not None:
         raise ValueError(
             f"{owner}: execution='next_open' fills at the next row's open, which needs an 'open' "
-            f"field; {what}. Give MarketData(..., fields={{'open': ...}}) or use "
-            "execution='close' or 'next_close'"
+            f"field; {opens}. Give data with one (MarketData(..., fields={{'open': ...}})) or "
+            "use execution='close' or 'next_close'"
         )
     return value
 
