@@ -66,6 +66,29 @@ def test_volatility_switches_with_the_regime() -> None:
     assert r[regimes == 1].std() == pytest.approx(0.05, rel=0.1)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_reopen_takes_the_move_the_halt_held_back(seed: int) -> None:
+    # A drift of 1% a period and almost no noise: the value gains 1% every period, halted or not.
+    sampler = RegimeSwitchingSampler(
+        3,
+        drifts=[0.01],
+        volatilities=[1e-12],
+        transition=[[1.0]],
+        halt_probability=0.1,
+        resume_probability=0.3,
+    )
+    episode = sampler.sample(np.random.default_rng(seed), 500)
+    frozen = np.zeros_like(episode.halted)
+    frozen[1:] = episode.halted[:-1]
+    assert frozen.sum() > 50
+    log_price = np.cumsum(episode.log_returns, axis=0)
+    periods = np.arange(1, 501)[:, None] * np.ones((1, 3))
+    # Wherever the price trades, it is the value: no move is lost to a halt.
+    np.testing.assert_allclose(log_price[~frozen], 0.01 * periods[~frozen], atol=1e-9)
+    reopens = ~frozen[1:] & frozen[:-1]
+    assert (episode.log_returns[1:][reopens] > 0.015).all()  # a gap: more than one period's move
+
+
 def test_halts_freeze_prices() -> None:
     sampler = RegimeSwitchingSampler(4, halt_probability=0.05, resume_probability=0.3)
     episode = sampler.sample(np.random.default_rng(4), 3000)

@@ -445,6 +445,29 @@ def _run_lengths(rng: np.random.Generator, stay: float, size: int) -> NDArray[np
     return rng.geometric(1.0 - stay, size=size).astype(np.int64)
 
 
+def _halted_returns(returns: NDArray[np.float64], halted: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """The log returns seen when halted assets do not trade: 0 while halted, the gap at the reopen.
+
+    ``returns`` are the moves of each asset's value, which goes on moving
+    while the asset is halted; a halt at period ``t`` freezes the traded price
+    from ``t`` to ``t + 1``. The traded log price is the value's at the last
+    period it traded, so the period that reopens an asset returns everything
+    the halt held back.
+    """
+    if not halted[:-1].any():
+        return returns
+    value = np.cumsum(returns, axis=0)
+    frozen = np.zeros(halted.shape, dtype=np.bool_)
+    frozen[1:] = halted[:-1]
+    rows = np.arange(len(returns))[:, None]
+    last_traded = np.maximum.accumulate(np.where(frozen, 0, rows), axis=0)
+    traded = np.take_along_axis(value, last_traded, axis=0)
+    seen = np.empty_like(returns)
+    seen[0] = returns[0]
+    np.subtract(traded[1:], traded[:-1], out=seen[1:])
+    return seen
+
+
 class RegimeSwitchingSampler(WindowSampler):
     """Synthetic log-returns whose drift and volatility follow a hidden Markov chain.
 
@@ -456,7 +479,9 @@ class RegimeSwitchingSampler(WindowSampler):
     asset is halted, independently, with probability ``halt_probability`` per
     period and resumes with probability ``resume_probability`` per period;
     every episode starts with all assets tradable. While an asset is halted its
-    price does not move.
+    price does not move; the move it missed is taken at the reopen (the
+    period after the halt returns the sum of the halted periods' log returns
+    and its own), as a stock reopens at a gap.
 
     Args:
         n_assets: Number of assets.
@@ -570,8 +595,7 @@ class RegimeSwitchingSampler(WindowSampler):
         halted = self.sample_halts(rng, n_periods)
         shocks = rng.standard_normal((n_periods, self._n_assets)) @ self._chol.T
         returns = self.drifts[regimes] + self.volatilities[regimes] * shocks
-        returns[1:][halted[:-1]] = 0.0
-        return Episode(returns, halted)
+        return Episode(_halted_returns(returns, halted), halted)
 
     def spawn(self) -> RegimeSwitchingSampler:
         """A copy with the same parameters (it holds no state of its own)."""
