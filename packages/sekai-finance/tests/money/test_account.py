@@ -269,3 +269,29 @@ def test_turnover() -> None:
     assert turnover([0.5, 0.5], [0.2, 0.6]) == pytest.approx(0.4, rel=1e-15)
     assert turnover(1.0, -1.0) == 2.0
     np.testing.assert_allclose(turnover(np.eye(2), np.zeros((2, 2))), [1.0, 1.0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    weights=hnp.arrays(
+        np.float64,
+        st.integers(2, 6),
+        elements=st.floats(-1e308, 1e308, allow_nan=False, allow_infinity=False),
+    ),
+    leverage=st.floats(0.5, 4.0),
+)
+def test_project_weights_keeps_the_direction_of_huge_weights(
+    weights: NDArray[np.float64], leverage: float
+) -> None:
+    config = AccountConfig(allow_short=True, max_leverage=leverage)
+    with np.errstate(over="raise", invalid="raise"):  # no overflow, no invalid value
+        projected = project_weights(weights, config)
+    assert np.isfinite(projected).all()
+    assert np.abs(projected).sum() <= leverage * (1 + 1e-12)
+    largest = np.abs(weights).max()
+    with np.errstate(over="ignore"):
+        gross = np.abs(weights).sum()  # inf when it overflows: over the limit all the same
+    if largest > 0 and gross > leverage * 2:  # scaled down: same proportions
+        expected = weights / largest
+        expected *= leverage / np.abs(expected).sum()
+        np.testing.assert_allclose(projected, expected, rtol=1e-9, atol=1e-300)

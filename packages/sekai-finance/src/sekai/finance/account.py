@@ -190,9 +190,17 @@ def project_weights(weights: ArrayLike, config: AccountConfig | None = None) -> 
     if not np.isfinite(array).all():
         raise ValueError(f"project_weights: weights must be finite, got {weights!r}")
     projected = array.copy() if rules.allow_short else np.maximum(array, 0.0)
-    gross = np.abs(projected).sum(axis=-1, keepdims=True)
+    with np.errstate(over="ignore"):  # an overflow is handled below
+        gross = np.abs(projected).sum(axis=-1, keepdims=True)
     limit = rules.max_leverage
-    over = gross > limit
+    huge = ~np.isfinite(gross)
+    if huge.any():  # weights whose sum overflows: summed at the scale of the largest
+        largest = np.abs(projected).max(axis=-1, keepdims=True)
+        projected /= np.where(huge, largest, 1.0)
+        gross = np.abs(projected).sum(axis=-1, keepdims=True)
+        over = huge | (gross > limit)  # a gross beyond the largest float is over any limit
+    else:
+        over = gross > limit
     if over.any():
         projected *= np.where(over, limit / np.where(over, gross, 1.0), 1.0)
     return projected.reshape(()) if scalar else projected
