@@ -161,19 +161,15 @@ def short_targets(actions: F64, weights: F64, tradable: F64 | None, config: Acco
         config: The account's rules (``allow_short=True``).
 
     Returns:
-        ``(B, n + 1)`` target weights, cash last. Targets so large that their
-        gross exposure would overflow are first scaled down to a largest
-        ``|weight|`` of ``max_leverage`` (which keeps them over the limit):
-        the projection then scales them as it would the originals, where
-        it would otherwise divide by an infinite exposure and return cash.
+        ``(B, n + 1)`` target weights, cash last (targets whose gross exposure
+        overflows included: `project_weights` keeps their direction).
     """
     n = actions.shape[1]
-    leverage = config.max_leverage
     if tradable is None:
         # No weight kept: 0.0 + free, as below, is free with -0.0 turned into 0.0.
-        assets = project_weights(_rescaled(actions, leverage), config) + 0.0
+        assets = project_weights(actions, config) + 0.0
     else:
-        free = project_weights(_rescaled(actions * tradable[:, :n], leverage), config)
+        free = project_weights(actions * tradable[:, :n], config)
         assets = weights[:, :n] - weights[:, :n] * tradable[:, :n] + free
     result: F64 = np.empty_like(weights)
     result[:, :n] = assets
