@@ -570,3 +570,27 @@ def test_a_window_sampler_cannot_fill_at_an_open() -> None:
     env.reset(seed=0)
     weights = env.step(np.array([1.0, 0.0, 0.0, 0.0], np.float32)).info["weights"]
     np.testing.assert_array_equal(weights, [1.0, 0.0, 0.0, 0.0])  # filled at the period's end
+
+
+def test_a_simulated_relisting_is_a_new_asset_not_a_halt() -> None:
+    from sekai.finance import GBM, ListingProcess
+
+    model = ListingProcess(
+        GBM(n_assets=4, sigma=0.3), initial_listed=0.5, listing_rate=60.0, delisting_rate=60.0
+    )
+    env = MarketEnv(model=model, lookback=3, episode_length=120, delisting_return=-0.5)
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    delistings = 0
+    for _ in range(120):
+        held = env.slot_assets
+        weights = env.step(rng.random(5).astype(np.float32)).info["weights"]
+        listed = env.now.available
+        # No slot holds an unlisted column, as a halted asset would: it left its slot.
+        assert all(listed[asset] for asset in env.slot_assets if asset is not None)
+        # a column that left its slot was paid out, whether or not it lists again later
+        for slot, (before, after) in enumerate(zip(held, env.slot_assets, strict=True)):
+            if before is not None and after != before:
+                delistings += 1
+                assert weights[slot] == 0.0
+    assert delistings > 5

@@ -125,6 +125,10 @@ class MarketKernel:
         # price before the halt); NaN for an empty slot.
         self._marks: F64 = np.full((n, config.max_assets), np.nan)
         self._stuck: NDArray[np.bool_] | None = None  # `untradable()`, found when first asked
+        # Shared, never written: what `untradable()` and the infos say when nothing is stuck.
+        self._none_stuck = np.zeros((n, config.max_assets), dtype=np.bool_)
+        self._none_liquidated = np.zeros(n, dtype=np.bool_)
+        self._none_stuck.flags.writeable = self._none_liquidated.flags.writeable = False
 
     # -- episodes ---------------------------------------------------------------------------
 
@@ -152,11 +156,22 @@ class MarketKernel:
         self._marks[indices] = np.nan
         self._took_prices(current)
 
-    def _took_prices(self, current: PointInTimeBatch) -> None:
-        """Value every held slot at its price at the current row, where it has one."""
-        held, rows, picked = self.slots.held, self._rows, self.slots.picked
-        latest = current.prices.latest()[rows, picked]
-        self._marks = np.where(held, np.where(np.isnan(latest), self._marks, latest), np.nan)
+    def _took_prices(self, current: PointInTimeBatch, latest: F64 | None = None) -> None:
+        """Value every held slot at its price at the current row, where it has one.
+
+        Args:
+            current: The market at the current rows.
+            latest: The held slots' prices there, NaN elsewhere, when the
+                caller has them (the step's, when no slot changed).
+        """
+        held = self.slots.held
+        if latest is None:
+            latest = np.where(held, current.prices.latest()[self._rows, self.slots.picked], np.nan)
+        if self.cursor.may_halt:  # a halted asset keeps its last price
+            halted = held & np.isnan(latest)
+            if halted.any():
+                latest = np.where(halted, self._marks, latest)
+        self._marks = latest
         self._stuck = None
 
     def _listed(self, current: PointInTimeBatch) -> NDArray[np.bool_]:
@@ -179,7 +194,9 @@ class MarketKernel:
         volume (zero or missing).
         """
         stuck = self._stuck
-        if stuck is None:
+        if stuck is None and not (self.cursor.may_halt or self._volume):
+            stuck = self._stuck = self._none_stuck
+        elif stuck is None:
             held, rows, picked = self.slots.held, self._rows, self.slots.picked
             now = self.now()
             stuck = np.zeros(held.shape, dtype=np.bool_)
@@ -195,7 +212,7 @@ class MarketKernel:
         """``(n, max_assets + 1)``: 1.0 for the slots that can be traded now and cash, else 0.0."""
         tradable = self.slots.tradable
         stuck = self.untradable()
-        if stuck.any():
+        if stuck is not self._none_stuck and stuck.any():
             tradable = tradable.copy()
             tradable[:, :-1][stuck] = 0.0
         return tradable
@@ -300,18 +317,19 @@ class MarketKernel:
         gap = held & np.isnan(executed)
         delisted = gap
         if self.cursor.may_halt and gap.any():  # a gap with prices after it is a halt
-            last = self.cursor.last_listed
-            reopens = last[rows, picked] if last.ndim == 2 else last[picked]
-            halted = gap & (now.index[:, None] + 1 < reopens)
+            halted = gap & (now.index[:, None] + 1 < self.cursor.last_listed[picked])
             delisted = gap & ~halted
         opens = None
         if config.execution == "next_open":
             opens = np.where(held, now.execution_price("open")[rows, picked], np.nan)
         legs = fill(config.execution, price, executed, opens)
-        # Where a leg has no price (an empty slot, a halt, a delisting) the position is carried.
-        kept = self.untradable() | (held & np.isnan(legs.price))
-        after = np.nan_to_num(legs.after, nan=0.0)
-        before = None if legs.before is None else np.nan_to_num(legs.before, nan=0.0)
+        kept = self.untradable()
+        after, before = legs.after, legs.before  # new arrays: NaN (no price) becomes 0 in place
+        np.copyto(after, 0.0, where=np.isnan(after))
+        if before is not None:
+            np.copyto(before, 0.0, where=np.isnan(before))
+            # A fill without a price (a halt, a delisting) trades nothing: the position is carried.
+            kept = kept | (held & np.isnan(legs.price))
         if before is None:
             after[delisted] = config.delisting_return
         else:
@@ -361,14 +379,13 @@ class MarketKernel:
         changed = self.slots.place(self._listed(current), frozen)
         if changed is not None:  # a new asset in a slot starts with no position
             self.weights[:, :-1][changed] = 0.0
-        self._took_prices(current)
+        # The step read the new rows' prices of the same slots already (NaN where not held).
+        self._took_prices(current, executed if changed is None and frozen is None else None)
         terminated = np.asarray(step.wiped_out, dtype=np.bool_).reshape(self.n)
         truncated = ~terminated & (self.steps >= config.episode_length)
         infos = self._step_infos(step, current)
-        infos["untradable"] = kept
-        infos["liquidated"] = (
-            np.zeros(self.n, dtype=np.bool_) if step.liquidated is None else step.liquidated
-        )
+        infos["untradable"] = kept.copy() if kept is self._none_stuck else kept  # a new array
+        infos["liquidated"] = self._none_liquidated if step.liquidated is None else step.liquidated
         if years is not None:
             infos["dt"] = years[now.index]
         return rewards, terminated, truncated, infos

@@ -342,6 +342,8 @@ class PortfolioKernel:
         self.time: NDArray[np.intp] = np.full(n, self._offset, dtype=np.intp)
         self.windowed = isinstance(source, Windows)
         self._dt = np.full(n, config.dt)  # the vector env copies infos, the single env reads them
+        self._none_liquidated = np.zeros(n, dtype=np.bool_)  # shared, never written
+        self._none_liquidated.flags.writeable = False
 
     @property
     def steps(self) -> NDArray[np.intp]:
@@ -463,10 +465,8 @@ class PortfolioKernel:
             "untradable": np.zeros((self.n, config.n_assets), dtype=np.bool_)
             if kept is None
             else kept,
-            "liquidated": np.zeros(self.n, dtype=np.bool_)
-            if step.liquidated is None
-            else step.liquidated,
+            "liquidated": self._none_liquidated if step.liquidated is None else step.liquidated,
             "timestamp": self.market.times(self.time),
-            "dt": self._dt if np.ndim(period.dt) == 0 else period.dt,
+            "dt": self._dt if isinstance(period.dt, float) else period.dt,
         }
         return rewards, terminated, truncated, infos

@@ -101,7 +101,7 @@ def _split(scores: F64, kept: F64 | None, budget: F64 | None, leverage: float) -
     ``kept`` and ``budget`` are None for 0 and 1: then ``x + 0.0`` stands for
     ``0.0 + 1.0 * x`` (the same bits: it only turns -0.0 into 0.0).
     """
-    scores = _rescaled(scores, 1.0)
+    scores = _rescaled(scores)
     total = _total(scores, axis=1)
     shares: F64
     if _every(total):
@@ -125,23 +125,22 @@ def _split(scores: F64, kept: F64 | None, budget: F64 | None, leverage: float) -
     return result
 
 
-def _rescaled(values: F64, peak: float) -> F64:
-    """``values``, each row whose sum could overflow scaled to a largest ``|entry|`` of ``peak``.
+def _rescaled(scores: F64) -> F64:
+    """Non-negative ``scores``, each row whose sum could overflow divided by its largest score.
 
-    A row of finite values sums (of values or of magnitudes) to infinity once
-    they are large enough (two scores of 1e308 already do); divided by its
-    largest magnitude it cannot, and its proportions are the same. Rows too
-    small to overflow, every row of an action in its space included, are
-    left as they are, bit for bit; ``values`` itself is never changed.
+    A row of finite scores sums to infinity once they are large enough (two
+    scores of 1e308 already do); divided by its largest it cannot, and its
+    proportions are the same. Rows too small to overflow, every row of an
+    action in its space included, are left as they are, bit for bit;
+    ``scores`` itself is never changed.
     """
-    limit = _LARGEST_FLOAT / (2 * values.shape[1])
-    # The usual case: two reduces, no copy.
-    if _largest(values, axis=None) <= limit and _smallest(values, axis=None) >= -limit:
-        return values
-    largest = _largest(np.abs(values), axis=1)
+    limit = _LARGEST_FLOAT / (2 * scores.shape[1])
+    if _largest(scores, axis=None) <= limit:  # the usual case: one reduce, no copy
+        return scores
+    largest = _largest(scores, axis=1)
     rows = largest > limit
-    rescaled: F64 = values.copy()
-    rescaled[rows] = values[rows] / largest[rows, None] * peak
+    rescaled: F64 = scores.copy()
+    rescaled[rows] = scores[rows] / largest[rows, None]
     return rescaled
 
 

@@ -311,11 +311,13 @@ class PriceCursor:
 
     Attributes:
         rows: Each row's decision row in its data.
-        last_listed: The last row at which each asset has a price: ``(n_assets,)``
-            for a history, ``(n, n_assets)`` for paths (-1: never). An asset
-            without a price before that row is halted, not delisted.
-        may_halt: Whether any asset of the data (or of a path drawn) lacks a
-            price between two rows where it has one.
+        last_listed: ``(n_assets,)``, the last row at which each asset of a
+            history has a price (-1: never). An asset without a price before
+            that row is halted, not delisted.
+        may_halt: Whether any asset of a history lacks a price between two
+            rows where it has one. Never for simulated paths: there a column
+            that lists again after a delisting holds a new asset
+            ([`ListingProcess`][sekai.finance.ListingProcess]).
     """
 
     last_listed: NDArray[np.intp]
@@ -478,7 +480,9 @@ class PathCursor(PriceCursor):
         self._paths = PointInTimeBatch.of_paths(self._panel, self.rows, fields=self._tables or None)
         self._drawn: list[int] = []
         self._data: dict[int, MarketData] = {}  # rows' paths as MarketData, built when asked
-        self.last_listed = np.full((n, source.n_assets), -1, dtype=np.intp)
+        # A simulated universe has no halts: in a ListingProcess a column that lists again
+        # after a delisting holds a new asset.
+        self.last_listed = np.full(source.n_assets, -1, dtype=np.intp)
         self.may_halt = False
 
     def _first_row(
@@ -487,8 +491,6 @@ class PathCursor(PriceCursor):
         simulation = self.source.simulate(rng, self.lookback, self.episode_length)
         prices = Simulated.prices(simulation)
         self._panel[index] = prices
-        self.last_listed[index], gaps = listing_span(~np.isnan(prices))
-        self.may_halt = self.may_halt or gaps
         self._data.pop(index, None)
         self._took(index, prices, simulation)
         self._drawn.append(index)

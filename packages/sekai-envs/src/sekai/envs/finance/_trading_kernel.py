@@ -267,7 +267,8 @@ class TradingKernel:
             before=legs.before,
             kept=kept,
         )
-        returns = quotes.executed / quotes.price - 1.0
+        # The asset's return over the period: the second leg's, when the fill is at the decision.
+        returns = legs.after if legs.before is None else quotes.executed / quotes.price - 1.0
         return step, returns, legs.price, self.reward(step.outcome)
 
     def step(

@@ -123,14 +123,17 @@ class MarketEnv(MarketParameters, WindowedMarketEnv[dict[str, Any], NDArray[np.f
         held before the decision earn the move up to the fill (the guide
         "Execution and timing").
 
-        Halts and delistings: an asset without a price at ``t + 1`` that has a
-        price again later is *halted*: the position is carried at its last
+        Halts and delistings: in a history, an asset without a price at
+        ``t + 1`` that has a price again later is *halted*: the position is carried at its last
         price, cannot be traded while halted (``action_mask()`` 0) and is
         repriced when the asset trades again. An asset whose prices stop for
         good *delists*: it returns ``delisting_return`` over the period and its
         position becomes cash. The default 0 pays the last price; the average
         delisting return of stocks delisted for performance is about -30%
         (CRSP), so set ``delisting_return=-0.3`` for a conservative backtest.
+        In a simulated universe every gap is a delisting: a
+        [`ListingProcess`][sekai.finance.ListingProcess] column that lists
+        again holds a new asset.
 
         Volume: when the data has a ``volume`` field, an asset with zero or
         missing volume at the decision row cannot be traded in that step
