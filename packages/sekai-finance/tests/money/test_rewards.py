@@ -157,7 +157,8 @@ def reference_differential_sharpe(returns: list[float], eta: float) -> list[floa
     rewards = []
     for r in returns:
         variance = b - a * a
-        if variance > 0.0:
+        # Within rounding of b, or with a power 1.5 below the smallest normal float: none.
+        if variance > 1e-12 * b and variance > np.finfo(np.float64).tiny ** (2 / 3):
             rewards.append((b * (r - a) - 0.5 * a * (r * r - b)) / variance**1.5)
         else:
             rewards.append(0.0)

@@ -43,6 +43,9 @@ __all__ = [
     "TurnoverPenalty",
 ]
 
+_ROUNDING = 1e-12  # a variance below this fraction of the second moment is rounding
+_VARIANCE_FLOOR = float(np.finfo(np.float64).tiny) ** (2.0 / 3.0)  # its power 1.5 is > 0
+
 _TINY = float(np.finfo(np.float64).tiny)
 _LOG_FLOOR = math.log(_TINY)
 """The log return of a step that wipes the account out (about -708.4), instead of -inf."""
@@ -299,7 +302,8 @@ class DifferentialSharpe(_Stateful, RewardFunction):
 
     with ``dA = R_t - A_{t-1}`` and ``dB = R_t**2 - B_{t-1}``; it is 0 while
     the moving variance ``B_{t-1} - A_{t-1}**2`` is not positive (the first
-    step of an episode). One ``(A, B)`` pair is kept per env.
+    step of an episode), or is within rounding of ``B_{t-1}`` (a relative
+    1e-12) or so small that its power 1.5 underflows: where it would be infinite. One ``(A, B)`` pair is kept per env.
 
     Args:
         eta: The adaptation rate of the moving moments, in ``(0, 1]``
@@ -326,7 +330,9 @@ class DifferentialSharpe(_Stateful, RewardFunction):
         delta_a = r - a
         delta_b = r * r - b
         variance = b - a * a
-        positive = variance > 0.0
+        # A variance within rounding of B (after a constant stretch, say) is none at all: its
+        # power 1.5 would underflow to 0 and make the reward infinite.
+        positive = (variance > _ROUNDING * b) & (variance > _VARIANCE_FLOOR)
         with np.errstate(divide="ignore", invalid="ignore"):
             reward = np.where(
                 positive,
