@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from sekai.envs import MarketEnv, PortfolioEnv, TradingEnv
 from sekai.finance import MarketData, SquareRootImpact
-from sekai.registry import make_vec
+from sekai.registry import make, make_vec
 
 F64 = NDArray[np.float64]
 EXECUTIONS = ("close", "next_open", "next_close")
@@ -594,3 +594,69 @@ def test_a_simulated_relisting_is_a_new_asset_not_a_halt() -> None:
                 delistings += 1
                 assert weights[slot] == 0.0
     assert delistings > 5
+
+
+def test_next_open_books_a_halt_after_the_open_once_and_fills_at_the_close_without_an_open() -> (
+    None
+):
+    nan = math.nan
+    close = np.array([100, 100, 100, 100, nan, nan, 120, 120, 120, 120], dtype=float)
+    opens = np.array([100, 100, 100, 100, 110, nan, nan, 120, 120, 120], dtype=float)
+    # Row 4 opens at 110 and halts before the close; row 6 reopens without an open.
+    other = np.full(10, 50.0)
+    data = MarketData(
+        np.stack([close, other], axis=1),
+        fields={"open": np.stack([opens, other], axis=1)},
+    )
+    env = MarketEnv(data, lookback=2, episode_length=6, transaction_cost=0.0, execution="next_open")
+    env.reset(options={"start": 2})
+    everything_in_the_first = np.array([1.0, 0.0, 0.0], np.float32)
+    for _ in range(6):
+        result = env.step(everything_in_the_first)
+        assert math.isfinite(result.info["equity"])
+    assert result.info["equity"] == pytest.approx(1_000_000.0 * 120 / 100, rel=1e-12)
+
+
+@pytest.mark.parametrize("env_id", ["Trading-v0", "Portfolio-v0"])
+def test_next_open_without_an_open_fills_at_the_close_and_bad_opens_are_refused(
+    env_id: str,
+) -> None:
+    data = _history(8, 200, 1 if env_id == "Trading-v0" else 2, gaps=False)
+    opens = data.field("open").copy()
+    opens[::7] = np.nan  # no open on every seventh row
+    gappy = data.with_fields(open=opens)
+    kwargs: dict[str, Any] = {"lookback": 3, "episode_length": 150, "execution": "next_open"}
+    env = make(env_id, data=gappy, **kwargs)
+    env.reset(seed=0)
+    for step in range(150):
+        action: Any = step % 3 if env_id == "Trading-v0" else np.array([0.5, 0.2, 0.3], np.float32)
+        result = env.step(action)
+        assert math.isfinite(result.reward) and math.isfinite(result.info["equity"])
+        if env_id == "Trading-v0" and np.isnan(opens[data.index_of(result.info["timestamp"])]):
+            assert result.info["fill_price"] == result.info["price"]  # filled at that close
+    for bad in (0.0, -1.0, math.inf):
+        broken = data.field("open").copy()
+        broken[40, 0] = bad
+        with pytest.raises(ValueError, match=r"row 40, column 0"):
+            make(env_id, data=data.with_fields(open=broken), **kwargs)
+
+
+@pytest.mark.parametrize("execution", ["next_open", "next_close"])
+def test_long_only_weights_add_up_when_an_asset_cannot_trade_at_a_later_fill(
+    execution: str,
+) -> None:
+    data = _history(9, 300, 3, gaps=False)
+    volume = data.field("volume").copy()
+    volume[np.random.default_rng(2).random(volume.shape) < 0.3] = 0.0
+    data = data.with_fields(volume=volume)
+    env = PortfolioEnv(data=data, lookback=3, episode_length=250, execution=execution)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    kept_steps = 0
+    for _ in range(250):
+        scores = rng.random(4).astype(np.float32)
+        result = env.step(scores)
+        assets = result.info["weights"][:3]
+        assert assets.sum() <= 1.0 + 1e-12 and (assets >= -1e-15).all()
+        kept_steps += bool(result.info["untradable"].any())
+    assert kept_steps > 50

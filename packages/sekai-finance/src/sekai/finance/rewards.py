@@ -303,7 +303,8 @@ class DifferentialSharpe(_Stateful, RewardFunction):
     with ``dA = R_t - A_{t-1}`` and ``dB = R_t**2 - B_{t-1}``; it is 0 while
     the moving variance ``B_{t-1} - A_{t-1}**2`` is not positive (the first
     step of an episode), or is within rounding of ``B_{t-1}`` (a relative
-    1e-12) or so small that its power 1.5 underflows: where it would be infinite. One ``(A, B)`` pair is kept per env.
+    1e-12) or so small that its power 1.5 underflows: where it would be
+    infinite. One ``(A, B)`` pair is kept per env.
 
     Args:
         eta: The adaptation rate of the moving moments, in ``(0, 1]``

@@ -136,7 +136,11 @@ def account_step(
         before: Simple returns of the assets from the decision to the fill, or None.
         kept: Where True (same shape as ``target``), the asset cannot be
             traded: its target is its weight at the fill, whatever ``target``
-            says (cash takes up the difference). None: every asset trades.
+            says. Long-only, the other targets (which shared what the kept
+            weights left before the decision) are scaled to share what they
+            leave at the fill, so the weights still add up; with shorts the
+            kept weights are outside the leverage budget and cash takes up the
+            difference. None: every asset trades.
 
     Returns:
         The `StepAccount`; its ``cost`` is a fraction of the equity at the fill.
@@ -154,7 +158,7 @@ def account_step(
         carried, financing = held.growth, held.financing
         at_fill = held.drifted
         if kept is not None:
-            target = np.where(kept, at_fill, target)
+            target = _kept_at_fill(target, current, at_fill, kept, config)
         traded = turnover(target, at_fill)
         at_fill_market = {**market, "equity": equity * carried}
         cost = np.asarray(cost_model(target - at_fill, **at_fill_market), dtype=np.float64)
@@ -258,3 +262,19 @@ def _margin_call(
         return None
     selling = np.asarray(cost_model(-values, **market), dtype=np.float64)
     return equity_left - selling, called
+
+
+def _kept_at_fill(
+    target: F64, current: F64, at_fill: F64, kept: NDArray[np.bool_], config: AccountConfig
+) -> F64:
+    """``target`` with the kept assets at their weights at the fill (see `account_step`)."""
+    pinned: F64 = np.where(kept, at_fill, target)
+    if config.allow_short:
+        return pinned
+    # Long-only targets split what the kept weights leave (`target_weights`): what they
+    # left at the decision, to be scaled to what they leave at the fill.
+    left_then = 1.0 - np.where(kept, current, 0.0).sum(axis=-1, keepdims=True)
+    left_now = 1.0 - np.where(kept, at_fill, 0.0).sum(axis=-1, keepdims=True)
+    scale = np.where(left_then > 0.0, left_now / np.where(left_then > 0.0, left_then, 1.0), 0.0)
+    rescaled: F64 = np.where(kept, at_fill, target * np.maximum(scale, 0.0))
+    return rescaled

@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from sekai._validation import check_int
 from sekai.envs.finance._cost_inputs import CostInputs
-from sekai.envs.finance._execution import check_execution
+from sekai.envs.finance._execution import check_execution, check_opens
 from sekai.envs.finance._price_sources import History, Simulated
 from sekai.finance.costs import CostModel, as_cost_model
 from sekai.finance.data import MarketData
@@ -81,6 +81,8 @@ class EpisodeConfig:
         else:
             opens = "a window sampler draws returns, without prices"
         self._derive(execution=check_execution(self.execution, owner, opens=opens))
+        if self.execution == "next_open" and history is not None:
+            check_opens(history.field("open"), owner)
         cost_model = as_cost_model(self.transaction_cost)
         self._derive(
             cost_model=cost_model,

@@ -8,7 +8,9 @@ close ``P_t``, and end the step at row ``t + 1``'s close ``P_{t+1}``. The
   market-on-close order; sekai 0.2's convention and the default). The new
   position earns the whole move ``P_{t+1} / P_t``.
 - ``"next_open"``: at row ``t + 1``'s ``open`` field. The old position earns
-  the overnight move ``O_{t+1} / P_t``, the new one ``P_{t+1} / O_{t+1}``.
+  the overnight move ``O_{t+1} / P_t``, the new one ``P_{t+1} / O_{t+1}``. A
+  row without an open fills at its close; a row with an open but no close
+  (an asset halted after it opened) fills nothing.
 - ``"next_close"``: at ``P_{t+1}``, one bar of latency. The old position earns
   the whole move; the new one starts at the end of the step.
 
@@ -32,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["EXECUTIONS", "Fill", "calendar_years", "check_execution", "fill"]
+__all__ = ["EXECUTIONS", "Fill", "calendar_years", "check_execution", "check_opens", "fill"]
 
 F64 = NDArray[np.float64]
 
@@ -40,6 +42,23 @@ EXECUTIONS = ("close", "next_open", "next_close")
 """The fill conventions, the default first."""
 
 _YEAR_NS = 365.25 * 86_400 * 1e9  # a Julian year in nanoseconds
+
+
+def check_opens(opens: NDArray[np.float64], owner: str) -> None:
+    """Refuse an ``open`` field that cannot be traded at: a value <= 0 or infinite.
+
+    NaN is allowed (no open: the row fills at its close).
+
+    Raises:
+        ValueError: The message names the first bad row and column.
+    """
+    bad = ~np.isnan(opens) & ~((opens > 0.0) & (opens < np.inf))
+    if bad.any():
+        row, column = (int(index[0]) for index in np.nonzero(bad))
+        raise ValueError(
+            f"{owner}: execution='next_open' fills at the 'open' field, which must be > 0 and "
+            f"finite (or NaN: no open); row {row}, column {column} holds {opens[row, column]!r}"
+        )
 
 
 def check_execution(value: object, owner: str, *, opens: str | None) -> str:
@@ -100,7 +119,12 @@ def fill(execution: str, decision: F64, following: F64, opens: F64 | None) -> Fi
         return Fill(following / decision - 1.0, np.zeros_like(following), following)
     if opens is None:
         raise ValueError("fill: execution='next_open' needs the next row's opens, got None")
-    return Fill(opens / decision - 1.0, following / opens - 1.0, opens)
+    # A row without an open fills at its close; one with an open but no close (halted after
+    # it opened) fills nothing: its fill price is NaN, as its close is.
+    price = np.where(np.isnan(opens), following, opens)
+    if np.isnan(following).any():
+        price = np.where(np.isnan(following), np.nan, price)
+    return Fill(price / decision - 1.0, following / price - 1.0, price)
 
 
 def calendar_years(timestamps: NDArray[np.datetime64]) -> F64:

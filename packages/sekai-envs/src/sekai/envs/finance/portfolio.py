@@ -136,8 +136,9 @@ class PortfolioEnv(PortfolioParameters, WindowedMarketEnv[PortfolioObs, NDArray[
         Every step: ``portfolio_value`` (also ``equity``), ``weights``
         (drifted, cash last), ``turnover``, ``cost`` (fraction of value),
         ``log_return`` (before costs), ``asset_returns`` (simple returns of
-        the period), ``untradable`` (assets without volume at the decision
-        row), ``liquidated`` (a margin call closed the account), ``timestamp``
+        the period), ``untradable`` (assets that could not be traded: halted
+        by a window sampler, or without volume at the decision row),
+        ``liquidated`` (a margin call closed the account), ``timestamp``
         and ``dt``. Reset: ``portfolio_value``.
 
     Reset options:
