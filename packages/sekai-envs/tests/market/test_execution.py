@@ -19,7 +19,7 @@ import pytest
 from numpy.typing import NDArray
 
 from sekai.envs import MarketEnv, PortfolioEnv, TradingEnv
-from sekai.finance import MarketData, SquareRootImpact
+from sekai.finance import CostModel, MarketData, SquareRootImpact
 from sekai.registry import make, make_vec
 
 F64 = NDArray[np.float64]
@@ -260,6 +260,11 @@ def test_market_env_keeps_the_ledger_through_halts_and_delistings(execution: str
             marks = np.where(np.isnan(ledger.marks), 0.0, ledger.marks)
             equity = ledger.equity(marks)
             assert result.info["equity"] == pytest.approx(equity, rel=1e-9)
+            for slot, label in enumerate(env.slot_assets):
+                if label is not None:  # each position's value, as the ledger has it
+                    value = ledger.units[data.assets.index(label)] * marks[data.assets.index(label)]
+                    weight = result.info["weights"][slot]
+                    assert weight == pytest.approx(value / equity, rel=1e-9, abs=1e-12)
             assert math.isfinite(result.reward)
     assert steps >= 1000
 
@@ -660,3 +665,47 @@ def test_long_only_weights_add_up_when_an_asset_cannot_trade_at_a_later_fill(
         assert assets.sum() <= 1.0 + 1e-12 and (assets >= -1e-15).all()
         kept_steps += bool(result.info["untradable"].any())
     assert kept_steps > 50
+
+
+class _Spy(CostModel):
+    """A proportional cost that records the prices and the equity it is told."""
+
+    requires = ("prices", "equity")
+
+    def __init__(self) -> None:
+        self.told: list[tuple[F64, float]] = []
+
+    def __call__(self, trades: Any, **market: Any) -> Any:
+        self.told.append((np.array(market["prices"], dtype=float), float(market["equity"])))
+        return RATE * np.abs(np.asarray(trades)).sum(axis=-1)
+
+
+@pytest.mark.parametrize("execution", EXECUTIONS)
+def test_the_cost_model_is_told_the_fill_price_and_the_equity_at_the_fill(
+    execution: str,
+) -> None:
+    data = _history(10, 120, 1, gaps=False)
+    spy = _Spy()
+    env = TradingEnv(
+        data=data,
+        lookback=3,
+        episode_length=60,
+        positions=(-1.0, 1.0),
+        transaction_cost=spy,
+        execution=execution,
+    )
+    env.reset(options={"start": 10})
+    equity, position = env.equity, 0.0
+    for step in range(60):
+        row = 10 + step
+        result = env.step(step % 2)
+        prices, told_equity = spy.told[-1]
+        if execution == "close":
+            fill, carried = data.prices[row], 1.0
+        else:
+            fill = data.field("open")[row + 1] if execution == "next_open" else data.prices[row + 1]
+            carried = 1.0 + position * (fill[0] / data.prices[row, 0] - 1.0)
+        np.testing.assert_array_equal(prices, fill)
+        assert result.info["fill_price"] == fill[0]
+        assert told_equity == pytest.approx(equity * carried, rel=1e-12)
+        equity, position = result.info["equity"], result.info["position"]

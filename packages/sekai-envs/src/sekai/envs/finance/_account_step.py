@@ -29,7 +29,14 @@ from sekai.finance.account import AccountConfig, Settlement, settle, turnover
 from sekai.finance.costs import CostModel
 from sekai.finance.rewards import LogReturn, RewardFunction, StepOutcome
 
-__all__ = ["StepAccount", "account_step", "assigned_reward", "check_reward", "positive_capital"]
+__all__ = [
+    "StepAccount",
+    "account_config",
+    "account_step",
+    "assigned_reward",
+    "check_reward",
+    "positive_capital",
+]
 
 F64 = NDArray[np.float64]
 _UNFINANCED = AccountConfig(allow_short=True, max_leverage=float(np.finfo(np.float64).max))
@@ -62,6 +69,18 @@ def assigned_reward(value: object, owner: str) -> RewardFunction:
     if not isinstance(value, RewardFunction):
         raise TypeError(f"{owner}: reward_fn must be a RewardFunction, got {value!r}")
     return value
+
+
+def account_config(owner: str, **fields: Any) -> AccountConfig:
+    """``AccountConfig(**fields)``, its errors naming the env as well.
+
+    Raises:
+        TypeError, ValueError: As `AccountConfig`, the message prefixed with ``owner``.
+    """
+    try:
+        return AccountConfig(**fields)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"{owner}: {error}") from None
 
 
 def positive_capital(capital: object, owner: str) -> float:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from sekai._validation import check_bool, check_int, check_real
-from sekai.envs.finance._account_step import check_reward, positive_capital
+from sekai.envs.finance._account_step import account_config, check_reward, positive_capital
 from sekai.envs.finance._episode_config import EpisodeConfig
 from sekai.envs.finance._kernel import config_field
 from sekai.envs.finance._price_sources import History, Simulated, Source, resolve_source
@@ -186,7 +186,8 @@ class MarketConfig(EpisodeConfig):
         )
         feature_names = _names(features, "features", owner)
         exogenous_names = _names(exogenous, "exogenous", owner)
-        account = AccountConfig(
+        account = account_config(
+            owner,
             allow_short=check_bool(allow_short, f"{owner}: allow_short"),
             max_leverage=max_leverage,
             cash_rate=cash_rate,

@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sekai._validation import check_bool, check_int, check_real
-from sekai.envs.finance._account_step import check_reward, positive_capital
+from sekai.envs.finance._account_step import account_config, check_reward, positive_capital
 from sekai.envs.finance._episode_config import EpisodeConfig
 from sekai.envs.finance._kernel import config_field
 from sekai.envs.finance._price_sources import History, Simulated, resolve_source
@@ -317,7 +317,8 @@ class PortfolioConfig(EpisodeConfig):
     def __post_init__(self) -> None:
         super().__post_init__()
         self._derive(
-            account=AccountConfig(
+            account=account_config(
+                self.owner,
                 allow_short=self.allow_short,
                 max_leverage=self.max_leverage,
                 cash_rate=self.risk_free_rate / self.dt,

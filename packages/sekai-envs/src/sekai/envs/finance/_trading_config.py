@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sekai._validation import check_bool, check_real, is_real
-from sekai.envs.finance._account_step import check_reward, positive_capital
+from sekai.envs.finance._account_step import account_config, check_reward, positive_capital
 from sekai.envs.finance._episode_config import EpisodeConfig
 from sekai.envs.finance._kernel import config_field
 from sekai.envs.finance._price_sources import History, Source, resolve_source
@@ -161,7 +161,8 @@ class TradingConfig(EpisodeConfig):
         largest = max(abs(value) for value in self.positions)
         self._derive(
             dt=self.source.dt,
-            account=AccountConfig(
+            account=account_config(
+                self.owner,
                 allow_short=min(self.positions) < 0.0,
                 max_leverage=largest if largest > 0.0 else 1.0,
                 cash_rate=self.cash_rate,
