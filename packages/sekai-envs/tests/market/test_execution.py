@@ -709,3 +709,38 @@ def test_the_cost_model_is_told_the_fill_price_and_the_equity_at_the_fill(
         assert result.info["fill_price"] == fill[0]
         assert told_equity == pytest.approx(equity * carried, rel=1e-12)
         equity, position = result.info["equity"], result.info["position"]
+
+
+@pytest.mark.parametrize("execution", EXECUTIONS)
+def test_frozen_sub_envs_match_single_envs_that_stopped(execution: str) -> None:
+    rng = np.random.default_rng(13)
+    close = 100.0 * np.exp(np.cumsum(rng.normal(0.0, 0.15, 300)))
+    opens = np.concatenate([[close[0]], close[:-1] * np.exp(rng.normal(0.0, 0.05, 299))])
+    data = MarketData(close, fields={"open": opens})
+    kwargs: dict[str, Any] = {
+        "data": data,
+        "lookback": 2,
+        "episode_length": 30,
+        "positions": (-2.0, 2.0),
+        "maintenance_margin": 0.3,
+        "execution": execution,
+    }
+    starts = [{"start": 10}, {"start": 100}, {"start": 200}]
+    vec = make_vec("Trading-v0", 3, autoreset=False, **kwargs)
+    singles = [TradingEnv(**kwargs) for _ in starts]
+    vec.reset(options=starts)
+    for env, option in zip(singles, starts, strict=True):
+        env.reset(options=option)
+    done = [False] * 3
+    for _ in range(35):
+        actions = rng.integers(0, 2, 3)
+        batch = vec.step(actions)
+        for i, env in enumerate(singles):
+            if done[i]:  # frozen: nothing changes
+                assert batch.rewards[i] == 0.0 and vec.equity[i] == env.equity
+                continue
+            result = env.step(int(actions[i]))
+            assert batch.rewards[i] == result.reward
+            assert batch.infos[i]["equity"] == result.info["equity"]
+            done[i] = result.terminated or result.truncated
+    assert all(done)
