@@ -80,6 +80,7 @@ class Ledger:
     marks: F64 = field(init=False)
     delisting_return: float = 0.0
     rates: tuple[float, float, float] = (CASH, MARGIN, BORROW)
+    sold_at_fill: float | None = None  # what a margin call at the fill closed out
 
     def __post_init__(self) -> None:
         self.marks = np.full(self.units.shape, np.nan)
@@ -413,7 +414,8 @@ def _margin_ledger_step(
         fill = opens if execution == "next_open" else following
         value = float(ledger.units[0] * fill[0])
         equity = ledger.cash + value
-        if equity <= 0.0 or margin * abs(value) > equity:  # called at the fill
+        if equity <= 0.0 or margin * abs(value) > equity:  # called at the fill: only sells
+            ledger.sold_at_fill = abs(value)
             return equity - RATE * abs(value), True
         ledger._trade(fill, target, np.zeros(1, dtype=bool))
     value = float(ledger.units[0] * following[0])
@@ -448,6 +450,8 @@ def test_a_maintenance_margin_liquidates_and_keeps_the_loss(execution: str) -> N
         ledger = Ledger(1000.0, np.zeros(1), rates=(0.0, 0.0, 0.0))
         over = False
         while not over:
+            before = ledger.equity(data.prices[row])
+            ledger.sold_at_fill = None
             action = int(rng.integers(3))
             expected, called = _margin_ledger_step(
                 ledger,
@@ -463,6 +467,9 @@ def test_a_maintenance_margin_liquidates_and_keeps_the_loss(execution: str) -> N
             over = result.terminated or result.truncated
             assert result.info["equity"] == pytest.approx(expected, rel=1e-9)
             assert result.info["liquidated"] == called == result.terminated
+            if ledger.sold_at_fill is not None:  # the close-out is the step's only trade
+                assert result.info["turnover"] == pytest.approx(ledger.sold_at_fill / before)
+                assert result.info["cost"] == pytest.approx(RATE * ledger.sold_at_fill / before)
             liquidations += called
             negative += expected < 0.0
     assert liquidations >= 10 and negative >= 1  # calls happened, and some lost more than all

@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -205,10 +205,13 @@ def account_step(
         gross = carried * settlement.growth if before is not None else settlement.growth
     liquidated = None
     if call is not None:  # closed out at the step's prices: the equity left is reported
-        liquidated = call[1]
-        net = np.where(liquidated, call[0], net)
+        liquidated = call.called
+        net = np.where(liquidated, call.growth, net)
         drifted = np.where(liquidated[..., None], 0.0, drifted)
         wiped = wiped | liquidated
+        # The close-out is traded and paid for; a call at the fill made no other trade.
+        traded = np.where(call.at_fill, 0.0, traded) + np.where(liquidated, call.sold, 0.0)
+        cost = np.where(call.at_fill, 0.0, cost) + np.where(liquidated, call.selling, 0.0)
     new_equity = equity * net
     outcome = StepOutcome.from_growth(
         net, equity=new_equity, turnover=traded, cost=cost, previous_equity=equity
@@ -227,13 +230,32 @@ def account_step(
     )
 
 
+class MarginCall(NamedTuple):
+    """The accounts a maintenance margin closes out, and what it costs them.
+
+    Attributes:
+        growth: The growth of the step net of the close-out (negative when
+            the loss exceeds the equity).
+        called: Which accounts are closed out.
+        at_fill: Which of them at the fill (they make no other trade).
+        sold: The value closed out, a fraction of the equity before the step.
+        selling: The cost model's price of closing it, the same fraction.
+    """
+
+    growth: Any
+    called: NDArray[np.bool_]
+    at_fill: NDArray[np.bool_]
+    sold: Any
+    selling: Any
+
+
 def _margin_call(
     margin: float,
     trade: tuple[F64, F64, Any, Any, Settlement],
     fill_leg: tuple[F64, F64, Settlement] | None,
     cost_model: CostModel,
     market: Mapping[str, Any],
-) -> tuple[Any, NDArray[np.bool_]] | None:
+) -> MarginCall | None:
     """The growth after liquidating the accounts below the maintenance margin, or None.
 
     Works on the positions' values at the end of the step as fractions of the
@@ -255,8 +277,7 @@ def _margin_call(
         market: Its keywords, with the equity before the step.
 
     Returns:
-        ``(growth, liquidated)``, the growth net of the liquidation (negative
-        when the loss exceeds the equity), or None when no account is liquidated.
+        The `MarginCall`, or None when no account is liquidated.
     """
     target, returns, carried, cost, settlement = trade
     base = np.asarray(carried * (1.0 - cost), dtype=np.float64)
@@ -280,7 +301,9 @@ def _margin_call(
     if not called.any():
         return None
     selling = np.asarray(cost_model(-values, **market), dtype=np.float64)
-    return equity_left - selling, called
+    return MarginCall(
+        equity_left - selling, called, np.asarray(called_at_fill) & called, gross, selling
+    )
 
 
 def _kept_at_fill(
