@@ -610,6 +610,9 @@ def test_info_shows_the_spec_and_the_spaces(capsys: pytest.CaptureFixture[str]) 
         "sekai.envs.classic_control.cartpole_vector:CartPoleVecEnv (native vector"
     )
     assert fields["kwargs"] == ["{}"]
+    assert fields["description"] == [
+        "A pole hinged on a cart that moves along a frictionless track."
+    ]
     assert fields["max_episode_steps"][0].startswith("500 (the time limit")
     assert fields["reward_threshold"] == ["475.0"]
     assert fields["nondeterministic"] == ["False"]
@@ -951,3 +954,67 @@ def test_the_command_uses_only_public_names_of_other_distributions(module: Any) 
         and any(part.startswith("_") for part in name.split("."))
     ]
     assert private == []
+
+
+class _Described(Env[np.ndarray, int]):
+    """An env with a described constructor.
+
+    Args:
+        speed: How fast it goes. More words that are not the first sentence.
+        label: Its name, continued
+            on a second line.
+        size: No default.
+    """
+
+    observation_space = Box(0.0, 1.0, (1,))
+    action_space = Discrete(2)
+
+    def __init__(self, size: int, speed: float = 1.5, label: str = "x") -> None:
+        self.size = size
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> ResetResult[np.ndarray]:
+        return ResetResult(np.zeros(1, np.float32), {})
+
+    def step(self, action: int) -> StepResult[np.ndarray]:
+        return StepResult(np.zeros(1, np.float32), 0.0, False, False, {})
+
+
+def test_info_shows_the_description_and_every_constructor_parameter(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    default_registry.register("clitest/Described-v0", entry_point=_Described, kwargs={"size": 3})
+    try:
+        assert main(["info", "clitest/Described-v0"]) == 0
+        fields = _fields(capsys.readouterr().out)
+        assert fields["description"] == ["An env with a described constructor."]
+        assert fields["parameters"] == [
+            "size (required), registered 3  No default.",
+            "speed=1.5                      How fast it goes.",
+            "label='x'                      Its name, continued on a second line.",
+        ]
+        assert main(["info", "clitest/Described-v0", "--json"]) == 0
+        info = json.loads(capsys.readouterr().out)
+        assert info["description"] == "An env with a described constructor."
+        assert info["parameters"][0] == {
+            "name": "size",
+            "default": None,
+            "required": True,
+            "description": "No default.",
+            "registered": 3,
+        }
+    finally:
+        default_registry.deregister("clitest/Described-v0")
+    assert main(["info", "Trading-v0"]) == 0
+    parameters = _fields(capsys.readouterr().out)["parameters"]
+    assert any(line.startswith("execution='close'") and "fills" in line for line in parameters)
+
+
+def test_a_closed_pipe_ends_the_command_quietly() -> None:
+    command = [sys.executable, "-m", "sekai", "list", "--json"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # the reader is gone before the command writes, as after `| head`
+    error = process.stderr.read()
+    process.stderr.close()
+    assert process.wait(timeout=120) == 141  # as a Unix tool killed by SIGPIPE
+    assert error == b""  # no traceback, no "Broken pipe" message

@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import json
 import os
 import pkgutil
+import re
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -150,6 +152,97 @@ def _entry_point_kind(env_spec: EnvSpec) -> bool | None:
     return issubclass(creator, MultiAgentEnv) if isinstance(creator, type) else None
 
 
+def _creator(env_spec: EnvSpec) -> Any:
+    """The class or function that makes the env (its vector one when it has no other)."""
+    entry_point = env_spec.entry_point or env_spec.vector_entry_point
+    return pkgutil.resolve_name(entry_point) if isinstance(entry_point, str) else entry_point
+
+
+_LINK = re.compile(r"\[`?([^\]`]+)`?\]\[[^\]]*\]")  # [`Name`][target] -> Name
+
+
+def _plain(text: str) -> str:
+    """Docstring markup made plain: cross-reference links and double backticks removed."""
+    return _LINK.sub(r"\1", text).replace("``", "").replace("`", "")
+
+
+def _argument_lines(doc: str) -> dict[str, str]:
+    """The first sentence of each argument's description in a docstring's ``Args:`` section."""
+    described: dict[str, list[str]] = {}
+    inside, indent, name = False, 0, ""
+    for line in doc.splitlines():
+        stripped = line.strip()
+        if not inside:
+            inside = stripped == "Args:"
+            continue
+        if not stripped:
+            continue
+        depth = len(line) - len(line.lstrip())
+        indent = indent or depth
+        if depth < indent:
+            break  # the next section
+        head, colon, text = stripped.partition(":")
+        if depth == indent and colon and head.strip("*").replace("_", "").isalnum():
+            name = head.strip("*")
+            described[name] = [text.strip()]
+        elif name:
+            described[name].append(stripped)  # a continuation line
+    first: dict[str, str] = {}
+    for key, parts in described.items():
+        text = _plain(" ".join(parts))
+        end = text.find(". ")
+        first[key] = text if end < 0 else text[: end + 1]
+    return first
+
+
+def _parameters(env_spec: EnvSpec) -> tuple[str, list[dict[str, Any]]]:
+    """The env's one-line description, and its constructor's parameters.
+
+    Each parameter: its name, its default (``None`` when required), the value
+    the spec registers for it (if any), and the first line of its description.
+    """
+    creator = _creator(env_spec)
+    doc = inspect.getdoc(creator) or ""
+    try:
+        signature = inspect.signature(creator)
+    except (TypeError, ValueError):  # a builtin or C callable: nothing to show
+        return doc.split("\n", 1)[0], []
+    described = _argument_lines(doc)
+    parameters = []
+    for name, parameter in signature.parameters.items():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            continue
+        entry: dict[str, Any] = {
+            "name": name,
+            "default": None if parameter.default is parameter.empty else parameter.default,
+            "required": parameter.default is parameter.empty,
+            "description": described.get(name, ""),
+        }
+        if name in env_spec.kwargs:
+            entry["registered"] = env_spec.kwargs[name]
+        parameters.append(entry)
+    return doc.split("\n", 1)[0], parameters
+
+
+def _parameter_lines(parameters: list[dict[str, Any]]) -> list[str]:
+    """One line per parameter: ``name=default`` (or ``name (required)``), then its description."""
+    heads = []
+    for parameter in parameters:
+        head = (
+            f"{parameter['name']} (required)"
+            if parameter["required"]
+            else f"{parameter['name']}={parameter['default']!r}"
+        )
+        if "registered" in parameter:
+            head += f", registered {parameter['registered']!r}"
+        heads.append(head)
+    width = max((len(head) for head in heads), default=0)
+    return [
+        f"{head:<{width}}  {parameter['description']}".rstrip()
+        for head, parameter in zip(heads, parameters, strict=True)
+    ]
+
+
 def _make(env_id: str) -> Env[Any, Any] | MultiAgentEnv[Any, Any, Any]:
     """Make ``env_id``; make() is annotated for single-agent envs, but an id may name either."""
     from sekai.registry import make
@@ -262,8 +355,11 @@ def _cmd_info(args: argparse.Namespace) -> int:
     from sekai.registry import spec
 
     env_spec = spec(args.env_id)
+    description, parameters = _parameters(env_spec)
     info: dict[str, Any] = {
         "id": env_spec.id,
+        "description": description,
+        "parameters": parameters,
         "entry_point": _reference_name(env_spec.entry_point),
         "vector_entry_point": _reference_name(env_spec.vector_entry_point),
         "kwargs": env_spec.kwargs,
@@ -286,6 +382,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
     wrappers = ", ".join(f"{w.name}({w.kwargs})" for w in env_spec.additional_wrappers)
     lines = [
         ("id", env_spec.id),
+        ("description", description or "(no docstring)"),
         ("entry_point", info["entry_point"]),
         (
             "vector_entry_point",
@@ -294,6 +391,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
             else "None (no native vector implementation)",
         ),
         ("kwargs", repr(env_spec.kwargs)),
+        *(("parameters", line) for line in _parameter_lines(parameters)),
         (
             "max_episode_steps",
             f"{limit} (the time limit make() applies)" if limit else "None (no time limit)",
@@ -540,6 +638,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _closed_pipe() -> int:
+    """Stop quietly when the reader of standard output has gone (``sekai list | head``).
+
+    Standard output is pointed at the null device, so that flushing it at exit
+    raises nothing more, and the status is the one a process killed by SIGPIPE
+    has in a shell (128 + 13), as Unix tools end.
+    """
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, sys.stdout.fileno())
+    finally:
+        os.close(null)
+    return 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``sekai`` command and return its exit status."""
     parser = build_parser()
@@ -556,7 +669,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
             _import_modules(imports)
-            return int(handler(args))
+            status = int(handler(args))
+            sys.stdout.flush()  # a closed pipe shows here, not at exit
+            return status
+    except BrokenPipeError:
+        return _closed_pipe()
     except (_CommandError, SekaiError, ValueError, TypeError, ImportError, OSError) as error:
         # Bad ids, bad kwargs, missing optional distributions: one clear line.
         message = str(error).splitlines()[0] if str(error) else type(error).__name__
