@@ -263,6 +263,14 @@ def test_list_reports_a_failed_plugin_in_one_line(capsys: pytest.CaptureFixture[
     assert "Traceback" not in captured.err
 
 
+def _table_rows(out: str) -> list[str]:
+    """The rows of `sekai bench`'s table: after its dashes, before the notes."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("---")) + 1
+    end = next((i for i, line in enumerate(lines) if line.startswith("When each")), len(lines))
+    return lines[start:end]
+
+
 def test_bench_prints_a_table_and_writes_json(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -270,7 +278,9 @@ def test_bench_prints_a_table_and_writes_json(
     argv = ["bench", "CartPole-v1", "--num-envs", "2", "--modes", "sync,native"]
     assert main([*argv, "--seconds", "0.05", "--json", str(out_file)]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0].split() == ["mode", "num_envs", "workers", "steps/s", "vs", "sync"]
+    assert out.splitlines()[0].startswith("CartPole-v1, 2 sub-envs")  # the env and the unit
+    assert "sub-env steps per second" in out.splitlines()[0]
+    assert out.splitlines()[1].split() == ["mode", "num_envs", "workers", "steps/s", "vs", "sync"]
     rows = json.loads(out_file.read_text())
     assert [row["mode"] for row in rows] == ["sync", "native"]
     for row in rows:
@@ -287,7 +297,7 @@ def test_bench_keeps_a_row_for_a_skipped_mode_with_the_reason(
     out_file = tmp_path / "bench.json"
     argv = ["bench", broken_env_id, "--modes", "sync,native", "--num-envs", "2"]
     assert main([*argv, "--seconds", "0.05", "--json", str(out_file)]) == 0
-    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[2:]}
+    rows = {line.split()[0]: line for line in _table_rows(capsys.readouterr().out)}
     assert list(rows) == ["sync", "native"]
     assert rows["sync"].split()[-1] == "1.00x"
     assert f"skipped: {broken_env_id} has no native vector implementation" in rows["native"]
@@ -310,7 +320,7 @@ def test_bench_skips_a_backend_that_is_not_installed(
     monkeypatch.setattr(sekai._bench, "measure", measure_without_proc)
     argv = ["bench", "CartPole-v1", "--modes", "proc,sync", "--num-envs", "2"]
     assert main([*argv, "--seconds", "0.05"]) == 0
-    rows = capsys.readouterr().out.splitlines()[2:]
+    rows = _table_rows(capsys.readouterr().out)
     assert [row.split()[0] for row in rows] == ["proc", "sync"]
     assert rows[0].endswith("skipped: ProcVecEnv needs cloudpickle: install 'sekai-vector[proc]'")
 
@@ -351,7 +361,7 @@ def test_bench_keeps_the_other_rows_when_a_mode_fails(
     argv = ["bench", failing_native_id, "--modes", "native,sync", "--num-envs", "2"]
     assert main([*argv, "--seconds", "0.05", "--json", str(out_file)]) == 1
     captured = capsys.readouterr()
-    rows = {line.split()[0]: line for line in captured.out.splitlines()[2:]}
+    rows = {line.split()[0]: line for line in _table_rows(captured.out)}
     assert list(rows) == ["native", "sync"]
     assert rows["native"].endswith("failed: RuntimeError: no GPU found")
     assert rows["sync"].split()[-1] == "1.00x"  # measured after the failure
@@ -387,7 +397,7 @@ def test_bench_reports_a_mode_that_fails_while_stepping(
         assert main([*argv, "--seconds", "0.05"]) == 1
     finally:
         default_registry.deregister(env_id)
-    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[2:]}
+    rows = {line.split()[0]: line for line in _table_rows(capsys.readouterr().out)}
     assert "failed: " in rows["sync"] and "simulator crashed" in rows["sync"]
     assert "failed: " in rows["async"] and "simulator crashed" in rows["async"]
     assert "skipped: " in rows["native"]  # no native implementation: not a failure
@@ -847,7 +857,7 @@ def test_bench_shows_progress_on_a_terminal(
     # (which alone shows the numbers).
     assert "\n" not in shown
     assert shown.endswith("\r\033[K")
-    assert capsys.readouterr().out.startswith("mode")  # the table is unchanged
+    assert capsys.readouterr().out.splitlines()[1].startswith("mode")  # the table is unchanged
 
 
 def test_bench_shows_no_progress_in_a_pipe(capsys: pytest.CaptureFixture[str]) -> None:
@@ -920,7 +930,7 @@ def test_an_env_with_only_a_native_vector_implementation(
     try:
         argv = ["bench", env_id, "--modes", "sync,native", "--num-envs", "2", "--seconds", "0.05"]
         assert main(argv) == 0
-        rows = capsys.readouterr().out.splitlines()[2:]
+        rows = _table_rows(capsys.readouterr().out)
         assert main(["info", env_id, "--json"]) == 0
         info = json.loads(capsys.readouterr().out)
         assert main(["list", "--json"]) == 0
@@ -1018,3 +1028,21 @@ def test_a_closed_pipe_ends_the_command_quietly() -> None:
     process.stderr.close()
     assert process.wait(timeout=120) == 141  # as a Unix tool killed by SIGPIPE
     assert error == b""  # no traceback, no "Broken pipe" message
+
+
+def test_bench_says_when_each_backend_pays_off_and_why_one_is_slower_here() -> None:
+    results = [
+        BenchResult("X-v0", "sync", 4, None, steps=10_000, seconds=1.0),  # 100 us a sub-env step
+        BenchResult("X-v0", "async", 4, None, steps=12_000, seconds=1.0),
+        BenchResult("X-v0", "proc", 4, 2, steps=5_000, seconds=1.0),
+        BenchResult("X-v0", "native", 4, None, steps=80_000, seconds=1.0),
+    ]
+    lines = sekai._bench.notes(results)
+    by_mode = {line.split()[0]: line for line in lines[1:-1]}
+    assert list(by_mode) == ["async", "proc", "native"]
+    assert "slower" not in by_mode["async"] and "slower" not in by_mode["native"]
+    assert "slower than sync here: a sub-env step of X-v0 costs about 100 us" in by_mode["proc"]
+    assert lines[-1].startswith("Next: 'sekai bench ID --num-envs 256'")
+    assert sekai._bench.title(results, 2.0).startswith(
+        "X-v0, 4 sub-envs, about 2 s per backend: sub-env steps per second"
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -21,7 +22,9 @@ __all__ = [
     "Progress",
     "format_table",
     "measure",
+    "notes",
     "run_bench",
+    "title",
     "to_json",
     "write_json",
 ]
@@ -251,6 +254,58 @@ def format_table(results: Sequence[BenchResult]) -> str:
         ratio = f"{result.steps_per_second / baseline:.2f}x" if baseline else "-"
         lines.append(f"{row}{result.steps_per_second:>14,.0f} {ratio:>8}")
     return "\n".join(lines)
+
+
+def title(results: Sequence[BenchResult], seconds: float) -> str:
+    """The line above the table: the env, the unit and what the ratios compare with."""
+    first = results[0]
+    return (
+        f"{first.env_id}, {first.num_envs} sub-envs, about {seconds:g} s per backend: sub-env "
+        "steps per second (higher is better). 'vs sync' is the speed-up over sync, a plain "
+        "loop stepping the sub-envs one by one in this process, as a Gymnasium vector env does."
+    )
+
+
+_PAYS_OFF = {
+    "native": "one numpy step for the whole batch: it gains most with many sub-envs "
+    "(try --num-envs 256)",
+    "async": "steps that wait rather than compute (a remote simulator, a live feed, I/O)",
+    "proc": "steps heavy enough that running them in parallel on several cores beats "
+    "sending actions and observations between processes (a millisecond or more per step)",
+}
+
+
+def notes(results: Sequence[BenchResult]) -> list[str]:
+    """The lines below the table: when each backend pays off, measured against this run.
+
+    A backend slower than sync here gets the reason: a step of this env is too
+    light (its cost per sub-env step, from the sync row, is given) or waits on
+    nothing.
+    """
+    sync = next((r for r in results if r.mode == "sync" and r.ran), None)
+    lines = ["When each backend pays off:"]
+    for result in results:
+        if result.mode not in _PAYS_OFF:
+            continue
+        line = f"  {result.mode:<7} {_PAYS_OFF[result.mode]}"
+        if sync is not None and result.ran and result.steps_per_second < sync.steps_per_second:
+            cost = 1e6 / sync.steps_per_second
+            line += (
+                f"; slower than sync here: a sub-env step of {result.env_id} costs about "
+                f"{cost:,.0f} us, "
+                + (
+                    "and waits on nothing"
+                    if result.mode == "async"
+                    else f"too little for the traffic between processes to pay off on "
+                    f"{os.cpu_count() or 1} core(s)"
+                )
+            )
+        lines.append(line)
+    lines.append(
+        "Next: 'sekai bench ID --num-envs 256' for your env or another (see 'sekai list'), "
+        "and the Performance guide (docs/pages/guides/performance.md)."
+    )
+    return lines
 
 
 def to_json(results: Sequence[BenchResult]) -> str:

@@ -497,7 +497,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from sekai._bench import Progress, format_table, run_bench, to_json, write_json
+    from sekai._bench import Progress, format_table, notes, run_bench, title, to_json, write_json
 
     if _is_multi_agent(args.env_id):  # an unknown id fails here, before anything is printed
         raise _CommandError(
@@ -520,7 +520,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.json == "-":
         print(to_json(results))
     else:
+        print(title(results, args.seconds))
         print(format_table(results))
+        print("\n".join(notes(results)))
         if args.json is not None:
             write_json(results, Path(args.json))
             print(f"wrote {args.json}", file=sys.stderr)
