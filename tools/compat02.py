@@ -363,14 +363,17 @@ def listed_signature_problems(target: Any, expected: str, *, drop_first: bool = 
             problems.append("no *args")
         elif kind == "varkw" and not has_varkw:
             problems.append("no **kwargs")
-    always_passed = {name for name, kind, default in wanted if kind == "kw" and default is None}
+    # The listing's parameters were checked above (a required keyword-only one of the listing
+    # is passed by every call, so it may be required here in any place); any other parameter
+    # must not be required.
+    listed = {name for name, _, _ in wanted}
     for index, p in enumerate(positional):
         required = p.default is inspect.Parameter.empty
-        if required and index >= len(wanted_positional) and p.name not in always_passed:
+        if required and index >= len(wanted_positional) and p.name not in listed:
             problems.append(f"extra required parameter {p.name!r}")
     for p in params:
         required = p.default is inspect.Parameter.empty
-        if p.kind is inspect.Parameter.KEYWORD_ONLY and required and p.name not in always_passed:
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and required and p.name not in listed:
             problems.append(f"extra required keyword parameter {p.name!r}")
     return problems
 
