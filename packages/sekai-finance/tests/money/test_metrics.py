@@ -116,7 +116,7 @@ def test_risk_free_rate_agrees_with_empyrical(
     assert sortino_ratio(window, 252, risk_free) == by_target
     assert sortino_ratio(window, risk_free=risk_free) == by_target
     assert close(by_target, empyrical.sortino_ratio(window, required_return=risk_free))
-    with pytest.raises(TypeError, match="target=.* and risk_free=.*pass one"):
+    with pytest.raises(TypeError, match=r"target=.* and risk_free=.*pass one"):
         sortino_ratio(window, target=risk_free, risk_free=risk_free)
 
 
