@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 __all__ = [
+    "ANY_DEFAULT",
     "Entry",
     "Param",
     "check_name",
@@ -26,8 +27,11 @@ __all__ = [
     "constant",
     "default_text",
     "func",
+    "listed_problems",
+    "listed_signature_problems",
     "member_problems",
     "module",
+    "parse_parameters_listing",
     "parse_params",
     "signature_problems",
 ]
@@ -255,4 +259,163 @@ def check_name(module_name: str, name: str, entry: Entry, instance: Any) -> list
         problems += class_problems(value, entry, instance)
     elif entry.kind == "function":
         problems += signature_problems(value, entry.init or "")
+    return problems
+
+
+# -- the parameters listing (api-0.2-parameters.md), read from its own text ---------------------
+#
+# That listing prints, per import path, every public function as "- `name(params)`" and every
+# class as "- class `Name(init params)`: `method(params)`, ...", with "name=…" for a parameter
+# that has a default (its value is not given); a class printed without parameters
+# ("- class `Name`") has a constructor the listing does not describe.
+# `parse_parameters_listing` turns the text into the entries above, `listed_problems` checks
+# one of them. A method's flavour (plain, static, class) is not in the listing: it is read
+# from the class being checked.
+
+ANY_DEFAULT = "…"
+_LISTING_MODULE = re.compile(r"^## `([\w.]+)`\s*$")
+_LISTING_ITEM = re.compile(r"^- (class )?`(\w+)(?:\((.*?)\))?`(?::\s*(.*))?$")
+
+
+def parse_parameters_listing(text: str) -> dict[str, dict[str, Entry]]:
+    """Every import path of the listing -> its names -> `cls` or `func` entries (in order)."""
+    listing: dict[str, dict[str, Entry]] = {}
+    current: dict[str, Entry] | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _LISTING_MODULE.match(line)
+        if header is not None:
+            current = listing.setdefault(header.group(1), {})
+            continue
+        if not line.startswith("- "):
+            continue
+        item = _LISTING_ITEM.match(line)
+        if item is None or current is None:
+            raise ValueError(f"line {number} of the listing is not an item of a module: {line!r}")
+        is_class, name, params, members = item.groups()
+        if is_class:
+            init = "..." if params is None else params
+            current[name] = cls(init, *re.findall(r"`([^`]*)`", members or ""))
+        elif params is None:
+            raise ValueError(f"line {number} of the listing is a function without parameters")
+        else:
+            current[name] = func(params)
+    return listing
+
+
+def listed_signature_problems(target: Any, expected: str, *, drop_first: bool = False) -> list[str]:
+    """Why ``target`` does not accept every call the listed signature accepts.
+
+    The listing's rules for ``expected``: a default of ``…`` means "has a
+    default, of any value" (other defaults are compared as `signature_problems`
+    compares them). Each positional parameter must be there in the same place
+    under the same name, each keyword-only one under its name (positional or
+    keyword-only), with a default wherever the listing has one. A parameter of
+    ``target`` that the listing does not have must not be required, unless
+    every call of the listing passes it: a required keyword-only parameter of
+    the listing may be positional-or-keyword in ``target``, in any place.
+    """
+    wanted = parse_params(expected)
+    try:
+        params = list(inspect.signature(target).parameters.values())
+    except (TypeError, ValueError) as error:
+        return [f"no signature ({error})"]
+    if drop_first and params and params[0].kind in _POSITIONAL:
+        params = params[1:]
+    positional = [p for p in params if p.kind in _POSITIONAL]
+    by_name = {p.name: p for p in params}
+    has_var = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params)
+    has_varkw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+    wanted_positional = [w for w in wanted if w[1] == "pos"]
+    problems: list[str] = []
+
+    def default_problems(name: str, found: inspect.Parameter, default: str | None) -> list[str]:
+        if default is None:
+            return []
+        if found.default is inspect.Parameter.empty:
+            return [f"{name} has no default (0.2's has one)"]
+        if default != ANY_DEFAULT and default_text(found.default) != default:
+            return [f"{name} defaults to {default_text(found.default)!r}, not {default!r}"]
+        return []
+
+    for index, (name, _, default) in enumerate(wanted_positional):
+        if index >= len(positional):
+            if not has_var:
+                problems.append(f"no positional parameter {name!r}")
+            continue
+        got = positional[index]
+        if got.name != name:
+            problems.append(f"positional parameter {index} is {got.name!r}, not {name!r}")
+        elif got.kind is inspect.Parameter.POSITIONAL_ONLY:
+            problems.append(f"{name} cannot be passed by keyword")
+        else:
+            problems += default_problems(name, got, default)
+    for name, kind, default in wanted:
+        if kind == "kw":
+            found = by_name.get(name)
+            if found is None:
+                if not has_varkw:
+                    problems.append(f"no keyword parameter {name!r}")
+            elif found.kind not in (inspect.Parameter.KEYWORD_ONLY, *_POSITIONAL[1:]):
+                problems.append(f"{name} cannot be passed by keyword")
+            else:
+                problems += default_problems(name, found, default)
+        elif kind == "var" and not has_var:
+            problems.append("no *args")
+        elif kind == "varkw" and not has_varkw:
+            problems.append("no **kwargs")
+    # The listing's parameters were checked above (a required keyword-only one of the listing
+    # is passed by every call, so it may be required here in any place); any other parameter
+    # must not be required.
+    listed = {name for name, _, _ in wanted}
+    for index, p in enumerate(positional):
+        required = p.default is inspect.Parameter.empty
+        if required and index >= len(wanted_positional) and p.name not in listed:
+            problems.append(f"extra required parameter {p.name!r}")
+    for p in params:
+        required = p.default is inspect.Parameter.empty
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and required and p.name not in listed:
+            problems.append(f"extra required keyword parameter {p.name!r}")
+    return problems
+
+
+def listed_problems(module_name: str, name: str, entry: Entry) -> list[str]:
+    """Why ``module_name.name`` does not accept the calls the listing's entry describes.
+
+    A class's constructor and each listed method are checked with
+    `listed_signature_problems`; the name must be in the module's ``__all__``.
+    """
+    module = importlib.import_module(module_name)
+    if not hasattr(module, name):
+        return ["missing"]
+    problems = [] if name in getattr(module, "__all__", ()) else ["not in __all__"]
+    value = getattr(module, name)
+    if entry.kind == "function":
+        return problems + listed_signature_problems(value, entry.init or "")
+    if not isinstance(value, type):
+        return [*problems, f"{value!r} is not a class"]
+    if entry.init != "...":
+        init = entry.init or ""
+        problems += [f"constructor: {p}" for p in listed_signature_problems(value, init)]
+    for member in entry.members:
+        match = _MEMBER.match(member)
+        if match is None:
+            raise ValueError(f"{member!r} is not a method as the listing prints one")
+        _, method, params = match.groups()
+        if not hasattr(value, method):
+            problems.append(f"{method}: missing")
+            continue
+        static = inspect.getattr_static(value, method)
+        if isinstance(static, property):
+            problems.append(f"{method}: a property, where 0.2 has a method")
+            continue
+        # A plain method is read from the class as a function: its first parameter is self.
+        drop_first = not isinstance(static, (staticmethod, classmethod))
+        found = getattr(value, method)
+        if not callable(found):
+            problems.append(f"{method}: not callable")
+            continue
+        problems += [
+            f"{method}: {p}"
+            for p in listed_signature_problems(found, params, drop_first=drop_first)
+        ]
     return problems

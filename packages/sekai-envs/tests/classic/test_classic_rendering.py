@@ -66,6 +66,21 @@ def test_pendulum_frame_shows_the_torque() -> None:
     assert not np.array_equal(still, pushed)
 
 
+@pytest.mark.parametrize("square", [PendulumRenderer, AcrobotRenderer], ids=lambda c: c.__name__)
+def test_square_renderers_take_0_2_size_first(square: Any) -> None:
+    pytest.importorskip("PIL")
+    assert (square().width, square().height) == (500, 500)
+    assert (square(200).width, square(200).height) == (200, 200)  # sekai 0.2's size
+    assert (square(size=120).width, square(size=120).height) == (120, 120)
+    assert (square(200, 100).width, square(200, 100).height) == (200, 100)
+    assert (square(width=300).width, square(width=300).height) == (300, 300)
+    assert (square(height=300).width, square(height=300).height) == (500, 300)
+    with pytest.raises(TypeError, match="size=200 and width=300"):
+        square(200, width=300)
+    with pytest.raises(ValueError, match=f"{square.__name__}: size"):
+        square(8)
+
+
 def test_renderers_follow_the_protocol(case: Any) -> None:
     rendering = pytest.importorskip("sekai.rendering")
     renderer = RENDERERS[case.env_id]()

@@ -118,6 +118,24 @@ def test_validate_prices() -> None:
         validate_prices(["a", "b"])
 
 
+def test_validate_prices_takes_0_2_arguments() -> None:
+    # ndim is required of the input and kept in the result; min_length is min_rows.
+    np.testing.assert_array_equal(validate_prices([1.0, 2.0], ndim=1, min_length=2), [1.0, 2.0])
+    assert validate_prices(np.ones((3, 2)), ndim=2, min_length=3).shape == (3, 2)
+    assert validate_prices([1.0], min_length=1).shape == (1, 1)
+    assert validate_prices([1.0], min_rows=1).shape == (1, 1)
+    with pytest.raises(ValueError, match=r"shape \(n_rows,\), got shape \(3, 2\)"):
+        validate_prices(np.ones((3, 2)), ndim=1, min_length=2)
+    with pytest.raises(ValueError, match=r"shape \(n_rows, n_assets\), got shape \(3,\)"):
+        validate_prices(np.ones(3), ndim=2, min_length=2)
+    with pytest.raises(ValueError, match="at least 4 rows"):
+        validate_prices(np.ones(3), ndim=1, min_length=4)
+    with pytest.raises(ValueError, match="ndim"):
+        validate_prices(np.ones(3), ndim=3, min_length=1)
+    with pytest.raises(TypeError, match="min_length=2 and min_rows=2"):
+        validate_prices(np.ones(3), min_length=2, min_rows=2)
+
+
 def test_simulate_gbm_is_the_toolkit_model() -> None:
     path = simulate_gbm(5, 10, mu=[0.1, 0.0], sigma=0.3, s0=50.0)
     expected = GBM([0.1, 0.0], 0.3, s0=50.0).simulate(np.random.default_rng(5), 10).prices
@@ -130,22 +148,76 @@ def test_simulate_gbm_is_the_toolkit_model() -> None:
 @settings(max_examples=30, deadline=None)
 @given(n=st.integers(1, 12), factors=st.integers(1, 4), seed=st.integers(0, 2**32 - 1))
 def test_random_correlation_is_a_correlation_matrix(n: int, factors: int, seed: int) -> None:
-    matrix = random_correlation(n, seed, n_factors=factors)
+    matrix = random_correlation(seed, n, n_factors=factors)  # sekai 0.2's order: (rng, n)
     assert matrix.shape == (n, n)
     np.testing.assert_array_equal(matrix, matrix.T)
     np.testing.assert_array_equal(np.diag(matrix), 1.0)
     assert np.linalg.eigvalsh(matrix).min() > 0.0
     assert np.abs(matrix).max() <= 1.0
-    np.testing.assert_array_equal(matrix, random_correlation(n, seed, n_factors=factors))
+    np.testing.assert_array_equal(matrix, random_correlation(seed, n, n_factors=factors))
     GBM(sigma=0.2, corr=matrix)  # accepted by the simulators
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    n=st.integers(1, 8),
+    seed=st.integers(0, 2**32 - 1),
+    strength=st.floats(0.0, 5.0),
+)
+def test_random_correlation_reads_both_orders(n: int, seed: int, strength: float) -> None:
+    def made(*args: object, **kwargs: object) -> np.ndarray:
+        return random_correlation(*args, **kwargs)  # type: ignore[arg-type]
+
+    expected = made(np.random.default_rng(seed), n, strength)
+    for same in (
+        made(seed, n, strength),
+        made(rng=np.random.default_rng(seed), n=n, strength=strength),
+        made(rng=seed, n_assets=n, strength=strength),
+        made(n, np.random.default_rng(seed), strength),  # the earlier order, generator second
+    ):
+        np.testing.assert_array_equal(same, expected)
+    assert np.linalg.eigvalsh(expected).min() > 0.0
+    np.testing.assert_array_equal(made(seed, n), made(seed, n, 1.0))
+    np.testing.assert_array_equal(made(seed, n, 0.0), np.eye(n))  # no common factor
+    assert made(n).shape == (n, n)  # the earlier random_correlation(n_assets)
+
+
+def test_random_correlation_strength_and_errors() -> None:
+    off_diagonal = ~np.eye(6, dtype=bool)
+    weak, strong = random_correlation(0, 6, 0.3), random_correlation(0, 6, 3.0)
+    assert np.abs(weak[off_diagonal]).mean() < np.abs(strong[off_diagonal]).mean()
+    with pytest.raises(ValueError, match=r"the arguments are \(rng, n\) as in sekai 0\.2"):
+        random_correlation(5, 0)  # the earlier (n_assets, seed): now seed 5 and no asset
+    with pytest.raises(TypeError, match="n=3 and n_assets=3"):
+        random_correlation(0, 3, n_assets=3)
+    with pytest.raises(TypeError, match="give the size n"):
+        random_correlation(np.random.default_rng(0))
+    with pytest.raises(ValueError, match="strength"):
+        random_correlation(0, 3, -1.0)
 
 
 def test_sample_window_draws_every_start_uniformly() -> None:
     prices = np.arange(1.0, 11.0)
-    starts = [int(sample_window(prices, 4, rng)[0, 0]) - 1 for rng in range(400)]
+    starts = [int(sample_window(rng, prices, 4)[0, 0]) - 1 for rng in range(400)]
     counts = np.bincount(starts, minlength=7)
     assert counts.shape == (7,) and counts.min() > 30  # starts 0..6, each about 57 times
-    window = sample_window(MarketData(np.ones((5, 2))), 5, 0)
+    window = sample_window(0, MarketData(np.ones((5, 2))), 5)
     assert window.shape == (5, 2)
     with pytest.raises(ValueError, match=r"length must be an int in \[1, 10\]"):
-        sample_window(prices, 11)
+        sample_window(None, prices, 11)
+
+
+def test_sample_window_reads_both_orders() -> None:
+    prices = np.exp(np.random.default_rng(1).normal(size=(30, 2)).cumsum(axis=0))
+    expected = sample_window(
+        np.random.default_rng(7), prices, 5
+    )  # sekai 0.2's (rng, prices, length)
+    np.testing.assert_array_equal(sample_window(7, prices, 5), expected)
+    np.testing.assert_array_equal(
+        sample_window(rng=np.random.default_rng(7), prices=prices, length=5), expected
+    )
+    np.testing.assert_array_equal(sample_window(prices, 5, 7), expected)  # the earlier order
+    np.testing.assert_array_equal(sample_window(MarketData(prices), 5, 7), expected)
+    np.testing.assert_array_equal(sample_window(prices=prices, length=5, rng=7), expected)
+    with pytest.raises(TypeError, match="give the prices and the window's length"):
+        sample_window(np.random.default_rng(0), prices)

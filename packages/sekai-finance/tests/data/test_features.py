@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
@@ -56,10 +57,84 @@ def test_rolling_windows_match_pandas(prices: np.ndarray) -> None:
     zscore = (frame - frame.rolling(30).mean()) / frame.rolling(30).std()
     close(F.rolling_zscore(prices, 30), zscore, rtol=1e-6)
     volatility = pd.DataFrame(returns).rolling(20).std() * np.sqrt(252)
-    close(F.realized_volatility(prices, 20, periods_per_year=252), volatility)
+    close(F.realized_volatility(returns, 20, periods_per_year=252), volatility)
+    close(F.realized_volatility(prices=prices, window=20, periods_per_year=252), volatility)
     assert np.isnan(F.rolling_mean(prices[:5], 10)).all()  # windows never fill
     with pytest.raises(ValueError, match="ddof"):
         F.rolling_std(prices, 3, ddof=3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    values=hnp.arrays(
+        np.float64,
+        st.tuples(st.integers(1, 30), st.integers(1, 3)),
+        elements=st.one_of(st.floats(-50.0, 50.0), st.just(np.nan)),
+    ),
+    window=st.integers(1, 8),
+    data=st.data(),
+)
+def test_min_periods_match_pandas(values: np.ndarray, window: int, data: Any) -> None:
+    min_periods = data.draw(st.integers(0, window))
+    ddof = data.draw(st.integers(0, window - 1))
+    halflife = data.draw(st.floats(0.5, 10.0))
+    frame = pd.DataFrame(values)
+    rolling = frame.rolling(window, min_periods=min_periods)
+    ewm = frame.ewm(halflife=halflife, min_periods=min_periods).mean().to_numpy(copy=True)
+    ewm[np.isnan(values)] = np.nan  # NaN where the input is NaN (pandas repeats the last)
+    # Running sums leave rounding of the order of 1e-14 of the values (up to 50, so 1e-12),
+    # and a window without spread has the square root of that as its deviation (about 1e-6).
+    pairs = [
+        (F.rolling_mean(values, window, min_periods=min_periods), rolling.mean(), 1e-9),
+        (
+            F.rolling_std(values, window, min_periods=min_periods, ddof=ddof),
+            rolling.std(ddof=ddof),
+            1e-5,
+        ),
+        (F.ewm_mean(values, halflife, min_periods=min_periods), ewm, 1e-9),
+    ]
+    for got, expected, atol in pairs:
+        expected = np.asarray(expected, dtype=float)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=atol)
+
+
+def test_min_periods_default_to_a_full_window(prices: np.ndarray) -> None:
+    for function in (F.rolling_mean, F.rolling_std, F.rolling_zscore):
+        np.testing.assert_array_equal(
+            function(prices, 10), function(prices, 10, min_periods=10), err_msg=str(function)
+        )
+    partial = F.rolling_mean([1.0, 2.0, np.nan, 4.0], 3, min_periods=2)
+    np.testing.assert_array_equal(partial, [np.nan, 1.5, 1.5, 3.0])
+    with pytest.raises(ValueError, match="min_periods"):
+        F.rolling_mean(prices, 3, min_periods=4)
+    seen_two = F.ewm_std([1.0, 3.0, 2.0, 5.0], alpha=0.5, min_periods=3)
+    assert np.isnan(seen_two[:2]).all() and not np.isnan(seen_two[2:]).any()
+
+
+def test_sekai_0_2_calls(prices: np.ndarray) -> None:
+    x = prices[:300]
+    np.testing.assert_array_equal(F.ewm_mean(x, 5.0), F.ewm_mean(x, halflife=5.0))
+    np.testing.assert_array_equal(F.ewm_std(x, 5.0), F.ewm_std(x=x, halflife=5.0))
+    np.testing.assert_array_equal(F.rolling_mean(x=x, window=5), F.rolling_mean(x, 5))
+    np.testing.assert_array_equal(F.lag(x=x, periods=2), F.lag(x, 2))
+    np.testing.assert_array_equal(F.forward_fill(x=x, limit=1), F.forward_fill(x, limit=1))
+    table = F.log_returns(x)
+    np.testing.assert_array_equal(F.cross_sectional_rank(x=table), F.cross_sectional_rank(table))
+    np.testing.assert_array_equal(
+        F.cross_sectional_zscore(x=table), F.cross_sectional_zscore(table)
+    )
+    returns = F.log_returns(x)
+    np.testing.assert_array_equal(
+        F.realized_volatility(returns=returns, window=10, periods_per_year=252),
+        F.realized_volatility(prices=x, window=10, periods_per_year=252),
+    )
+    with pytest.raises(TypeError, match="one of the two"):
+        F.realized_volatility(returns, prices=x)
+    with pytest.raises(TypeError, match="one of the two"):
+        F.realized_volatility()
+    with pytest.raises(ValueError, match="exactly one of span, halflife and alpha"):
+        F.ewm_mean(x, 5.0, span=3)
 
 
 def test_exponential_weights_match_pandas(prices: np.ndarray) -> None:
@@ -124,10 +199,50 @@ def test_fill_and_cross_sections() -> None:
 def test_asof_join() -> None:
     monthly = np.array(["2024-01-31", "2024-02-29"], dtype="M8[D]")
     daily = np.arange("2024-01-30", "2024-03-02", dtype="M8[D]")
-    joined = F.asof_join(monthly, [1.0, 2.0], daily)
+    joined = F.asof_join(daily, monthly, [1.0, 2.0])  # sekai 0.2's order: targets first
     assert np.isnan(joined[0]) and joined[1] == 1.0 and joined[30] == 2.0 and joined[29] == 1.0
+    by_name = F.asof_join(target_times=daily, event_times=monthly, values=[1.0, 2.0], lag=0)
+    np.testing.assert_array_equal(by_name, joined)
     with pytest.raises(ValueError, match="strictly increasing"):
-        F.asof_join([2, 1], [1.0, 2.0], [3])
+        F.asof_join([3], [2, 1], [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"event_times must have shape \(2,\)"):
+        F.asof_join([3], [1, 2, 3], [1.0, 2.0])
+
+
+def test_asof_join_lag_delays_each_value_until_it_is_known() -> None:
+    monthly = np.array(["2024-01-31", "2024-02-29"], dtype="M8[D]")
+    daily = np.arange("2024-01-30", "2024-03-10", dtype="M8[D]")
+    # Published three days after its date: January's value is known on February 3rd.
+    for lag in (3, np.timedelta64(3, "D"), dt.timedelta(days=3)):
+        joined = F.asof_join(daily, monthly, [1.0, 2.0], lag=lag)
+        known = daily >= np.datetime64("2024-02-03")
+        np.testing.assert_array_equal(np.isnan(joined), ~known)
+        assert joined[daily == np.datetime64("2024-03-02")][0] == 1.0
+        assert joined[daily == np.datetime64("2024-03-03")][0] == 2.0
+    with pytest.raises(LookAheadError, match="lag"):
+        F.asof_join(daily, monthly, [1.0, 2.0], lag=-1)
+    with pytest.raises(LookAheadError, match="lag"):
+        F.asof_join(daily, monthly, [1.0, 2.0], lag=np.timedelta64(-1, "h"))
+    with pytest.raises(TypeError, match="lag must be a timedelta"):
+        F.asof_join(daily, monthly, [1.0, 2.0], lag=1.5)
+    with pytest.raises(TypeError, match="lag must be a finite real number"):
+        F.asof_join([1, 2], [0, 1], [1.0, 2.0], lag=np.timedelta64(1, "D"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    events=st.lists(st.integers(0, 50), min_size=1, max_size=12, unique=True).map(sorted),
+    targets=st.lists(st.integers(-5, 70), min_size=1, max_size=12),
+    lag=st.integers(0, 10),
+)
+def test_asof_join_reads_the_last_value_known_by_each_target(
+    events: list[int], targets: list[int], lag: int
+) -> None:
+    values = np.arange(1.0, len(events) + 1.0)
+    joined = F.asof_join(targets, events, values, lag=lag)
+    for target, got in zip(targets, joined, strict=True):
+        known = [v for e, v in zip(events, values, strict=True) if e + lag <= target]
+        assert got == known[-1] if known else np.isnan(got)
 
 
 CAUSAL: list[Callable[[np.ndarray], Any]] = [
@@ -140,6 +255,11 @@ CAUSAL: list[Callable[[np.ndarray], Any]] = [
     lambda x: F.rolling_std(x, 4),
     lambda x: F.rolling_zscore(x, 5),
     lambda x: F.realized_volatility(x, 3),
+    lambda x: F.realized_volatility(prices=x, window=3),
+    lambda x: F.rolling_mean(x, 4, min_periods=2),
+    lambda x: F.rolling_std(x, 5, min_periods=3),
+    lambda x: F.rolling_zscore(x, 5, min_periods=3),
+    lambda x: F.ewm_mean(x, 3.0, min_periods=3),
     lambda x: F.ewm_mean(x, span=4),
     lambda x: F.ewm_mean(x, alpha=0.3, adjust=False),
     lambda x: F.ewm_std(x, halflife=2),
@@ -199,6 +319,35 @@ def test_check_causal_catches_look_ahead() -> None:
         F.check_causal(lambda x: x[1:], np.arange(1.0, 5.0))
 
 
+def test_check_causal_takes_0_2_arguments() -> None:
+    closes = np.arange(1.0, 60.0)
+
+    def noisy_mean(x: np.ndarray) -> np.ndarray:
+        # Causal up to a rounding-sized error: row t also reads later rows, at 1e-12 scale.
+        return np.cumsum(x) / np.arange(1, len(x) + 1) + 1e-12 * x.mean()
+
+    with pytest.raises(LookAheadError):
+        F.check_causal(noisy_mean, closes)
+    F.check_causal(fn=noisy_mean, x=closes, rtol=1e-9)
+    F.check_causal(noisy_mean, closes, atol=1e-9, rng=np.random.default_rng(3))
+    with pytest.raises(LookAheadError):  # a tolerance does not hide a real look-ahead
+        F.check_causal(lambda x: x - np.nanmean(x, axis=0), closes, rtol=1e-6, rng=5)
+    with pytest.raises(ValueError, match="rtol"):
+        F.check_causal(noisy_mean, closes, rtol=-1.0)
+    # The default generator is seeded: the same rows are checked every time, as with rng=0.
+    rows: list[list[int]] = []
+    for rng in (None, 0):
+        seen: list[int] = []
+
+        def spy(x: np.ndarray, seen: list[int] = seen) -> np.ndarray:
+            seen.append(int(np.argmax(x != closes)) if (x != closes).any() else -1)
+            return x
+
+        F.check_causal(spy, closes, rng=rng)
+        rows.append(seen)
+    assert rows[0] == rows[1]
+
+
 # -- by name -----------------------------------------------------------------------------------
 
 
@@ -210,7 +359,7 @@ def test_features_by_name(sp500: Any) -> None:
     np.testing.assert_array_equal(F.compute_feature(data, "volume"), data.field("volume"))
     close(F.compute_feature(data, "momentum"), F.momentum(data.prices, 20))
     close(F.compute_feature(data, "momentum_60"), F.momentum(data.prices, 60))
-    close(F.compute_feature(data, "volatility_5"), F.realized_volatility(data.prices, 5))
+    close(F.compute_feature(data, "volatility_5"), F.realized_volatility(data.log_returns(), 5))
     close(F.compute_feature(data, "log_return"), data.log_returns())
     close(F.compute_feature(data, "ma_gap_10"), data.prices / F.rolling_mean(data.prices, 10) - 1)
     assert not F.compute_feature(data, "rsi").flags.writeable

@@ -103,9 +103,14 @@ def test_as_sampler() -> None:
 
 
 def test_first_start_and_valid_range() -> None:
-    assert first_start(rows(50), 0) == 0
-    assert first_start(rows(50), 10) == 10
-    assert first_start(rows(50, warmup=20), 10) == 20
+    assert first_start(0, rows(50).warmup) == 0
+    assert first_start(10, 0) == 10
+    assert first_start(lookback=10, warmup=20) == 20
+    assert first_start(10) == 10
+    with pytest.raises(TypeError, match=r"call first_start\(lookback, data.warmup\)"):
+        first_start(rows(50), 10)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="warmup"):
+        first_start(3, -1)
     data = rows(50, warmup=5)
     rng = np.random.default_rng(0)
     starts = {
@@ -142,15 +147,52 @@ def test_a_bad_custom_sampler_is_caught() -> None:
 
 def test_resolve_start_by_row_or_time() -> None:
     data = rows(50, warmup=5)
-    assert resolve_start(data, 7, episode_length=10) == 7
-    assert resolve_start(data, Time(70), episode_length=10) == 7
-    assert resolve_start(data, Time(65), episode_length=10) == 7  # the first row at or after
+    assert resolve_start(7, data=data, episode_length=10) == 7
+    assert resolve_start(Time(70), data=data, episode_length=10) == 7
+    assert resolve_start(Time(65), data=data, episode_length=10) == 7  # first row at or after
     dated = MarketData(np.ones(30), timestamps=np.arange("2024-01-01", "2024-01-31", dtype="M8[D]"))
-    assert resolve_start(dated, "2024-01-10", episode_length=5, lookback=3) == 9
+    assert resolve_start("2024-01-10", data=dated, episode_length=5, lookback=3) == 9
     with pytest.raises(ValueError, match="valid first rows are 5 to 39"):
-        resolve_start(data, 3, episode_length=10)
+        resolve_start(3, data=data, episode_length=10)
     with pytest.raises(ValueError, match="valid first rows are 5 to 39"):
-        resolve_start(data, 40, episode_length=10)
+        resolve_start(40, data=data, episode_length=10)
+    with pytest.raises(TypeError, match="give episode_length"):
+        resolve_start(7, data=data)
+
+
+def test_sekai_0_2_calls_give_the_starts_without_data() -> None:
+    """``sample_start(..., n_starts=...)`` and ``resolve_start(option, timestamps=...)``."""
+    data = rows(50, warmup=5)
+    # The data's valid starts are rows 8..39 for lookback 8: 32 of them from row 8.
+    given = {"n_starts": 32, "episode_length": 10, "lookback": 8, "warmup": data.warmup}
+    rng = np.random.default_rng(0)
+    for offset in (0, 13, 31):
+        from_data = sample_start(FixedStart(offset), rng, data, episode_length=10, lookback=8)
+        assert sample_start(FixedStart(offset), rng, **given) == from_data == 8 + offset
+    rng_a, rng_b = np.random.default_rng(4), np.random.default_rng(4)
+    drawn = [sample_start(RandomStart(), rng_a, **given) for _ in range(50)]
+    assert drawn == [
+        sample_start(RandomStart(), rng_b, data, episode_length=10, lookback=8) for _ in range(50)
+    ]
+    stamps = data.timestamps
+    for option in (8, 20, 39, Time(int(stamps[25])), Time(int(stamps[25]) - 5)):
+        assert resolve_start(
+            option, timestamps=stamps, lookback=8, n_starts=32, warmup=data.warmup
+        ) == resolve_start(option, data=data, episode_length=10, lookback=8)
+    with pytest.raises(ValueError, match="valid first rows are 8 to 39"):
+        resolve_start(40, timestamps=stamps, lookback=8, n_starts=32, warmup=5)
+    with pytest.raises(ValueError, match="valid first rows are 8 to 39"):
+        resolve_start(7, lookback=8, n_starts=32)
+    with pytest.raises(TypeError, match="give the timestamps"):
+        resolve_start(Time(70), lookback=8, n_starts=32)
+    with pytest.raises(TypeError, match="give n_starts"):
+        sample_start(RandomStart(), rng_a, episode_length=10, lookback=8)
+    with pytest.raises(TypeError, match="come from the data"):
+        sample_start(RandomStart(), rng_a, data, n_starts=3, episode_length=10)
+    with pytest.raises(TypeError, match="come from the data"):
+        resolve_start(8, data=data, episode_length=10, warmup=2)
+    with pytest.raises(ValueError, match="n_starts"):
+        sample_start(RandomStart(), rng_a, n_starts=0, episode_length=10)
 
 
 def test_samplers_pickle_with_their_progress() -> None:

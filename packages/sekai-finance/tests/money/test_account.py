@@ -237,7 +237,7 @@ def test_project_weights_hand_computed() -> None:
     np.testing.assert_allclose(project_weights([1.5, -1.5], short), [1.0, -1.0])
     np.testing.assert_allclose(project_weights([0.5, -0.5], short), [0.5, -0.5])
     assert project_weights(-0.5).shape == ()
-    with pytest.raises(ValueError, match=r"weights must be finite"):
+    with pytest.raises(ValueError, match=r"scores must be finite"):
         project_weights([math.nan])
 
 
@@ -295,3 +295,134 @@ def test_project_weights_keeps_the_direction_of_huge_weights(
         expected = weights / largest
         expected *= leverage / np.abs(expected).sum()
         np.testing.assert_allclose(projected, expected, rtol=1e-9, atol=1e-300)
+
+
+# -- sekai 0.2's calls: settle(..., cost=), project_weights(scores, tradable, config) ------------
+
+rates = st.sampled_from(
+    [
+        AccountConfig(allow_short=True, max_leverage=3.0),
+        AccountConfig(allow_short=True, max_leverage=3.0, cash_rate=0.04, borrow_rate=0.02),
+        AccountConfig(max_leverage=2.0, cash_rate=0.01, margin_rate=0.07),
+    ]
+)
+
+
+@FEW
+@given(
+    weights=hnp.arrays(
+        np.float64, st.tuples(st.integers(1, 4), st.integers(1, 4)), elements=weights_elements
+    ),
+    returns_element=returns_elements,
+    cost=st.floats(0.0, 0.2),
+    config=rates,
+)
+def test_a_cost_is_paid_before_the_period(
+    weights: NDArray[np.float64], returns_element: float, cost: float, config: AccountConfig
+) -> None:
+    returns = np.full(weights.shape, returns_element)
+    free = settle(weights, returns, 1 / 252, config)
+    paid = settle(weights, returns, cost=cost, dt=1 / 252, config=config)  # sekai 0.2's call
+    held = ~free.wiped_out
+    # The equity shrinks by 1 - cost at the trade; the weights (of what is left) then move
+    # as without a cost.
+    np.testing.assert_array_equal(paid.growth[held], ((1.0 - cost) * free.growth)[held])
+    np.testing.assert_array_equal(paid.drifted, free.drifted)
+    np.testing.assert_array_equal(paid.financing, free.financing)
+    np.testing.assert_array_equal(paid.wiped_out, free.wiped_out)
+    per_account = np.linspace(0.0, 0.2, weights.shape[0])
+    batch = settle(weights, returns, 1 / 252, config, cost=per_account)
+    for row in range(weights.shape[0]):
+        single = settle(weights[row], returns[row], 1 / 252, config, cost=per_account[row])
+        assert batch.growth[row] == single.growth
+
+
+def test_a_cost_of_the_whole_equity_wipes_the_account_out() -> None:
+    for cost in (1.0, 1.5):
+        # A short whose asset fell grows the rest, but nothing is left to hold it.
+        result = settle([-1.0], [-0.5], 1 / 252, AccountConfig(allow_short=True), cost=cost)
+        assert result.wiped_out and result.growth == 0.0 and result.drifted == 0.0
+    # A loss beyond the equity times a cost beyond it is no gain: the account is gone.
+    lost = settle([2.0], [-0.6], 0.0, AccountConfig(max_leverage=2.0), cost=1.5)
+    assert lost.wiped_out and lost.growth == 0.0
+    almost = settle([0.5], [0.1], 0.0, cost=0.999)
+    assert not almost.wiped_out and almost.growth == pytest.approx(0.001 * 1.05, rel=1e-12)
+    assert settle([0.5], [0.1], dt=1.0, cost=0.0).growth == settle([0.5], [0.1], 1.0).growth
+    for bad in (-0.01, math.nan, math.inf, [0.1, -0.1]):
+        with pytest.raises(ValueError, match="cost must be finite fractions of equity >= 0"):
+            settle([[0.5], [0.5]], [[0.1], [0.1]], 1.0, cost=bad)
+    with pytest.raises(ValueError, match=r"one per account, shape \(2,\); got shape \(3,\)"):
+        settle([[0.5], [0.5]], [[0.1], [0.1]], 1.0, cost=[0.1, 0.1, 0.1])
+
+
+def test_project_weights_reads_0_2_arguments() -> None:
+    long_only, levered = AccountConfig(), AccountConfig(max_leverage=2.0)
+    # Untradable assets get nothing; the rest is projected as before.
+    mask = np.array([True, False, True])
+    np.testing.assert_array_equal(
+        project_weights([0.5, 0.4, 0.3], mask, long_only), [0.5, 0.0, 0.3]
+    )
+    np.testing.assert_array_equal(
+        project_weights(scores=[0.5, 0.4, 0.3], tradable=[1, 0, 1], config=long_only),
+        [0.5, 0.0, 0.3],
+    )
+    # With a cash score the scores are shares of max_leverage, cash's share included.
+    np.testing.assert_allclose(
+        project_weights([3.0, 5.0, 1.0], mask, levered, cash_score=1.0), [1.2, 0.0, 0.4]
+    )
+    np.testing.assert_array_equal(
+        project_weights([0.0, 2.0], [True, False], long_only, cash_score=0.0), [0.0, 0.0]
+    )
+    # The earlier form, project_weights(weights, config), is the same projection.
+    weights = [[0.8, -0.4, 0.4], [0.2, 0.1, 0.0]]
+    np.testing.assert_array_equal(
+        project_weights(weights, levered), project_weights(weights, None, levered)
+    )
+    np.testing.assert_array_equal(
+        project_weights(weights, levered), project_weights(weights, config=levered)
+    )
+    with pytest.raises(TypeError, match="two configs"):
+        project_weights(weights, levered, long_only)
+    with pytest.raises(TypeError, match="tradable must be bools or 0s and 1s"):
+        project_weights(weights, [0.5, 1.0, 1.0], long_only)
+    with pytest.raises(ValueError, match=r"tradable of shape \(2,\) does not broadcast"):
+        project_weights(weights, [True, False], long_only)
+    with pytest.raises(ValueError, match="cash_score is for long-only accounts"):
+        project_weights(weights, None, AccountConfig(allow_short=True), cash_score=1.0)
+    with pytest.raises(ValueError, match="must be >= 0"):
+        project_weights(weights, None, long_only, cash_score=1.0)
+    with pytest.raises(ValueError, match="must be >= 0"):
+        project_weights([0.2, 0.3], None, long_only, cash_score=-1.0)
+
+
+@FEW
+@given(
+    scores=hnp.arrays(
+        np.float64,
+        st.tuples(st.integers(1, 4), st.integers(1, 5)),
+        elements=st.floats(0.0, 1e308, allow_subnormal=False),
+    ),
+    cash=st.floats(0.0, 10.0),
+    leverage=st.floats(0.1, 3.0),
+    data=st.data(),
+)
+def test_scores_become_shares_of_the_leverage(
+    scores: NDArray[np.float64], cash: float, leverage: float, data: Any
+) -> None:
+    tradable = data.draw(hnp.arrays(np.bool_, scores.shape))
+    config = AccountConfig(max_leverage=leverage)
+    with np.errstate(over="raise", invalid="raise"):
+        weights = project_weights(scores, tradable, config, cash_score=cash)
+    assert weights.shape == scores.shape and (weights >= 0.0).all()
+    assert (weights[~tradable] == 0.0).all()
+    invested = weights.sum(axis=-1)
+    assert (invested <= leverage * (1 + 1e-12)).all()
+    for row in range(scores.shape[0]):
+        kept = np.where(tradable[row], scores[row], 0.0)
+        largest = max(kept.max(), cash)
+        if largest == 0.0:
+            assert invested[row] == 0.0  # nothing asked for: all cash
+            continue
+        shares = kept / largest
+        expected = leverage * shares / (shares.sum() + cash / largest)
+        np.testing.assert_allclose(weights[row], expected, rtol=1e-9, atol=1e-300)

@@ -110,6 +110,14 @@ def test_risk_free_rate_agrees_with_empyrical(
         sortino_ratio(window, risk_free=risk_free),
         empyrical.sortino_ratio(window, required_return=risk_free),
     )
+    # sekai 0.2's calls: both rates positional, the Sortino one named target.
+    assert sharpe_ratio(window, 252, risk_free) == sharpe_ratio(window, risk_free=risk_free)
+    by_target = sortino_ratio(window, target=risk_free)
+    assert sortino_ratio(window, 252, risk_free) == by_target
+    assert sortino_ratio(window, risk_free=risk_free) == by_target
+    assert close(by_target, empyrical.sortino_ratio(window, required_return=risk_free))
+    with pytest.raises(TypeError, match=r"target=.* and risk_free=.*pass one"):
+        sortino_ratio(window, target=risk_free, risk_free=risk_free)
 
 
 def test_drawdowns_agree_with_empyrical_up_to_sign(window: NDArray[np.float64]) -> None:

@@ -25,6 +25,7 @@ from numpy.typing import ArrayLike
 
 from sekai._validation import check_real
 from sekai.finance._money import F64, as_array
+from sekai.finance._renamed import either
 
 __all__ = [
     "annualized_return",
@@ -149,7 +150,7 @@ def _ratio(numerator: float, denominator: float) -> float:
 
 
 def sharpe_ratio(
-    returns: ArrayLike, periods_per_year: float = 252, *, risk_free: float = 0.0
+    returns: ArrayLike, periods_per_year: float = 252, risk_free: float = 0.0
 ) -> float:
     """The annualised Sharpe ratio: ``mean(r - rf) / std(r - rf) * sqrt(periods_per_year)``.
 
@@ -169,19 +170,29 @@ def sharpe_ratio(
 
 
 def sortino_ratio(
-    returns: ArrayLike, periods_per_year: float = 252, *, risk_free: float = 0.0
+    returns: ArrayLike,
+    periods_per_year: float = 252,
+    target: float | None = None,
+    *,
+    risk_free: float | None = None,
 ) -> float:
     """The annualised Sortino ratio: mean excess return over downside deviation.
 
-    ``mean(r - rf) * periods_per_year / (sqrt(mean(min(r - rf, 0) ** 2)) *
-    sqrt(periods_per_year))``, with ``risk_free`` the required return per
-    period. NaN for fewer than two returns or no return below ``risk_free``.
-    Same as empyrical's ``sortino_ratio`` (with ``required_return=risk_free``),
-    which gives infinity instead of NaN when nothing is below.
+    ``mean(r - target) * periods_per_year / (sqrt(mean(min(r - target, 0) **
+    2)) * sqrt(periods_per_year))``, with ``target`` the required return per
+    period (0 by default). NaN for fewer than two returns or no return below
+    ``target``. Same as empyrical's ``sortino_ratio`` (with
+    ``required_return=target``), which gives infinity instead of NaN when
+    nothing is below. ``risk_free=`` is another name of ``target``, the one
+    `sharpe_ratio` uses.
+
+    Raises:
+        TypeError: Both ``target`` and ``risk_free`` given.
     """
     values = series(returns, "sortino_ratio: returns")
     per_year = check_periods_per_year(periods_per_year, "sortino_ratio: periods_per_year")
-    rf = check_real(risk_free, "sortino_ratio: risk_free")
+    required = either("sortino_ratio", "target", target, "risk_free", risk_free)
+    rf = 0.0 if required is None else check_real(required, "sortino_ratio: target")
     if values.size < 2:
         return math.nan
     excess = values - rf

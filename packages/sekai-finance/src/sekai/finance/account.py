@@ -32,7 +32,8 @@ Conventions (shared by every market env):
 A step of a market env: trade from the drifted weights to the target (paying
 the cost model's cost, a fraction of equity, so ``equity *= 1 - cost``), then
 `settle` the period at the target weights (``equity *= growth``) and
-carry the drifted weights into the next step.
+carry the drifted weights into the next step. ``settle(..., cost=cost)``
+(sekai 0.2's call) does both: its growth includes the cost.
 """
 
 from __future__ import annotations
@@ -165,30 +166,91 @@ def _weights(weights: ArrayLike, what: str) -> tuple[F64, bool]:
     return array, False
 
 
-def project_weights(weights: ArrayLike, config: AccountConfig | None = None) -> F64:
-    """The nearest weights the account may hold: no shorts unless allowed, leverage capped.
+def project_weights(
+    scores: ArrayLike,
+    tradable: ArrayLike | AccountConfig | None = None,
+    config: AccountConfig | None = None,
+    *,
+    cash_score: ArrayLike | None = None,
+) -> F64:
+    """The weights the account may hold for the given scores (sekai 0.2's call).
 
-    Negative weights become 0 when ``config.allow_short`` is false; then, if
-    the gross exposure ``sum(|w|)`` exceeds ``config.max_leverage``, every
-    weight is scaled down by the same factor to meet it (the direction of the
-    portfolio is kept).
+    Untradable assets get a weight of 0. Without ``cash_score`` the scores are
+    target weights, projected onto what the account allows: negative ones
+    become 0 when ``config.allow_short`` is false; then, if the gross exposure
+    ``sum(|w|)`` exceeds ``config.max_leverage``, every weight is scaled down
+    by the same factor to meet it (the direction of the portfolio is kept).
+
+    With ``cash_score`` (long-only accounts) the scores are shares, cash's
+    share being ``cash_score``: asset ``i`` gets ``max_leverage * s_i /
+    (sum(s) + cash_score)`` and cash what is left (all cash when every score
+    is 0), as Market-v0 reads its long-only action.
+
+    ``project_weights(weights, config)``, the form of earlier 0.3 versions,
+    still works: a config in the second place is read as ``config``.
 
     Args:
-        weights: Target weights, shape ``(..., n_assets)``.
+        scores: Target weights or scores, shape ``(..., n_assets)``.
+        tradable: Which assets can trade: bools (or 0s and 1s, as an action
+            mask) broadcastable to ``scores``; None for all of them.
         config: The account's rules (default: ``AccountConfig()``, long-only
             without leverage).
+        cash_score: Cash's score (>= 0), a number or one per account, shape
+            ``(...)``; None to project target weights.
 
     Returns:
-        The projected weights, a new float64 array of the same shape.
+        The weights, a new float64 array of the same shape as ``scores``.
 
     Raises:
-        TypeError: ``config`` is not an AccountConfig.
-        ValueError: A weight is NaN or infinite.
+        TypeError: ``config`` is not an AccountConfig, or two are given, or
+            ``tradable`` is not a mask.
+        ValueError: A score is NaN or infinite, ``tradable`` does not
+            broadcast to the scores; or, with ``cash_score``, the account may
+            short, or a score or the cash score is negative.
     """
+    if isinstance(tradable, AccountConfig):  # the earlier form, project_weights(weights, config)
+        if config is not None:
+            raise TypeError(
+                f"project_weights: got two configs, {tradable!r} (in tradable's place) and "
+                f"{config!r}; pass tradable first, then config"
+            )
+        tradable, config = None, tradable
     rules = _config(config, "project_weights")
-    array, scalar = _weights(weights, "project_weights: weights")
+    array, scalar = _weights(scores, "project_weights: scores")
     if not np.isfinite(array).all():
-        raise ValueError(f"project_weights: weights must be finite, got {weights!r}")
+        raise ValueError(f"project_weights: scores must be finite, got {scores!r}")
+    if tradable is not None:
+        array = np.where(_mask(tradable, array.shape), array, 0.0)
+    if cash_score is None:
+        projected = _projected(array, rules)
+    else:
+        projected = _shares(array, cash_score, rules)
+    return projected.reshape(()) if scalar else projected
+
+
+def _mask(tradable: ArrayLike, shape: tuple[int, ...]) -> NDArray[np.bool_]:
+    """``tradable`` as bools of ``shape`` (an action mask of 0s and 1s is read too)."""
+    try:
+        allowed = np.asarray(tradable)
+        valid = allowed.dtype == np.bool_ or bool(np.isin(allowed, (0, 1)).all())
+    except (TypeError, ValueError):
+        valid = False
+    if not valid:
+        raise TypeError(
+            "project_weights: tradable must be bools or 0s and 1s (1 where the asset can "
+            f"trade), got {tradable!r}"
+        )
+    try:
+        return np.broadcast_to(allowed.astype(np.bool_), shape)
+    except ValueError:
+        raise ValueError(
+            f"project_weights: tradable of shape {allowed.shape} does not broadcast to the "
+            f"scores' shape {shape}"
+        ) from None
+
+
+def _projected(array: F64, rules: AccountConfig) -> F64:
+    """Target weights with shorts removed unless allowed and the gross exposure capped."""
     projected = array.copy() if rules.allow_short else np.maximum(array, 0.0)
     with np.errstate(over="ignore"):  # an overflow is handled below
         gross = np.abs(projected).sum(axis=-1, keepdims=True)
@@ -203,7 +265,33 @@ def project_weights(weights: ArrayLike, config: AccountConfig | None = None) -> 
         over = gross > limit
     if over.any():
         projected *= np.where(over, limit / np.where(over, gross, 1.0), 1.0)
-    return projected.reshape(()) if scalar else projected
+    return projected
+
+
+def _shares(array: F64, cash_score: ArrayLike, rules: AccountConfig) -> F64:
+    """Long-only scores read as shares of ``max_leverage``, cash's share being ``cash_score``."""
+    if rules.allow_short:
+        raise ValueError(
+            "project_weights: cash_score is for long-only accounts, whose scores are shares; "
+            f"this one may short ({rules!r}): pass its target weights without cash_score"
+        )
+    cash = as_array(cash_score, "project_weights: cash_score")
+    if (array < 0.0).any() or not (np.isfinite(cash).all() and (cash >= 0.0).all()):
+        raise ValueError(
+            "project_weights: a long-only account's scores and cash_score must be >= 0 (and "
+            f"finite), got scores {array!r} and cash_score {cash_score!r}"
+        )
+    scores = np.concatenate([array, np.broadcast_to(cash, array.shape[:-1])[..., None]], axis=-1)
+    with np.errstate(over="ignore"):
+        total = scores.sum(axis=-1, keepdims=True)
+    huge = ~np.isfinite(total)
+    if huge.any():  # scores whose sum overflows: their proportions, from the largest
+        scores = scores / np.where(huge, scores.max(axis=-1, keepdims=True), 1.0)
+        total = scores.sum(axis=-1, keepdims=True)
+    positive = total > 0.0
+    shares = scores[..., :-1] / np.where(positive, total, 1.0)
+    weights: F64 = rules.max_leverage * np.where(positive, shares, 0.0)
+    return weights
 
 
 def turnover(target: ArrayLike, current: ArrayLike) -> Array:
@@ -235,29 +323,43 @@ def settle(
     returns: ArrayLike,
     dt: ArrayLike,
     config: AccountConfig | None = None,
+    *,
+    cost: ArrayLike = 0.0,
 ) -> Settlement:
-    """Hold ``weights`` over one period: asset returns, financing, drift, bankruptcy.
+    """Hold ``weights`` over one period: costs, asset returns, financing, drift, bankruptcy.
+
+    The call of sekai 0.2, ``settle(weights, returns, cost=..., dt=...,
+    config=...)``, and the positional ``settle(weights, returns, dt, config)``
+    both work.
 
     Args:
         weights: The weights held over the period (after trading), shape
-            ``(..., n_assets)``; a scalar is a single asset.
+            ``(..., n_assets)``, as fractions of the equity after paying
+            ``cost``; a scalar is a single asset.
         returns: The simple return of each asset over the period, shape
             ``(..., n_assets)`` (or broadcastable to it).
         dt: The period's length in years (e.g. ``1 / 252`` for a trading
             day), a scalar or one per account, shape ``(...)``.
         config: The account's financing rates (default: ``AccountConfig()``,
             no financing).
+        cost: The transaction cost of the trade that led to ``weights``, a
+            fraction of the equity before it (>= 0), paid before the period:
+            a scalar or one per account. The equity then grows by ``(1 -
+            cost) * (1 + sum(w * r) - financing)``. 0 by default.
 
     Returns:
-        The `Settlement`: growth, drifted weights, financing cost and
-        whether the account is wiped out (growth ``<= 0``; such an account's
-        growth is reported as 0 and its drifted weights as 0).
+        The `Settlement`: growth (costs included), drifted weights, financing
+        cost (a fraction of the equity after the cost) and whether the account
+        is wiped out (growth ``<= 0``, a cost of 1 or more included; such an
+        account's growth is reported as 0 and its drifted weights as 0).
 
     Raises:
         TypeError: ``config`` is not an AccountConfig.
+        ValueError: ``cost`` is negative, NaN or infinite.
     """
     rules = _config(config, "settle")
     held, scalar = _weights(weights, "settle: weights")
+    paid = _cost(cost)
     moved = held * (1.0 + as_array(returns, "settle: returns"))
     cash = 1.0 - held.sum(axis=-1)
     rates = (rules.cash_rate, rules.effective_margin_rate, rules.borrow_rate)
@@ -271,17 +373,44 @@ def settle(
         if rates[2] != 0.0:
             financing = financing + np.maximum(-held, 0.0).sum(axis=-1) * accrued[2]
     # Subtracting a financing of zero changes no bit; skipping it saves a pass.
-    growth = moved.sum(axis=-1) + cash - financing if any(rates) else moved.sum(axis=-1) + cash
-    wiped_out = growth <= 0.0
+    held_growth = moved.sum(axis=-1) + cash - financing if any(rates) else moved.sum(axis=-1) + cash
+    if paid is None:
+        growth = held_growth
+        wiped_out = growth <= 0.0
+    else:  # a cost of the whole equity or more leaves nothing to hold
+        paid = _per_account(paid, np.shape(held_growth))
+        growth = (1.0 - paid) * held_growth
+        wiped_out = (held_growth <= 0.0) | (paid >= 1.0)
     if wiped_out.any() if wiped_out.ndim else wiped_out:
         growth = np.where(wiped_out, 0.0, growth)
-        safe = np.where(wiped_out, 1.0, growth)[..., None]
+        safe = np.where(wiped_out, 1.0, held_growth)[..., None]
         drifted = np.where(wiped_out[..., None], 0.0, moved / safe)
     else:
-        drifted = moved / growth[..., None]
+        drifted = moved / held_growth[..., None]
     return Settlement(
         growth=unwrap(np.asarray(growth, dtype=np.float64)),
         drifted=unwrap(drifted[..., 0]) if scalar else drifted,
         financing=unwrap(np.asarray(financing, dtype=np.float64)),
         wiped_out=wiped_out,
     )
+
+
+def _cost(cost: ArrayLike) -> F64 | None:
+    """The cost fraction checked (finite, >= 0); None for the scalar 0 (nothing to pay)."""
+    if is_real(cost) and float(cost) == 0.0:
+        return None
+    paid = as_array(cost, "settle: cost")
+    if not (np.isfinite(paid).all() and (paid >= 0.0).all()):
+        raise ValueError(f"settle: cost must be finite fractions of equity >= 0, got {cost!r}")
+    return paid
+
+
+def _per_account(paid: F64, shape: tuple[int, ...]) -> F64:
+    """The cost broadcast to one per account (``shape``)."""
+    try:
+        return np.broadcast_to(paid, shape)
+    except ValueError:
+        raise ValueError(
+            f"settle: cost must be a number or one per account, shape {shape}; got shape "
+            f"{paid.shape}"
+        ) from None

@@ -4,8 +4,11 @@ Every function takes an array whose first axis is time (``(n_steps,)`` or
 ``(n_steps, n_assets)``, NaN where unavailable) and returns a float64 array
 of the same shape whose row ``t`` depends on rows ``0..t`` only: features
 can be computed once over a whole history and read at any row without
-look-ahead. A window that is not full, or that holds a NaN, gives NaN.
-`check_causal` tests that property for any function, yours included.
+look-ahead. A window that is not full, or that holds a NaN, gives NaN
+(unless ``min_periods`` asks for fewer rows). `check_causal` tests that
+property for any function, yours included. Parameter names and orders are
+sekai 0.2's (``ewm_mean(x, halflife)``, ``asof_join(target_times,
+event_times, values, *, lag)``, ...).
 
 Environments take features by name (``MarketEnv(features=("momentum_20",
 "volatility"))``): `compute_feature` resolves a name to a field of the
@@ -17,6 +20,7 @@ adds your own.
 
 from __future__ import annotations
 
+import datetime
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,8 +29,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_callable, check_int, check_real
+from sekai._validation import check_callable, check_int, check_real, is_int, is_real
 from sekai.error import LookAheadError
+from sekai.utils.seeding import np_random
 
 if TYPE_CHECKING:
     from sekai.finance.data import MarketData
@@ -62,7 +67,10 @@ Array = NDArray[np.float64]
 def _values(values: ArrayLike, what: str) -> Array:
     array = np.array(values, dtype=np.float64, copy=True)
     if array.ndim < 1 or array.shape[0] < 1:
-        raise ValueError(f"{what}: values must have a time axis with rows, got shape {array.shape}")
+        raise ValueError(
+            f"{what}: expected an array whose first axis is time, with rows; got shape "
+            f"{array.shape}"
+        )
     return array
 
 
@@ -74,6 +82,13 @@ def _periods(periods: int, what: str) -> int:
 
 def _window(window: int, what: str) -> int:
     return check_int(window, f"{what}: window", minimum=1)
+
+
+def _min_periods(min_periods: int | None, window: int, what: str) -> int:
+    """The fewest values a window needs (None: the whole window)."""
+    if min_periods is None:
+        return window
+    return check_int(min_periods, f"{what}: min_periods", minimum=0, maximum=window)
 
 
 def _nans(shape: tuple[int, ...]) -> Array:
@@ -131,8 +146,8 @@ def momentum(prices: ArrayLike, window: int = 20, *, skip: int = 0) -> Array:
     return out
 
 
-def lag(values: ArrayLike, periods: int = 1) -> Array:
-    """``values[t - periods]`` at row ``t`` (the first ``periods`` rows are NaN).
+def lag(x: ArrayLike, periods: int = 1) -> Array:
+    """``x[t - periods]`` at row ``t`` (the first ``periods`` rows are NaN).
 
     Raises:
         LookAheadError: ``periods`` < 0 (a lead, reading later rows).
@@ -140,24 +155,24 @@ def lag(values: ArrayLike, periods: int = 1) -> Array:
     if isinstance(periods, int) and not isinstance(periods, bool) and periods < 0:
         raise LookAheadError(f"lag: periods={periods} would read rows after each row")
     periods = check_int(periods, "lag: periods", minimum=0)
-    x = _values(values, "lag")
-    out = _nans(x.shape)
-    if periods < x.shape[0]:
-        out[periods:] = x[: x.shape[0] - periods]
+    values = _values(x, "lag")
+    out = _nans(values.shape)
+    if periods < values.shape[0]:
+        out[periods:] = values[: values.shape[0] - periods]
     return out
 
 
-def forward_fill(values: ArrayLike, *, limit: int | None = None) -> Array:
+def forward_fill(x: ArrayLike, *, limit: int | None = None) -> Array:
     """Each NaN replaced by the last value before it (at most ``limit`` rows back).
 
     Leading NaNs stay NaN. Filling carries the past forward, never the future
     back.
     """
-    x = _values(values, "forward_fill")
+    values = _values(x, "forward_fill")
     limit = None if limit is None else check_int(limit, "forward_fill: limit", minimum=0)
-    rows = np.arange(x.shape[0]).reshape((-1,) + (1,) * (x.ndim - 1))
-    last = np.maximum.accumulate(np.where(np.isnan(x), -1, rows), axis=0)
-    out = np.take_along_axis(x, np.maximum(last, 0), axis=0)
+    rows = np.arange(values.shape[0]).reshape((-1,) + (1,) * (values.ndim - 1))
+    last = np.maximum.accumulate(np.where(np.isnan(values), -1, rows), axis=0)
+    out = np.take_along_axis(values, np.maximum(last, 0), axis=0)
     stale = last < 0
     if limit is not None:
         stale |= rows - last > limit
@@ -168,14 +183,13 @@ def forward_fill(values: ArrayLike, *, limit: int | None = None) -> Array:
 # -- rolling windows --------------------------------------------------------------------------
 
 
-def _rolling_sums(
-    x: Array, window: int, powers: int
-) -> tuple[list[Array], NDArray[np.bool_], Array]:
-    """Sums of ``(x - x0) ** k`` (k = 1..powers) over each window ending at ``t``.
+def _rolling_sums(x: Array, window: int, powers: int) -> tuple[list[Array], Array, Array]:
+    """Sums of ``(x - x0) ** k`` (k = 1..powers) over the finite values of each window.
 
-    Also returns whether each window is complete and finite, and ``x0``: each
-    column's first finite value, known before any complete window, so the sums
-    stay causal (and centred, for precision).
+    The window of row ``t`` is rows ``t - window + 1 .. t`` (from row 0 for the
+    first rows). Also returns the number of finite values in each window, and
+    ``x0``: each column's first finite value, known before any window that
+    holds a value, so the sums stay causal (and centred, for precision).
     """
     finite = np.isfinite(x)
     first = np.argmax(finite, axis=0)
@@ -183,63 +197,97 @@ def _rolling_sums(
     reference = np.where(np.isfinite(reference), reference, 0.0)
     centred = np.where(finite, x - reference, 0.0)
     zero = np.zeros((1, *x.shape[1:]))
-    sums = []
-    for power in range(1, powers + 1):
-        total = np.concatenate([zero, np.cumsum(centred**power, axis=0)])
-        sums.append(total[window:] - total[:-window])
-    missing = np.concatenate([zero, np.cumsum(~finite, axis=0, dtype=np.float64)])
-    complete = (missing[window:] - missing[:-window]) == 0
-    return sums, complete, reference
+    ends = np.arange(1, x.shape[0] + 1)
+    starts = np.maximum(ends - window, 0)
+
+    def moving(values: Array) -> Array:
+        total = np.concatenate([zero, np.cumsum(values, axis=0)])
+        result: Array = total[ends] - total[starts]
+        return result
+
+    sums = [moving(centred**power) for power in range(1, powers + 1)]
+    return sums, moving(finite.astype(np.float64)), reference
 
 
-def rolling_mean(values: ArrayLike, window: int) -> Array:
-    """The mean of the last ``window`` rows (rows ``t - window + 1 .. t``)."""
+def rolling_mean(x: ArrayLike, window: int, *, min_periods: int | None = None) -> Array:
+    """The mean of the last ``window`` rows (rows ``t - window + 1 .. t``).
+
+    ``min_periods`` as in pandas: the fewest finite values a window needs
+    (missing ones left out); None, the default, needs a full window of
+    finite values.
+    """
     window = _window(window, "rolling_mean")
-    x = _values(values, "rolling_mean")
-    out = _nans(x.shape)
-    if window <= x.shape[0]:
-        (s1,), complete, reference = _rolling_sums(x, window, 1)
-        out[window - 1 :] = np.where(complete, reference + s1 / window, np.nan)
-    return out
+    needed = _min_periods(min_periods, window, "rolling_mean")
+    values = _values(x, "rolling_mean")
+    (s1,), count, reference = _rolling_sums(values, window, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count >= needed, reference + s1 / count, np.nan)
 
 
-def rolling_std(values: ArrayLike, window: int, *, ddof: int = 1) -> Array:
+def rolling_std(
+    x: ArrayLike, window: int, *, min_periods: int | None = None, ddof: int = 1
+) -> Array:
     """The standard deviation of the last ``window`` rows (``ddof`` as in numpy).
+
+    ``min_periods`` as in `rolling_mean`; a window needs more than ``ddof``
+    values as well.
 
     Raises:
         ValueError: ``window <= ddof``.
     """
     window = _window(window, "rolling_std")
     ddof = check_int(ddof, "rolling_std: ddof", minimum=0, maximum=window - 1)
-    x = _values(values, "rolling_std")
-    out = _nans(x.shape)
-    if window <= x.shape[0]:
-        (s1, s2), complete, _ = _rolling_sums(x, window, 2)
-        variance = np.maximum(s2 - s1 * s1 / window, 0.0) / (window - ddof)
-        out[window - 1 :] = np.where(complete, np.sqrt(variance), np.nan)
-    return out
+    needed = _min_periods(min_periods, window, "rolling_std")
+    values = _values(x, "rolling_std")
+    (s1, s2), count, _ = _rolling_sums(values, window, 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        variance = np.maximum(s2 - s1 * s1 / count, 0.0) / (count - ddof)
+        return np.where((count >= needed) & (count > ddof), np.sqrt(variance), np.nan)
 
 
-def rolling_zscore(values: ArrayLike, window: int, *, ddof: int = 1) -> Array:
+def rolling_zscore(
+    x: ArrayLike, window: int, *, min_periods: int | None = None, ddof: int = 1
+) -> Array:
     """``(x[t] - mean) / std`` over the last ``window`` rows, row ``t`` included.
 
-    NaN where the window's standard deviation is 0.
+    ``min_periods`` as in `rolling_mean`. NaN where the window's standard
+    deviation is 0.
     """
-    x = _values(values, "rolling_zscore")
-    mean = rolling_mean(x, window)
-    std = rolling_std(x, window, ddof=ddof)
+    values = _values(x, "rolling_zscore")
+    mean = rolling_mean(values, window, min_periods=min_periods)
+    std = rolling_std(values, window, min_periods=min_periods, ddof=ddof)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(std > 0, (x - mean) / std, np.nan)
+        return np.where(std > 0, (values - mean) / std, np.nan)
 
 
 def realized_volatility(
-    prices: ArrayLike, window: int = 20, *, periods_per_year: float | None = None
+    returns: ArrayLike | None = None,
+    window: int = 20,
+    *,
+    periods_per_year: float | None = None,
+    prices: ArrayLike | None = None,
 ) -> Array:
-    """The standard deviation of the last ``window`` log returns.
+    """The standard deviation of the last ``window`` returns (``ddof=1``).
 
-    Annualised by ``sqrt(periods_per_year)`` when that is given.
+    Annualised by ``sqrt(periods_per_year)`` when that is given. Pass the
+    returns (sekai 0.2's argument), or ``prices=`` for the volatility of their
+    log returns: ``realized_volatility(prices=p)`` is
+    ``realized_volatility(log_returns(p))``.
+
+    Raises:
+        TypeError: Both or neither of ``returns`` and ``prices`` given.
     """
-    volatility = rolling_std(log_returns(prices), window)
+    series: ArrayLike
+    if prices is not None and returns is None:
+        series = log_returns(prices)
+    elif returns is not None and prices is None:
+        series = returns
+    else:
+        raise TypeError(
+            "realized_volatility: pass the returns, or prices= for the volatility of their log "
+            f"returns (one of the two); got returns={returns!r} and prices={prices!r}"
+        )
+    volatility = rolling_std(series, window)
     if periods_per_year is not None:
         scale = check_real(
             periods_per_year, "realized_volatility: periods_per_year", minimum=0, min_open=True
@@ -329,39 +377,55 @@ def _ewm(x: Array, alpha: float, adjust: bool, with_var: bool) -> tuple[Array, A
     return means, variances
 
 
+def _seen_enough(values: Array, out: Array, min_periods: int, what: str) -> Array:
+    """``out`` with NaN wherever fewer than ``min_periods`` values were seen up to the row."""
+    needed = check_int(min_periods, f"{what}: min_periods", minimum=0)
+    if needed > 1:
+        seen = np.cumsum(~np.isnan(values), axis=0)
+        out[seen < needed] = np.nan
+    return out
+
+
 def ewm_mean(
-    values: ArrayLike,
+    x: ArrayLike,
+    halflife: float | None = None,
     *,
     span: float | None = None,
-    halflife: float | None = None,
     alpha: float | None = None,
     adjust: bool = True,
+    min_periods: int = 0,
 ) -> Array:
     """The exponentially weighted mean of rows up to ``t`` (pandas' ``ewm().mean()``).
 
-    Pass exactly one of ``span`` (``alpha = 2 / (span + 1)``), ``halflife``
-    and ``alpha``. ``adjust`` as in pandas: True weighs row ``t - i`` by
-    ``(1 - alpha) ** i`` over the rows seen, False uses the recursion
-    ``m = (1 - alpha) m + alpha x``. A NaN row is NaN but ages the earlier
-    rows (pandas' ``ignore_na=False``).
+    Pass exactly one of ``halflife`` (sekai 0.2's second argument), ``span``
+    (``alpha = 2 / (span + 1)``) and ``alpha``. ``adjust`` as in pandas: True
+    weighs row ``t - i`` by ``(1 - alpha) ** i`` over the rows seen, False
+    uses the recursion ``m = (1 - alpha) m + alpha x``. A NaN row is NaN but
+    ages the earlier rows (pandas' ``ignore_na=False``). ``min_periods`` as in
+    pandas: NaN until that many values have been seen.
     """
-    x = _values(values, "ewm_mean")
-    return _ewm(x, _alpha(span, halflife, alpha, "ewm_mean"), adjust, False)[0]
+    values = _values(x, "ewm_mean")
+    mean = _ewm(values, _alpha(span, halflife, alpha, "ewm_mean"), adjust, False)[0]
+    return _seen_enough(values, mean, min_periods, "ewm_mean")
 
 
 def ewm_std(
-    values: ArrayLike,
+    x: ArrayLike,
+    halflife: float | None = None,
     *,
     span: float | None = None,
-    halflife: float | None = None,
     alpha: float | None = None,
+    min_periods: int = 0,
 ) -> Array:
     """The exponentially weighted standard deviation, bias-corrected.
 
-    As pandas' ``ewm(...).std()`` (``adjust=True``); NaN until two rows are seen.
+    As pandas' ``ewm(...).std()`` (``adjust=True``); NaN until two rows are
+    seen, or ``min_periods`` if more. ``halflife``, ``span`` and ``alpha`` as
+    in `ewm_mean`.
     """
-    x = _values(values, "ewm_std")
-    return np.sqrt(_ewm(x, _alpha(span, halflife, alpha, "ewm_std"), True, True)[1])
+    values = _values(x, "ewm_std")
+    variance = _ewm(values, _alpha(span, halflife, alpha, "ewm_std"), True, True)[1]
+    return _seen_enough(values, np.sqrt(variance), min_periods, "ewm_std")
 
 
 def rsi(prices: ArrayLike, window: int = 14) -> Array:
@@ -391,24 +455,24 @@ def rsi(prices: ArrayLike, window: int = 14) -> Array:
 # -- across assets -------------------------------------------------------------------------------
 
 
-def _table(values: ArrayLike, what: str) -> Array:
-    x = _values(values, what)
-    if x.ndim != 2:
-        raise ValueError(f"{what}: values must have shape (n_steps, n_assets), got {x.shape}")
-    return x
+def _table(x: ArrayLike, what: str) -> Array:
+    values = _values(x, what)
+    if values.ndim != 2:
+        raise ValueError(f"{what}: x must have shape (n_steps, n_assets), got {values.shape}")
+    return values
 
 
-def cross_sectional_rank(values: ArrayLike) -> Array:
+def cross_sectional_rank(x: ArrayLike) -> Array:
     """Each row ranked across assets, scaled to [0, 1] (0 the lowest, ties averaged).
 
     NaN entries stay NaN and are not ranked; a row with one finite value gives
     it 0.5.
     """
-    x = _table(values, "cross_sectional_rank")
-    out = _nans(x.shape)
-    for t in range(x.shape[0]):
-        finite = np.isfinite(x[t])
-        row = x[t, finite]
+    values = _table(x, "cross_sectional_rank")
+    out = _nans(values.shape)
+    for t in range(values.shape[0]):
+        finite = np.isfinite(values[t])
+        row = values[t, finite]
         if row.size == 1:
             out[t, finite] = 0.5
         elif row.size > 1:
@@ -419,48 +483,82 @@ def cross_sectional_rank(values: ArrayLike) -> Array:
     return out
 
 
-def cross_sectional_zscore(values: ArrayLike) -> Array:
+def cross_sectional_zscore(x: ArrayLike) -> Array:
     """Each row standardised across assets: ``(x - mean) / std`` (``ddof=0``).
 
     NaN entries are left out; rows with fewer than two finite values, or no
     spread, give NaN.
     """
-    x = _table(values, "cross_sectional_zscore")
-    finite = np.isfinite(x)
+    values = _table(x, "cross_sectional_zscore")
+    finite = np.isfinite(values)
     count = finite.sum(axis=1, keepdims=True)
-    filled = np.where(finite, x, 0.0)
+    filled = np.where(finite, values, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = filled.sum(axis=1, keepdims=True) / count
-        std = np.sqrt((np.where(finite, x - mean, 0.0) ** 2).sum(axis=1, keepdims=True) / count)
-        out = (x - mean) / std
+        deviations = np.where(finite, values - mean, 0.0)
+        std = np.sqrt((deviations**2).sum(axis=1, keepdims=True) / count)
+        out = (values - mean) / std
     return np.where(finite & (count >= 2) & (std > 0), out, np.nan)
 
 
-def asof_join(times: ArrayLike, values: ArrayLike, at: ArrayLike) -> Array:
+def _known_from(stamps: NDArray[Any], lag: Any) -> NDArray[Any]:
+    """The time each value becomes known: its stamp plus ``lag`` (checked to be >= 0)."""
+    if isinstance(lag, datetime.timedelta):
+        lag = np.timedelta64(lag)
+    dated = stamps.dtype.kind == "M"
+    if isinstance(lag, np.timedelta64):  # a numpy integer too: tested first
+        valid = dated
+    else:  # an int counts the unit of datetime64 times
+        valid = is_int(lag) or (not dated and is_real(lag) and math.isfinite(lag))
+    if not valid:
+        expected = "a timedelta, or an int in the times' unit" if dated else "a finite real number"
+        raise TypeError(f"asof_join: lag must be {expected}, got {lag!r}")
+    if lag < (np.timedelta64(0) if isinstance(lag, np.timedelta64) else 0):
+        raise LookAheadError(f"asof_join: lag={lag!r} would use values before their time")
+    known: NDArray[Any] = stamps + lag
+    return known
+
+
+def asof_join(
+    target_times: ArrayLike, event_times: ArrayLike, values: ArrayLike, *, lag: Any = 0
+) -> Array:
     """The values of a series as known at other times (a point-in-time join).
 
-    For each ``at[j]``, the value stamped last at or before it (NaN before the
-    first). Joining a slower series (monthly macro data, quarterly fundamentals) onto
-    daily rows this way never uses a value before its time.
+    For each ``target_times[j]``, the last value known by then: the one with
+    the latest ``event_times[i] + lag`` at or before it (NaN before the
+    first). Joining a slower series (monthly macro data, quarterly
+    fundamentals) onto daily rows this way never uses a value before its
+    time; ``lag`` adds a publication delay.
 
     Args:
-        times: ``(m,)`` strictly increasing times of ``values`` (ints or datetime64).
+        target_times: ``(k,)`` times to read the series at.
+        event_times: ``(m,)`` strictly increasing times of ``values`` (numbers
+            or datetime64).
         values: ``(m, ...)`` the series.
-        at: ``(k,)`` times to read it at.
+        lag: The delay between a value's time and the time it is known (>= 0):
+            a number in the times' unit, or for datetime64 times a
+            ``timedelta`` / ``numpy.timedelta64`` (an int counts the times'
+            unit). 0 by default.
 
     Returns:
         ``(k, ...)`` float64.
+
+    Raises:
+        LookAheadError: ``lag`` < 0.
+        ValueError: ``event_times`` has the wrong shape or is not strictly
+            increasing.
     """
-    stamps = np.asarray(times)
+    stamps = np.asarray(event_times)
     series = _values(values, "asof_join")
-    targets = np.asarray(at)
+    targets = np.asarray(target_times)
     if stamps.ndim != 1 or stamps.shape[0] != series.shape[0]:
         raise ValueError(
-            f"asof_join: times must have shape ({series.shape[0]},), got {stamps.shape}"
+            f"asof_join: event_times must have shape ({series.shape[0]},) (one per row of "
+            f"values), got {stamps.shape}"
         )
     if stamps.shape[0] > 1 and not bool(np.all(stamps[1:] > stamps[:-1])):
-        raise ValueError("asof_join: times must be strictly increasing")
-    rows = np.searchsorted(stamps, targets, side="right") - 1
+        raise ValueError("asof_join: event_times must be strictly increasing")
+    rows = np.searchsorted(_known_from(stamps, lag), targets, side="right") - 1
     out = series[np.maximum(rows, 0)]
     out[rows < 0] = np.nan
     return out
@@ -470,48 +568,59 @@ def asof_join(times: ArrayLike, values: ArrayLike, at: ArrayLike) -> Array:
 
 
 def check_causal(
-    function: Callable[[Array], ArrayLike],
-    values: ArrayLike,
+    fn: Callable[[Array], ArrayLike],
+    x: ArrayLike,
     *,
     n_checks: int = 8,
-    seed: int = 0,
+    rng: np.random.Generator | int | None = None,
+    rtol: float = 0.0,
+    atol: float = 0.0,
 ) -> None:
-    """Check that ``function`` computes row ``t`` from rows ``0..t`` only.
+    """Check that ``fn`` computes row ``t`` from rows ``0..t`` only.
 
     For ``n_checks`` rows ``t``, the rows after ``t`` are multiplied by random
     positive factors (signs, zeros and NaNs are kept, so prices stay prices);
-    the rows up to ``t`` of the output must not change at all.
+    the rows up to ``t`` of the output must not change: not at all by
+    default, or by no more than ``atol + rtol * |value|`` (NaN must stay NaN).
 
     Args:
-        function: Maps an array with time as its first axis to another.
-        values: A sample input (e.g. real prices).
+        fn: Maps an array with time as its first axis to another.
+        x: A sample input (e.g. real prices).
         n_checks: Rows to check.
-        seed: Seed of the perturbations.
+        rng: The generator of the perturbations, or its seed; None for a fixed
+            seed (0), so that a check gives the same answer every time.
+        rtol: Relative tolerance (>= 0).
+        atol: Absolute tolerance (>= 0).
 
     Raises:
         LookAheadError: A past row of the output changed (the message says
             which).
     """
-    check_callable(function, "check_causal: function")
+    check_callable(fn, "check_causal: fn")
     n_checks = check_int(n_checks, "check_causal: n_checks", minimum=1)
-    x = _values(values, "check_causal")
-    base = np.asarray(function(x.copy()), dtype=np.float64)
-    if base.ndim < 1 or base.shape[0] != x.shape[0]:
+    rtol = check_real(rtol, "check_causal: rtol", minimum=0.0)
+    atol = check_real(atol, "check_causal: atol", minimum=0.0)
+    generator = np_random(0 if rng is None else rng)[0]
+    values = _values(x, "check_causal")
+    base = np.asarray(fn(values.copy()), dtype=np.float64)
+    if base.ndim < 1 or base.shape[0] != values.shape[0]:
         raise ValueError(
-            f"check_causal: function must return one row per input row ({x.shape[0]}), got shape "
+            f"check_causal: fn must return one row per input row ({values.shape[0]}), got shape "
             f"{base.shape}"
         )
-    rng = np.random.default_rng(seed)
-    n_rows = x.shape[0]
+    n_rows = values.shape[0]
     if n_rows < 2:
         return
-    name = getattr(function, "__name__", repr(function))
-    for t in sorted(rng.choice(n_rows - 1, size=min(n_checks, n_rows - 1), replace=False)):
-        perturbed = x.copy()
-        perturbed[t + 1 :] *= np.exp(rng.normal(0.0, 0.5, perturbed[t + 1 :].shape))
-        output = np.asarray(function(perturbed), dtype=np.float64)
+    name = getattr(fn, "__name__", repr(fn))
+    for t in sorted(generator.choice(n_rows - 1, size=min(n_checks, n_rows - 1), replace=False)):
+        perturbed = values.copy()
+        perturbed[t + 1 :] *= np.exp(generator.normal(0.0, 0.5, perturbed[t + 1 :].shape))
+        output = np.asarray(fn(perturbed), dtype=np.float64)
         past, expected = output[: t + 1], base[: t + 1]
-        same = (past == expected) | (np.isnan(past) & np.isnan(expected))
+        if rtol == 0.0 and atol == 0.0:
+            same = (past == expected) | (np.isnan(past) & np.isnan(expected))
+        else:
+            same = np.isclose(past, expected, rtol=rtol, atol=atol, equal_nan=True)
         if not bool(np.all(same)):
             row = int(np.argwhere(~same)[0][0])
             raise LookAheadError(
@@ -655,7 +764,7 @@ def _momentum(data: MarketData, window: int) -> Array:
 
 @_builtin("volatility", 20, "standard deviation of the window's log returns")
 def _volatility(data: MarketData, window: int) -> Array:
-    return realized_volatility(data.prices, window)
+    return realized_volatility(prices=data.prices, window=window)
 
 
 @_builtin("sma", 20, "simple moving average of the price")

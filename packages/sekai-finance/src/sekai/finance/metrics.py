@@ -192,7 +192,7 @@ def performance_summary(
         annualized_return=annualized_return(values, per_year),
         annualized_volatility=annualized_volatility(values, per_year),
         sharpe_ratio=sharpe_ratio(values, per_year, risk_free=rf),
-        sortino_ratio=sortino_ratio(values, per_year, risk_free=rf),
+        sortino_ratio=sortino_ratio(values, per_year, rf),
         max_drawdown=max_drawdown(values),
         calmar_ratio=calmar_ratio(values, per_year),
         value_at_risk=value_at_risk(values, confidence),

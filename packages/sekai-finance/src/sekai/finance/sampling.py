@@ -17,7 +17,7 @@ arithmetic:
   rows ``s .. s + episode_length - 1`` and executes each decision at the next
   row, so it needs rows up to ``s + episode_length``;
 * its first decision needs ``lookback`` rows of returns before it and must
-  come after the data's warmup: ``s >= first_start(data, lookback)``.
+  come after the data's warmup: ``s >= first_start(lookback, data.warmup)``.
 
 A sampler draws an *offset* among the ``n_starts`` valid first rows; offset
 0 is `first_start`. Train / test splits by time are
@@ -43,6 +43,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sekai._validation import check_int, is_int
+from sekai.finance._data_time import time_value
 from sekai.finance._simulation_paths import stationary_distribution
 
 if TYPE_CHECKING:
@@ -235,22 +236,67 @@ def as_sampler(sampler: str | int | EpisodeSampler) -> EpisodeSampler:
     )
 
 
-def first_start(data: MarketData, lookback: int = 0) -> int:
+def first_start(lookback: int, warmup: int = 0) -> int:
     """The earliest row an episode can start at: after the warmup and ``lookback`` rows.
 
     A first decision at row ``s`` observes the ``lookback`` log returns ending
     at ``s``, which need prices from row ``s - lookback``; rows of the warmup
-    are history only. So the answer is ``max(data.warmup, lookback)``.
+    are history only. So the answer is ``max(warmup, lookback)``. For a
+    [`MarketData`][sekai.finance.MarketData]: ``first_start(lookback,
+    data.warmup)``.
+
+    Raises:
+        TypeError: A MarketData in the first place (the form of earlier 0.3
+            versions, ``first_start(data, lookback)``).
+        ValueError: ``lookback`` or ``warmup`` is negative.
     """
+    if _is_market_data(lookback):
+        raise TypeError(
+            "first_start takes (lookback, warmup) as in sekai 0.2, got a MarketData first; "
+            "call first_start(lookback, data.warmup)"
+        )
     lookback = check_int(lookback, "first_start: lookback", minimum=0)
-    return max(data.warmup, lookback)
+    warmup = check_int(warmup, "first_start: warmup", minimum=0)
+    return max(warmup, lookback)
 
 
-def _start_range(
-    data: MarketData, lookback: int, episode_length: int, what: str
+def _is_market_data(value: object) -> bool:
+    from sekai.finance.data import MarketData  # loaded when needed, as in the annotations
+
+    return isinstance(value, MarketData)
+
+
+def _starts(
+    data: MarketData | None,
+    n_starts: int | None,
+    warmup: int | None,
+    *,
+    lookback: int,
+    episode_length: int,
+    what: str,
 ) -> tuple[int, int]:
+    """The first valid start row and the number of valid starts, from ``data`` or given.
+
+    Raises:
+        TypeError: Both ``data`` and ``n_starts`` or ``warmup``, or neither
+            ``data`` nor ``n_starts``.
+        ValueError: The data is too short for one episode, or ``n_starts`` < 1.
+    """
     episode_length = check_int(episode_length, f"{what}: episode_length", minimum=1)
-    first = first_start(data, lookback)
+    if data is None:
+        if n_starts is None:
+            raise TypeError(
+                f"{what}: give n_starts (and warmup), as sekai 0.2 does, or the data to read "
+                "them from"
+            )
+        first = first_start(lookback, 0 if warmup is None else warmup)
+        return first, check_int(n_starts, f"{what}: n_starts", minimum=1)
+    if n_starts is not None or warmup is not None:
+        raise TypeError(
+            f"{what}: n_starts and warmup come from the data; got data and "
+            f"n_starts={n_starts!r}, warmup={warmup!r}"
+        )
+    first = first_start(lookback, data.warmup)
     last = data.n_steps - 1 - episode_length
     if last < first:
         raise ValueError(
@@ -258,31 +304,41 @@ def _start_range(
             f"rows (warmup/lookback {first}, then one more row to execute each decision); the "
             f"data has {data.n_steps}"
         )
-    return first, last
+    return first, last - first + 1
 
 
 def sample_start(
     sampler: EpisodeSampler,
     rng: np.random.Generator,
-    data: MarketData,
+    data: MarketData | None = None,
     *,
+    n_starts: int | None = None,
     episode_length: int,
     lookback: int = 0,
+    warmup: int | None = None,
 ) -> int:
     """The first decision row of the next episode, as ``sampler`` chooses it.
 
-    Rows ``first_start(data, lookback)`` to ``n_steps - 1 - episode_length``
-    are valid; the sampler draws an offset among them.
+    There are ``n_starts`` valid first rows from ``first_start(lookback,
+    warmup)`` on; the sampler draws an offset among them. Give ``n_starts``
+    and ``warmup`` (sekai 0.2's call), or ``data`` to read them from: its
+    rows ``first_start(lookback, data.warmup)`` to ``n_steps - 1 -
+    episode_length`` are the valid ones.
 
     Args:
         sampler: The env's start sampler (keep one per env: it may hold
             progress; convert ``sampler=`` arguments once with `as_sampler`).
         rng: The env's generator.
-        data: The history the episode is played on.
+        data: The history the episode is played on, or None.
+        n_starts: The number of valid first rows (without ``data``).
         episode_length: Decisions per episode.
         lookback: Rows of returns the first observation needs.
+        warmup: Rows of history only before the first start (without
+            ``data``; 0 by default).
 
     Raises:
+        TypeError: ``sampler`` is not an EpisodeSampler, or the starts are
+            given both ways or neither.
         ValueError: The data is too short for one episode, or the sampler
             returned an offset outside ``[0, n_starts)``.
     """
@@ -290,44 +346,88 @@ def sample_start(
         raise TypeError(
             f"sample_start: sampler must be an EpisodeSampler (see as_sampler), got {sampler!r}"
         )
-    first, last = _start_range(data, lookback, episode_length, "sample_start")
-    n_starts = last - first + 1
-    offset = sampler.sample(rng, n_starts, episode_length)
-    if not is_int(offset) or not 0 <= int(offset) < n_starts:
+    first, count = _starts(
+        data,
+        n_starts,
+        warmup,
+        lookback=lookback,
+        episode_length=episode_length,
+        what="sample_start",
+    )
+    offset = sampler.sample(rng, count, episode_length)
+    if not is_int(offset) or not 0 <= int(offset) < count:
         raise ValueError(
-            f"sample_start: {sampler!r}.sample() must return an int in [0, {n_starts}), got "
-            f"{offset!r}"
+            f"sample_start: {sampler!r}.sample() must return an int in [0, {count}), got {offset!r}"
         )
     return first + int(offset)
 
 
 def resolve_start(
-    data: MarketData,
-    start: int | TimeLike,
+    option: int | TimeLike,
     *,
-    episode_length: int,
+    timestamps: ArrayLike | None = None,
     lookback: int = 0,
+    n_starts: int | None = None,
+    warmup: int | None = None,
+    data: MarketData | None = None,
+    episode_length: int | None = None,
 ) -> int:
     """The first decision row an explicit start asks for (``reset(options={"start": ...})``).
 
+    Give the valid starts as sekai 0.2 does (``timestamps``, ``n_starts`` and
+    ``warmup``: rows ``first_start(lookback, warmup)`` on, ``n_starts`` of
+    them), or ``data`` and ``episode_length`` to read them from (as
+    `sample_start`).
+
     Args:
-        data: The history.
-        start: A row (an int), or a time-like value (``Time(x)``, a date): then
-            the first row stamped at or after it.
-        episode_length: Decisions per episode.
+        option: A row (an int), or a time-like value (``Time(x)``, a date):
+            then the first row stamped at or after it.
+        timestamps: The rows' times, to find a time-like ``option`` in
+            (without ``data``).
         lookback: Rows of returns the first observation needs.
+        n_starts: The number of valid first rows (without ``data``).
+        warmup: Rows of history only before the first start (without
+            ``data``; 0 by default).
+        data: The history, or None.
+        episode_length: Decisions per episode (with ``data``).
 
     Raises:
+        TypeError: The starts are given both ways or neither, or a time-like
+            ``option`` without ``timestamps`` or ``data``.
         ValueError: The row is not a valid first row (the message gives the
             range), or the data is too short.
     """
-    first, last = _start_range(data, lookback, episode_length, "resolve_start")
-    row = int(start) if is_int(start) else data.index_of(start, side="left")
+    if data is not None and episode_length is None:
+        raise TypeError("resolve_start: with data, give episode_length too")
+    first, count = _starts(
+        data,
+        n_starts,
+        warmup,
+        lookback=lookback,
+        episode_length=1 if episode_length is None else episode_length,
+        what="resolve_start",
+    )
+    if data is not None and timestamps is not None:
+        raise TypeError("resolve_start: the timestamps come from the data; give one of the two")
+    if is_int(option):
+        row = int(option)
+    elif data is not None:
+        row = data.index_of(option, side="left")
+    elif timestamps is not None:
+        stamps = np.asarray(timestamps)
+        key = time_value(stamps, option, "resolve_start")
+        row = int(np.searchsorted(stamps, key, side="left"))
+    else:
+        raise TypeError(
+            f"resolve_start: option={option!r} is not a row, so give the timestamps (or the "
+            "data) to find it in"
+        )
+    last = first + count - 1
     if not first <= row <= last:
+        length = "" if episode_length is None else f" of {episode_length} steps"
         raise ValueError(
-            f"resolve_start: start={start!r} (row {row}) cannot start an episode of "
-            f"{episode_length} steps with lookback {lookback}; valid first rows are {first} to "
-            f"{last}"
+            f"resolve_start: start={option!r} (row {row}) cannot start an episode{length} with "
+            f"lookback {lookback}; valid first rows are {first} to {last}"
         )
     return row
 

@@ -35,6 +35,7 @@ except ImportError as error:  # pragma: no cover (sekai-wrappers is missing)
 from sekai._validation import check_int
 from sekai.core import Env
 from sekai.error import ResetRequired
+from sekai.finance._renamed import either
 
 __all__ = ["AcrobotRenderer", "CartPoleRenderer", "MountainCarRenderer", "PendulumRenderer"]
 
@@ -70,8 +71,8 @@ class _ClassicRenderer(BaseRenderer):
 
     _owner = "Renderer"
 
-    def __init__(self, width: int, height: int) -> None:
-        self.width = check_int(width, f"{self._owner}: width", minimum=16)
+    def __init__(self, width: int, height: int, *, width_name: str = "width") -> None:
+        self.width = check_int(width, f"{self._owner}: {width_name}", minimum=16)
         self.height = check_int(height, f"{self._owner}: height", minimum=16)
         try:
             Canvas(1, 1)  # fails early when Pillow is missing
@@ -255,26 +256,42 @@ class MountainCarRenderer(_ClassicRenderer):
             self._disc(wheel, 0.025 * unit, _GREY)
 
 
-class PendulumRenderer(_ClassicRenderer):
+class _SquareRenderer(_ClassicRenderer):
+    """A square frame by default: ``size`` (sekai 0.2's argument) is its width and height.
+
+    ``height`` gives another height, ``width=`` names the width as the other
+    renderers do (the same argument as ``size``).
+    """
+
+    def __init__(
+        self, size: int | None = None, height: int | None = None, *, width: int | None = None
+    ) -> None:
+        side = either(self._owner, "size", size, "width", width)
+        name = "width" if width is not None else "size"
+        side = 500 if side is None else side
+        super().__init__(side, side if height is None else height, width_name=name)
+
+
+class PendulumRenderer(_SquareRenderer):
     """Draws a [`PendulumEnv`][sekai.envs.PendulumEnv]: the rod, its pivot and the torque.
 
     The last step's torque is shown as an arc around the pivot, its length
     proportional to the torque, its side the torque's direction.
 
     Args:
-        width: Frame width in pixels (>= 16).
-        height: Frame height in pixels (>= 16).
+        size: Frame width, and height unless ``height`` is given, in pixels
+            (>= 16); 500 by default.
+        height: Frame height in pixels (>= 16), if not ``size``.
+        width: Another name of ``size``.
 
     Raises:
-        TypeError: ``width`` or ``height`` is not an int.
-        ValueError: ``width`` or ``height`` is below 16.
+        TypeError: ``size`` or ``height`` is not an int, or both ``size``
+            and ``width`` are given.
+        ValueError: ``size`` or ``height`` is below 16.
         ImportError: Pillow is not installed.
     """
 
     _owner = "PendulumRenderer"
-
-    def __init__(self, width: int = 500, height: int = 500) -> None:
-        super().__init__(width, height)
 
     def _draw(self, env: Any) -> None:
         from sekai.envs.classic_control.pendulum import PendulumEnv
@@ -306,26 +323,26 @@ class PendulumRenderer(_ClassicRenderer):
         self._disc((0.0, 0.0), 0.04, _BLACK)
 
 
-class AcrobotRenderer(_ClassicRenderer):
+class AcrobotRenderer(_SquareRenderer):
     """Draws an [`AcrobotEnv`][sekai.envs.AcrobotEnv]: both links and the goal line.
 
     The goal line is at height 1 above the pivot, the height the tip must
     pass (``-cos θ1 - cos(θ1 + θ2) > 1``).
 
     Args:
-        width: Frame width in pixels (>= 16).
-        height: Frame height in pixels (>= 16).
+        size: Frame width, and height unless ``height`` is given, in pixels
+            (>= 16); 500 by default.
+        height: Frame height in pixels (>= 16), if not ``size``.
+        width: Another name of ``size``.
 
     Raises:
-        TypeError: ``width`` or ``height`` is not an int.
-        ValueError: ``width`` or ``height`` is below 16.
+        TypeError: ``size`` or ``height`` is not an int, or both ``size``
+            and ``width`` are given.
+        ValueError: ``size`` or ``height`` is below 16.
         ImportError: Pillow is not installed.
     """
 
     _owner = "AcrobotRenderer"
-
-    def __init__(self, width: int = 500, height: int = 500) -> None:
-        super().__init__(width, height)
 
     def _draw(self, env: Any) -> None:
         from sekai.envs.classic_control.acrobot import AcrobotEnv

@@ -166,9 +166,9 @@ def short_targets(actions: F64, weights: F64, tradable: F64 | None, config: Acco
     n = actions.shape[1]
     if tradable is None:
         # No weight kept: 0.0 + free, as below, is free with -0.0 turned into 0.0.
-        assets = project_weights(actions, config) + 0.0
+        assets = project_weights(actions, config=config) + 0.0
     else:
-        free = project_weights(actions * tradable[:, :n], config)
+        free = project_weights(actions * tradable[:, :n], config=config)
         assets = weights[:, :n] - weights[:, :n] * tradable[:, :n] + free
     result: F64 = np.empty_like(weights)
     result[:, :n] = assets

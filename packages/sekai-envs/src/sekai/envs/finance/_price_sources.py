@@ -87,7 +87,7 @@ class History:
 
     def check_length(self, lookback: int, episode_length: int, owner: str) -> None:
         """Raise ValueError unless the data holds at least one episode."""
-        first = first_start(self.data, lookback)
+        first = first_start(lookback, self.data.warmup)
         needed = first + episode_length + 1
         if self.data.n_steps < needed:
             raise ValueError(
@@ -115,7 +115,9 @@ class History:
                 env's sub-env copy).
         """
         if start is not None:
-            return resolve_start(self.data, start, episode_length=episode_length, lookback=lookback)
+            return resolve_start(
+                start, data=self.data, episode_length=episode_length, lookback=lookback
+            )
         return sample_start(
             self.sampler if sampler is None else sampler,
             rng,
