@@ -16,6 +16,7 @@ import functools
 import importlib
 import json
 import logging
+import math
 import pickle
 import subprocess
 import sys
@@ -1012,6 +1013,19 @@ def test_action_mask_space_takes_the_space() -> None:
     assert action_mask_space(space=Dict(a=Discrete(3), b=MultiDiscrete([2, 2]))).n == 7
 
 
+def test_episode_stats_fields_can_be_assigned() -> None:
+    from sekai.stats import EpisodeStats, InMemoryTracker
+
+    stats = EpisodeStats(1.0, 3, 0.1, 0.0, 0.1, True, False)
+    tracker = InMemoryTracker()
+    tracker.on_episode_end(stats)
+    stats.episode_return = 5.0  # sekai 0.2's dataclass is not frozen
+    stats.extra = {"pnl": 2.0}
+    assert (stats.episode_return, stats.extra) == (5.0, {"pnl": 2.0})
+    assert tracker.mean_return() == 5.0  # the tracker holds the same object
+    assert EpisodeStats(5.0, 3, 0.1, 0.0, 0.1, True, False, {"pnl": 2.0}) == stats
+
+
 def test_trackers_follow_the_0_2_protocol() -> None:
     from sekai.stats import EpisodeStats, InMemoryTracker, LoggingTracker, StatsTracker
 
@@ -1026,11 +1040,19 @@ def test_trackers_follow_the_0_2_protocol() -> None:
         tracker.on_episode_end(stats(ret, 3))
     assert tracker.mean_return() == 3.0 and tracker.mean_length() == 3.0
     assert tracker.mean_return == 3.0  # also readable as a value
-    assert tracker.summary() == {"episodes": 2, "mean_return": 3.0, "mean_length": 3.0}
+    summary = tracker.summary()
+    assert summary == {"num_episodes": 2, "mean_return": 3.0, "mean_length": 3.0, "episodes": 2}
     assert [e.episode_return for e in tracker.episodes] == [2.0, 4.0]
     logging_tracker = LoggingTracker(logger=logging.getLogger("test02"))
     logging_tracker.on_episode_end(stats(2.0, 4))
-    assert logging_tracker.summary()["episodes"] == 1
+    assert logging_tracker.summary() == {
+        "num_episodes": 1,
+        "mean_return": 2.0,
+        "mean_length": 4.0,
+        "episodes": 1,
+    }
+    empty = InMemoryTracker().summary()
+    assert empty["num_episodes"] == 0 and math.isnan(empty["mean_return"])
 
     class OnlyEnds(StatsTracker):
         def __init__(self) -> None:

@@ -439,7 +439,12 @@ def test_default_tracker_summarises_the_episodes() -> None:
     for _ in range(4):
         if env.step(np.zeros(2, np.float32)).done:
             env.reset()
-    assert env.tracker.summary() == {"episodes": 2, "mean_return": 3.0, "mean_length": 2.0}
+    assert env.tracker.summary() == {
+        "num_episodes": 2,
+        "mean_return": 3.0,
+        "mean_length": 2.0,
+        "episodes": 2,
+    }
     assert env.tracker.mean_return() == 3.0
 
 
