@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 # The listing harness, shared by every distribution's test (tools/compat02.py).
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tools"))
@@ -884,6 +885,29 @@ def test_box_is_bounded_is_a_property_that_can_also_be_called() -> None:
     assert not half.is_bounded and half.is_bounded == False  # noqa: E712
     assert half.is_bounded("below") and not half.is_bounded("above")
     assert repr(half.is_bounded) == "False"
+
+
+@given(
+    low=st.sampled_from([-np.inf, -1.0, 0.0]),
+    high=st.sampled_from([1.0, 2.0, np.inf]),
+    infinite_component=st.booleans(),
+)
+def test_box_is_bounded_unpacks_to_0_2_pair(
+    low: float, high: float, infinite_component: bool
+) -> None:
+    from sekai.spaces import Box
+
+    lows, highs = np.full(3, low), np.full(3, high)
+    if infinite_component:  # one unbounded component makes the side unbounded
+        lows[1], highs[2] = -np.inf, np.inf
+    box = Box(lows, highs, (3,), dtype=np.float64)
+    below, above = box.is_bounded  # sekai 0.2: a pair of bools
+    assert below is bool(np.isfinite(lows).all()) and above is bool(np.isfinite(highs).all())
+    assert box.is_bounded == (below, above) and tuple(box.is_bounded) == (below, above)
+    assert (box.is_bounded[0], box.is_bounded[1], len(box.is_bounded)) == (below, above, 2)
+    assert bool(box.is_bounded) == (below and above)
+    assert box.is_bounded("below") == below and box.is_bounded("above") == above
+    assert Box(0, 5, (2,), dtype=np.int64).is_bounded == (True, True)
 
 
 def test_masked_box_pack_unpack_empty_and_sample_with_a_slot_mask() -> None:
