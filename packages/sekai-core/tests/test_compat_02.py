@@ -877,6 +877,14 @@ def test_register_space_type_takes_the_name_first() -> None:
     assert space_from_jsonable(json.loads(json.dumps(nested.to_jsonable()))) == nested
 
 
+def test_masked_box_needs_a_slot() -> None:
+    from sekai.spaces import MaskedBox
+
+    with pytest.raises(ValueError, match="MaskedBox: max_size must be an int >= 1, got 0"):
+        MaskedBox(0.0, 1.0, (2,), max_size=0)
+    assert MaskedBox(0.0, 1.0, (2,), max_size=1)["mask"].n == 1
+
+
 def test_box_is_bounded_is_a_property_that_can_also_be_called() -> None:
     from sekai.spaces import Box
 
