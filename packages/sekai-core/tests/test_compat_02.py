@@ -877,6 +877,51 @@ def test_register_space_type_takes_the_name_first() -> None:
     assert space_from_jsonable(json.loads(json.dumps(nested.to_jsonable()))) == nested
 
 
+def test_a_registered_subclass_writing_its_own_type_name_round_trips() -> None:
+    from sekai.spaces import Box, Dict, Sequence, Tuple, register_space_type, space_from_jsonable
+
+    class Prices(Box):
+        """A Box that names itself in its description (sekai 0.2 style), decoder inherited."""
+
+        def to_jsonable(self, samples: Any = None) -> Any:
+            if samples is not None:
+                return super().to_jsonable(samples)
+            return {**self.to_json_dict(), "type": "test02.Prices"}
+
+    assert register_space_type("test02.Prices", Prices) is Prices
+    prices = Prices(0.0, 10.0, (2,))
+    rebuilt = space_from_jsonable(prices.to_jsonable())
+    assert type(rebuilt) is Prices and rebuilt == prices
+    assert type(Prices.from_jsonable(prices.to_jsonable())) is Prices
+    nested = Dict(p=prices, t=Tuple([prices]), s=Sequence(prices, max_length=2))
+    back = space_from_jsonable(json.loads(json.dumps(nested.to_jsonable())))
+    assert [type(s).__name__ for s in (back["p"], back["t"][0], back["s"].feature_space)] == [
+        "Prices",
+        "Prices",
+        "Prices",
+    ]
+    # The name is the subclass's only: a plain Box refuses it.
+    with pytest.raises(ValueError, match="expected the description of a Box, got one of a"):
+        Box.from_jsonable(prices.to_jsonable())
+
+
+def test_register_space_type_with_the_name_alone_decorates_the_class() -> None:
+    from sekai.spaces import Discrete, flatdim, register_space_type, space_from_jsonable
+
+    @register_space_type("test02.Dice", flatdim=lambda space: 1)
+    class Dice(Discrete):
+        def to_jsonable(self, samples: Any = None) -> Any:
+            if samples is not None:
+                return super().to_jsonable(samples)
+            return {**self.to_json_dict(), "type": "test02.Dice"}
+
+    assert isinstance(Dice, type) and Dice.__name__ == "Dice"
+    assert type(space_from_jsonable(Dice(6).to_jsonable())) is Dice
+    assert flatdim(Dice(6)) == 1  # the utilities given to the decorator form apply
+    with pytest.raises(ValueError, match=r"already registered under the name 'test02\.Dice'"):
+        register_space_type("test02.Dice")(Dice)
+
+
 def test_masked_box_needs_a_slot() -> None:
     from sekai.spaces import MaskedBox
 

@@ -392,7 +392,7 @@ class Box(Space[NDArray[Any]]):
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> Box:
         """Build a box from the output of `to_json_dict`."""
-        check_type_name(data, "Box")
+        check_type_name(data, "Box", cls)
         dtype = np.dtype(data["dtype"])
         work = np.float64 if dtype.kind == "f" else dtype
         return cls(

@@ -273,7 +273,7 @@ class MaskedBox(Dict):
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> MaskedBox:
         """Build the space from the output of `to_json_dict`."""
-        check_type_name(data, "MaskedBox")
+        check_type_name(data, "MaskedBox", cls)
         element = Box.from_json_dict(data["element"])
         fill = data.get("fill_value")
         return cls(
