@@ -1025,10 +1025,15 @@ def test_seeding_helpers() -> None:
     same, seed = np_random(generator)
     assert same is generator and seed == 11
     assert np_random(7)[1] == 7
-    assert child_seeds(3, 2) == make_seed_sequence(3, 2)
-    assert child_seeds(None, 2) == [None, None]
-    drawn = child_seeds(np.random.default_rng(0), 2)
-    assert drawn == child_seeds(np.random.default_rng(0), 2) and len(set(drawn)) == 2
+    # 0.2's order: the parent's generator, the seed it used, how many children.
+    rng, used = np_random(3)
+    assert child_seeds(rng, used, 2) == make_seed_sequence(3, 2)
+    assert child_seeds(rng=None, seed_used=3, n=2) == make_seed_sequence(3, 2)
+    assert child_seeds(None, None, 2) == [None, None]
+    drawn = child_seeds(np.random.default_rng(0), None, 2)
+    assert drawn == child_seeds(np.random.default_rng(0), None, 2) and len(set(drawn)) == 2
+    with pytest.raises(TypeError, match=r"rng must be a numpy\.random\.Generator or None, got 5"):
+        child_seeds(5, None, 2)  # type: ignore[arg-type]
     assert SeedType is not None
 
 

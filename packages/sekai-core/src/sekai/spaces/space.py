@@ -268,7 +268,11 @@ def seed_with_children(parent: Space[Any], seed: SeedType, children: Iterable[Sp
     """
     kids = list(children)
     parent._set_rng(seed)
-    for child, child_seed in zip(kids, child_seeds(seed, len(kids)), strict=True):
+    if isinstance(seed, np.random.Generator):
+        seeds = child_seeds(seed, None, len(kids))
+    else:
+        seeds = child_seeds(None, seed, len(kids))
+    for child, child_seed in zip(kids, seeds, strict=True):
         child.seed(child_seed)
     return root_seed(parent.rng)
 
