@@ -32,9 +32,14 @@ from hypothesis import given, strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tools"))
 from compat02 import (
     Entry,
+    ListedName,
     check_name,
     cls,
     func,
+    listed_problems,
+    listed_signature_problems,
+    parameters_listing,
+    parse_parameters_listing,
 )
 
 # -- sekai 0.2's listing for sekai-core -----------------------------------------------------------
@@ -555,6 +560,66 @@ def test_every_name_of_the_listing_is_there_with_a_compatible_signature(
     module: str, name: str
 ) -> None:
     assert check_name(module, name, API[module][name], BUILDERS.get(name)) == []
+
+
+# The parameters listing of 0.2 (tools/api-0.2-parameters.md), sections of sekai-core.
+PARAMETERS = parameters_listing(
+    "sekai.core", "sekai.error", "sekai.registry", "sekai.spaces", "sekai.stats", "sekai.utils"
+)
+PARAMETER_CASES = [(module, listed) for module, names in PARAMETERS.items() for listed in names]
+
+
+def test_the_parameters_listing_has_every_section_of_sekai_core() -> None:
+    sections = (
+        "sekai.core sekai.core.env sekai.core.multi_agent sekai.core.result sekai.core.wrapper "
+        "sekai.error sekai.registry sekai.registry.registry sekai.registry.spec sekai.spaces "
+        "sekai.spaces.box sekai.spaces.dict sekai.spaces.discrete sekai.spaces.masked_box "
+        "sekai.spaces.multi_binary sekai.spaces.multi_discrete sekai.spaces.sequence "
+        "sekai.spaces.space sekai.spaces.tuple sekai.spaces.utils sekai.stats "
+        "sekai.stats.collectors sekai.stats.tracker sekai.utils sekai.utils.checker "
+        "sekai.utils.masking sekai.utils.normalization sekai.utils.pickle "
+        "sekai.utils.running_stats sekai.utils.seeding"
+    )
+    assert sorted(PARAMETERS) == sorted(sections.split())
+    assert len(PARAMETER_CASES) == 121  # the lines of those sections
+
+
+@pytest.mark.parametrize(
+    ("module", "listed"), PARAMETER_CASES, ids=[f"{m}.{n.name}" for m, n in PARAMETER_CASES]
+)
+def test_every_function_and_method_takes_the_0_2_parameters(
+    module: str, listed: ListedName
+) -> None:
+    assert listed_problems(module, listed, BUILDERS.get(listed.name)) == []
+
+
+def test_the_parameters_harness_tells_what_a_0_2_call_would_miss() -> None:
+    def renamed(values: Any, n: int = 1) -> None: ...
+    def aliased(values: Any = None, n: int = 1, *, x: Any = None) -> None: ...
+    def required_default(x: Any, *, n: int) -> None: ...
+
+    assert listed_signature_problems(renamed, "x, n=…") == [
+        "positional parameter 0 is 'values', not 'x'"
+    ]
+    assert listed_signature_problems(aliased, "x, n=…") == []  # x kept as a keyword alias
+    assert listed_signature_problems(required_default, "x, *, n=…") == [
+        "n has no default (0.2 gives it one)"
+    ]
+    assert listed_signature_problems(renamed, "values, n, extra") == [
+        "no positional parameter 'extra'"
+    ]
+    parsed = parse_parameters_listing(
+        "## `pkg.mod`\n\n- class `A(x, *, y=…)`: `m(a, b=…)`, `n()`\n- class `B`\n- `f(*args, **kw)`\n"
+    )
+    assert parsed == {
+        "pkg.mod": [
+            ListedName("A", "class", "x, *, y=…", (("m", "a, b=…"), ("n", ""))),
+            ListedName("B", "class", None),
+            ListedName("f", "function", "*args, **kw"),
+        ]
+    }
+    with pytest.raises(ValueError, match="not understood"):
+        parse_parameters_listing("## `pkg.mod`\n- something else\n")
 
 
 @pytest.mark.parametrize("path", sorted(IMPORT_PATHS))
