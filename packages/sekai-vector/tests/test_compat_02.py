@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from sekai.core import Env, ResetResult, StepResult
-from sekai.spaces import Box, Discrete
+from sekai.spaces import Box, Dict, Discrete, Tuple
 
 # The listing harness, shared by every distribution's test (tools/compat02.py).
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tools"))
@@ -554,8 +554,12 @@ def test_the_0_2_helpers_of_vec_env() -> None:
     assert env_get_attr(envs[0], "length") == 4  # through the wrapper stack
     env_set_attr(envs[0], "length", 7)
     assert envs[0].unwrapped.length == 7  # type: ignore[attr-defined]
-    assert env_call(envs[1], "reset", seed=1).info == {"reset": True}
+    # 0.2's form: the arguments as a tuple and a dict.
+    assert env_call(envs[1], "reset", (), {"seed": 1}).info == {"reset": True}
+    assert env_call(env=envs[1], name="reset", args=[], kwargs={"seed": 1}).info == {"reset": True}
     assert env_call(envs[1], "length") == 2  # not callable: its value
+    with pytest.raises(TypeError, match="args must be a tuple or list, got 1"):
+        env_call(envs[1], "reset", 1)  # type: ignore[arg-type]
     with pytest.raises(AttributeError):
         env_set_attr(envs[1], "nothing", 1)
     with pytest.raises(TypeError, match=r"must return a sekai\.core\.Env"):
@@ -566,18 +570,27 @@ def test_the_0_2_helpers_of_vec_env() -> None:
     assert needs_autoreset(ended)
     assert not needs_autoreset(StepResult(np.ones(1), 1.0, False, False, {}))
     assert not needs_autoreset(StepResult(np.ones(1), 1.0, False, True, {"final_observation": 0}))
-    info = merge_autoreset({"t": 2}, np.ones(1), {"reset": True})
+    # 0.2's forms: the step that ended the episode, and the reset that followed.
+    merged = merge_autoreset(ended, ResetResult(np.zeros(1), {"reset": True}))
+    assert merged.observation.tolist() == [0.0]  # the new episode's first observation
+    assert (merged.reward, merged.terminated, merged.truncated) == (1.0, True, False)
+    info = merged.info
     assert info["t"] == 2
     assert info["final_info"] == {"t": 2}
     assert info["reset_info"] == {"reset": True}
     assert info["final_observation"].tolist() == [1.0]
-    frozen = frozen_step(np.ones(1), True, False)
+    with pytest.raises(TypeError, match="expected a StepResult and a ResetResult"):
+        merge_autoreset({"t": 2}, np.ones(1))  # type: ignore[arg-type]
+    frozen = frozen_step(final=ended)
+    assert frozen.observation.tolist() == [1.0]
     assert (frozen.reward, frozen.terminated, frozen.truncated, frozen.info) == (
         0.0,
         True,
         False,
         {},
     )
+    with pytest.raises(TypeError, match="final must be a StepResult"):
+        frozen_step(np.ones(1))
 
     vec = _keep(SyncVecEnv(_count_fns(3), autoreset=False))
     generator = np.random.default_rng(0)
@@ -600,10 +613,13 @@ def test_the_0_2_helpers_of_native() -> None:
 
     assert GENERATOR_SEED_ERROR is FROM_VEC_ENV
     assert split_infos({"t": np.array([1, 2])}, 2) == [{"t": 1}, {"t": 2}]
+    assert split_infos(infos={"t": np.array([1, 2])}, n=2) == [{"t": 1}, {"t": 2}]
     batch = {"a": np.arange(6).reshape(3, 2), "b": (np.array([7, 8, 9]),)}
-    row = take_index(batch, 1)
+    space = Dict(a=Box(0, 10, (2,), dtype=np.int64), b=Tuple([Discrete(10)]))
+    row = take_index(space, batch, 1)  # 0.2's order: the space, the batch, the index
     assert row["a"].tolist() == [2, 3]
     assert row["b"] == (8,)
+    assert take_index(space=None, batch=batch, index=2)["a"].tolist() == [4, 5]
     native = _keep(_native())
     with pytest.raises(TypeError, match="cannot be shared by 2 sub-envs"):
         native.reset(seed=np.random.default_rng(0))

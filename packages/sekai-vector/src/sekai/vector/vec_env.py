@@ -18,12 +18,12 @@ from sekai.spaces import Space, batch_space
 from sekai.utils.seeding import SeedType
 from sekai.vector._actions import ActionSplitter, make_action_splitter
 from sekai.vector._arguments import GENERATOR_SEED_ERROR, per_env_seeds
-from sekai.vector._autoreset import autoreset_info as merge_autoreset, frozen_step, needs_autoreset
+from sekai.vector._autoreset import frozen_step, merge_autoreset, needs_autoreset
 from sekai.vector._lifecycle import abandon, busy_error, install_lifecycle
 from sekai.vector._sub_envs import (
     build_envs,
-    call_attr as env_call,
     close_all as close_envs,
+    env_call,
     read_attr as env_get_attr,
     write_attr as env_set_attr,
 )
