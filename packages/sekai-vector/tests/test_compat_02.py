@@ -9,6 +9,7 @@ and defaults; extra parameters only if they cannot be required.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import inspect
 import multiprocessing
@@ -27,9 +28,12 @@ from sekai.spaces import Box, Dict, Discrete, Tuple
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tools"))
 from compat02 import (
     Entry,
+    ListedName,
     check_name,
     cls,
     func,
+    listed_problems,
+    parameters_listing,
 )
 
 # -- sekai 0.2's listing for sekai-wrappers --------------------------------------------------------
@@ -221,9 +225,8 @@ API: dict[str, dict[str, Entry]] = {
 
 # sekai 0.2's NativeVecEnv, ProcVecEnv and SyncVecEnv named the parameter of
 # ``async_step`` ``action`` (their ``step`` and VecEnv's ``async_step`` say
-# ``actions``). Today every vector env says ``actions``, as VecEnv does; a
-# subclass cannot rename the parameter of its base class's method. Positional
-# calls, the way 0.2 code calls it, are the same.
+# ``actions``). Today every vector env says ``actions``, as VecEnv does, and
+# takes 0.2's ``action`` as a keyword-only alias.
 ASYNC_STEP_PARAMETER = {"NativeVecEnv": "action", "ProcVecEnv": "action", "SyncVecEnv": "action"}
 
 IMPORT_PATHS: dict[str, str] = {
@@ -357,13 +360,53 @@ def test_every_name_of_the_listing_is_there_with_a_compatible_signature(
     assert check_name(module, name, API[module][name], BUILDERS.get(name)) == []
 
 
+# The parameters listing of 0.2 (tools/api-0.2-parameters.md), sections of sekai-vector.
+PARAMETERS = parameters_listing("sekai.vector")
+PARAMETER_CASES = [(module, listed) for module, names in PARAMETERS.items() for listed in names]
+
+
+def test_the_parameters_listing_has_every_section_of_sekai_vector() -> None:
+    sections = (
+        "sekai.vector sekai.vector.async_vec_env sekai.vector.native sekai.vector.proc_vec_env "
+        "sekai.vector.result sekai.vector.sync_vec_env sekai.vector.vec_env "
+        "sekai.vector.vec_wrapper sekai.vector.wrappers"
+    )
+    assert sorted(PARAMETERS) == sorted(sections.split())
+    assert len(PARAMETER_CASES) == 46  # the lines of those sections
+
+
+@pytest.mark.parametrize(
+    ("module", "listed"), PARAMETER_CASES, ids=[f"{m}.{n.name}" for m, n in PARAMETER_CASES]
+)
+def test_every_function_and_method_takes_the_0_2_parameters(
+    module: str, listed: ListedName
+) -> None:
+    assert listed_problems(module, listed, BUILDERS.get(listed.name)) == []
+
+
 @pytest.mark.parametrize("name", sorted(ASYNC_STEP_PARAMETER))
-def test_async_step_takes_the_batch_positionally_as_in_0_2(name: str) -> None:
+def test_async_step_takes_the_batch_positionally_and_by_either_name(name: str) -> None:
     import sekai.vector
 
     owner = getattr(sekai.vector, name)
-    params = list(inspect.signature(owner.async_step).parameters)
-    assert params == ["self", "actions"]  # 0.2: ["self", ASYNC_STEP_PARAMETER[name]]
+    params = inspect.signature(owner.async_step).parameters
+    assert list(params) == ["self", "actions", "action"]
+    assert params["action"].kind is inspect.Parameter.KEYWORD_ONLY
+    vec = BUILDERS[name]()
+    vec.reset(seed=0)
+    ones = np.ones(vec.num_envs, dtype=np.int64)
+    by_position = asyncio.run(vec.async_step(ones))
+    by_02_name = asyncio.run(vec.async_step(action=ones))  # 0.2's keyword
+    by_name = asyncio.run(vec.async_step(actions=ones))
+    assert [r.rewards.tolist() for r in (by_position, by_02_name, by_name)] == [
+        by_position.rewards.tolist()
+    ] * 3
+    with pytest.raises(TypeError, match=r"give actions, or action .* not both"):
+        asyncio.run(vec.async_step(ones, action=ones))
+    with pytest.raises(TypeError, match="got neither actions nor action"):
+        asyncio.run(vec.async_step())
+    wrapped = sekai.vector.VecWrapper(vec)
+    assert asyncio.run(wrapped.async_step(action=ones)).rewards.shape == (vec.num_envs,)
 
 
 @pytest.mark.parametrize("path", sorted(IMPORT_PATHS))
