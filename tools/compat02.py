@@ -15,10 +15,10 @@ import importlib
 import inspect
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NamedTuple
 
 __all__ = [
-    "ANY_DEFAULT",
     "Entry",
     "Param",
     "check_name",
@@ -27,11 +27,8 @@ __all__ = [
     "constant",
     "default_text",
     "func",
-    "listed_problems",
-    "listed_signature_problems",
     "member_problems",
     "module",
-    "parse_parameters_listing",
     "parse_params",
     "signature_problems",
 ]
@@ -262,81 +259,93 @@ def check_name(module_name: str, name: str, entry: Entry, instance: Any) -> list
     return problems
 
 
-# -- the parameters listing (api-0.2-parameters.md), read from its own text ---------------------
+# -- the parameters listing of 0.2 (api-0.2-parameters.md), checked as it is printed -------------
 #
-# That listing prints, per import path, every public function as "- `name(params)`" and every
-# class as "- class `Name(init params)`: `method(params)`, ...", with "name=…" for a parameter
-# that has a default (its value is not given); a class printed without parameters
-# ("- class `Name`") has a constructor the listing does not describe.
-# `parse_parameters_listing` turns the text into the entries above, `listed_problems` checks
-# one of them. A method's flavour (plain, static, class) is not in the listing: it is read
-# from the class being checked.
+# That listing gives, per import path, one line per public function (- `name(params)`)
+# or class (- class `Name(params)`: `method(params)`, ...); a default prints as ``=…``
+# (its value is left out) and ``*`` starts the keyword-only parameters. The repository
+# keeps a verbatim copy next to this file (PARAMETERS_LISTING). `parameters_listing`
+# reads it, `listed_problems` checks one line of it against the code: 0.2's calls of
+# the function or method must still bind the same way (names, order, kinds), and a
+# parameter 0.2 gives a default keeps one. A positional parameter renamed since 0.2
+# passes when 0.2's name is still accepted as a keyword-only alias.
 
-ANY_DEFAULT = "…"
-_LISTING_MODULE = re.compile(r"^## `([\w.]+)`\s*$")
-_LISTING_ITEM = re.compile(r"^- (class )?`(\w+)(?:\((.*?)\))?`(?::\s*(.*))?$")
+PARAMETERS_LISTING = Path(__file__).with_name("api-0.2-parameters.md")
 
 
-def parse_parameters_listing(text: str) -> dict[str, dict[str, Entry]]:
-    """Every import path of the listing -> its names -> `cls` or `func` entries (in order)."""
-    listing: dict[str, dict[str, Entry]] = {}
-    current: dict[str, Entry] | None = None
-    for number, line in enumerate(text.splitlines(), start=1):
-        header = _LISTING_MODULE.match(line)
-        if header is not None:
-            current = listing.setdefault(header.group(1), {})
+class ListedName(NamedTuple):
+    """One line of the parameters listing: a function, or a class and its methods."""
+
+    name: str
+    kind: str  # "class" or "function"
+    params: str | None  # None: a class listed without a signature
+    methods: tuple[tuple[str, str], ...] = ()
+
+
+_LISTED_HEADING = re.compile(r"^## `([\w.]+)`\s*$")
+_LISTED_LINE = re.compile(r"^- (class )?`(\w+)(?:\((.*?)\))?`(?::\s*(.*))?$")
+_LISTED_METHOD = re.compile(r"`(\w+)\((.*?)\)`")
+
+
+def parse_parameters_listing(text: str) -> dict[str, list[ListedName]]:
+    """The listing's text -> ``{import path: [ListedName, ...]}``, in the listing's order.
+
+    Raises:
+        ValueError: A line of the listing is not in its format.
+    """
+    listing: dict[str, list[ListedName]] = {}
+    current: list[ListedName] | None = None
+    for line in text.splitlines():
+        heading = _LISTED_HEADING.match(line)
+        if heading is not None:
+            current = listing.setdefault(heading.group(1), [])
             continue
         if not line.startswith("- "):
             continue
-        item = _LISTING_ITEM.match(line)
-        if item is None or current is None:
-            raise ValueError(f"line {number} of the listing is not an item of a module: {line!r}")
-        is_class, name, params, members = item.groups()
-        if is_class:
-            init = "..." if params is None else params
-            current[name] = cls(init, *re.findall(r"`([^`]*)`", members or ""))
-        elif params is None:
-            raise ValueError(f"line {number} of the listing is a function without parameters")
-        else:
-            current[name] = func(params)
+        match = _LISTED_LINE.match(line)
+        if match is None or current is None:
+            raise ValueError(f"a line of the parameters listing not understood: {line!r}")
+        is_class, name, params, methods = match.groups()
+        found = tuple(_LISTED_METHOD.findall(methods or ""))
+        if methods and len(found) != methods.count("`") // 2:
+            raise ValueError(f"a method list of the parameters listing not understood: {line!r}")
+        current.append(ListedName(name, "class" if is_class else "function", params, found))
     return listing
 
 
-def listed_signature_problems(target: Any, expected: str, *, drop_first: bool = False) -> list[str]:
-    """Why ``target`` does not accept every call the listed signature accepts.
+def parameters_listing(*prefixes: str) -> dict[str, list[ListedName]]:
+    """The sections of PARAMETERS_LISTING for the import paths ``prefixes`` and below them."""
+    listing = parse_parameters_listing(PARAMETERS_LISTING.read_text(encoding="utf-8"))
+    return {
+        path: names
+        for path, names in listing.items()
+        if any(path == prefix or path.startswith(prefix + ".") for prefix in prefixes)
+    }
 
-    The listing's rules for ``expected``: a default of ``…`` means "has a
-    default, of any value" (other defaults are compared as `signature_problems`
-    compares them). Each positional parameter must be there in the same place
-    under the same name, each keyword-only one under its name (positional or
-    keyword-only), with a default wherever the listing has one. A parameter of
-    ``target`` that the listing does not have must not be required, unless
-    every call of the listing passes it: a required keyword-only parameter of
-    the listing may be positional-or-keyword in ``target``, in any place.
+
+def listed_signature_problems(target: Any, params: str, *, drop_first: bool = False) -> list[str]:
+    """Why ``target`` does not take every call of the listed signature ``params``.
+
+    The listing's parameters, in order: each positional one at its position
+    under its name (or under today's name, with 0.2's kept as a keyword-only
+    alias), each keyword-only one by keyword, ``*args`` / ``**kwargs`` where
+    listed, and a default wherever 0.2 had one. Parameters beyond the listing
+    must have a default.
     """
-    wanted = parse_params(expected)
+    wanted = parse_params(params)
     try:
-        params = list(inspect.signature(target).parameters.values())
+        found = list(inspect.signature(target).parameters.values())
     except (TypeError, ValueError) as error:
         return [f"no signature ({error})"]
-    if drop_first and params and params[0].kind in _POSITIONAL:
-        params = params[1:]
-    positional = [p for p in params if p.kind in _POSITIONAL]
-    by_name = {p.name: p for p in params}
-    has_var = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params)
-    has_varkw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
-    wanted_positional = [w for w in wanted if w[1] == "pos"]
+    if drop_first and found and found[0].kind in _POSITIONAL:
+        found = found[1:]
+    by_name = {p.name: p for p in found}
+    positional = [p for p in found if p.kind in _POSITIONAL]
+    has_var = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in found)
+    has_varkw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in found)
+    empty = inspect.Parameter.empty
     problems: list[str] = []
-
-    def default_problems(name: str, found: inspect.Parameter, default: str | None) -> list[str]:
-        if default is None:
-            return []
-        if found.default is inspect.Parameter.empty:
-            return [f"{name} has no default (0.2's has one)"]
-        if default != ANY_DEFAULT and default_text(found.default) != default:
-            return [f"{name} defaults to {default_text(found.default)!r}, not {default!r}"]
-        return []
-
+    wanted_positional = [w for w in wanted if w[1] == "pos"]
     for index, (name, _, default) in enumerate(wanted_positional):
         if index >= len(positional):
             if not has_var:
@@ -344,78 +353,95 @@ def listed_signature_problems(target: Any, expected: str, *, drop_first: bool = 
             continue
         got = positional[index]
         if got.name != name:
-            problems.append(f"positional parameter {index} is {got.name!r}, not {name!r}")
+            alias = by_name.get(name)
+            if alias is None or alias.kind is not inspect.Parameter.KEYWORD_ONLY:
+                problems.append(f"positional parameter {index} is {got.name!r}, not {name!r}")
+                continue
         elif got.kind is inspect.Parameter.POSITIONAL_ONLY:
             problems.append(f"{name} cannot be passed by keyword")
-        else:
-            problems += default_problems(name, got, default)
+        if default is not None and got.default is empty:
+            problems.append(f"{got.name} has no default (0.2's {name} has one)")
     for name, kind, default in wanted:
         if kind == "kw":
-            found = by_name.get(name)
-            if found is None:
+            got_kw = by_name.get(name)
+            if got_kw is None:
                 if not has_varkw:
                     problems.append(f"no keyword parameter {name!r}")
-            elif found.kind not in (inspect.Parameter.KEYWORD_ONLY, *_POSITIONAL[1:]):
+            elif got_kw.kind not in (inspect.Parameter.KEYWORD_ONLY, *_POSITIONAL[1:]):
                 problems.append(f"{name} cannot be passed by keyword")
-            else:
-                problems += default_problems(name, found, default)
+            elif default is not None and got_kw.default is empty:
+                problems.append(f"{name} has no default (0.2 gives it one)")
         elif kind == "var" and not has_var:
             problems.append("no *args")
         elif kind == "varkw" and not has_varkw:
             problems.append("no **kwargs")
-    # The listing's parameters were checked above (a required keyword-only one of the listing
-    # is passed by every call, so it may be required here in any place); any other parameter
-    # must not be required.
-    listed = {name for name, _, _ in wanted}
-    for index, p in enumerate(positional):
-        required = p.default is inspect.Parameter.empty
-        if required and index >= len(wanted_positional) and p.name not in listed:
-            problems.append(f"extra required parameter {p.name!r}")
-    for p in params:
-        required = p.default is inspect.Parameter.empty
-        if p.kind is inspect.Parameter.KEYWORD_ONLY and required and p.name not in listed:
+    keywords = {w[0] for w in wanted if w[1] == "kw"}
+    for extra in positional[len(wanted_positional) :]:
+        # One 0.2 passed by keyword (a required keyword-only one there) is not extra.
+        if extra.default is empty and extra.name not in keywords:
+            problems.append(f"extra required parameter {extra.name!r}")
+    names = {w[0] for w in wanted}
+    for p in found:
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in names and p.default is empty:
             problems.append(f"extra required keyword parameter {p.name!r}")
     return problems
 
 
-def listed_problems(module_name: str, name: str, entry: Entry) -> list[str]:
-    """Why ``module_name.name`` does not accept the calls the listing's entry describes.
+def listed_method_problems(
+    owner: type, name: str, params: str, instance: Callable[[], Any] | None = None
+) -> list[str]:
+    """Why ``owner.name`` does not take 0.2's calls of the listed method ``name(params)``."""
+    try:
+        static = inspect.getattr_static(owner, name)
+    except AttributeError:
+        return [f"{name}: missing"]
+    if isinstance(static, property):
+        # A value that can also be called (e.g. InMemoryTracker.mean_return).
+        if instance is None:
+            return [f"{name}: a property; give the class a builder to check it on an instance"]
+        value, drop_first = getattr(instance(), name), False
+    elif isinstance(static, staticmethod):
+        value, drop_first = getattr(owner, name), False
+    else:
+        # A function read from the class takes the instance first; a classmethod (or
+        # any other descriptor giving a bound method) does not.
+        value = getattr(owner, name)
+        drop_first = not inspect.ismethod(value)
+    if not callable(value):
+        return [f"{name}: not callable"]
+    return [f"{name}: {p}" for p in listed_signature_problems(value, params, drop_first=drop_first)]
 
-    A class's constructor and each listed method are checked with
-    `listed_signature_problems`; the name must be in the module's ``__all__``.
+
+def listed_problems(
+    module_name: str, listed: ListedName, instance: Callable[[], Any] | None = None
+) -> list[str]:
+    """Why ``<module_name>.<listed.name>`` does not take 0.2's calls (empty when it does).
+
+    ``instance`` builds an object of a listed class, for methods that are
+    properties on the class (their value is what 0.2 code calls).
     """
     module = importlib.import_module(module_name)
-    if not hasattr(module, name):
+    if not hasattr(module, listed.name):
         return ["missing"]
-    problems = [] if name in getattr(module, "__all__", ()) else ["not in __all__"]
-    value = getattr(module, name)
-    if entry.kind == "function":
-        return problems + listed_signature_problems(value, entry.init or "")
+    value = getattr(module, listed.name)
+    problems = [] if listed.name in getattr(module, "__all__", ()) else ["not in __all__"]
+    if listed.kind == "function":
+        return problems + listed_signature_problems(value, listed.params or "")
     if not isinstance(value, type):
         return [*problems, f"{value!r} is not a class"]
-    if entry.init != "...":
-        init = entry.init or ""
-        problems += [f"constructor: {p}" for p in listed_signature_problems(value, init)]
-    for member in entry.members:
-        match = _MEMBER.match(member)
-        if match is None:
-            raise ValueError(f"{member!r} is not a method as the listing prints one")
-        _, method, params = match.groups()
-        if not hasattr(value, method):
-            problems.append(f"{method}: missing")
-            continue
-        static = inspect.getattr_static(value, method)
-        if isinstance(static, property):
-            problems.append(f"{method}: a property, where 0.2 has a method")
-            continue
-        # A plain method is read from the class as a function: its first parameter is self.
-        drop_first = not isinstance(static, (staticmethod, classmethod))
-        found = getattr(value, method)
-        if not callable(found):
-            problems.append(f"{method}: not callable")
-            continue
-        problems += [
-            f"{method}: {p}"
-            for p in listed_signature_problems(found, params, drop_first=drop_first)
-        ]
+    if listed.params is not None:
+        problems += [f"constructor: {p}" for p in listed_signature_problems(value, listed.params)]
+    for method, params in listed.methods:
+        problems += listed_method_problems(value, method, params, instance)
     return problems
+
+
+__all__ += [
+    "PARAMETERS_LISTING",
+    "ListedName",
+    "listed_method_problems",
+    "listed_problems",
+    "listed_signature_problems",
+    "parameters_listing",
+    "parse_parameters_listing",
+]

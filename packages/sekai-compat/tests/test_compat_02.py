@@ -28,9 +28,12 @@ pettingzoo = pytest.importorskip("pettingzoo", reason="needs the pettingzoo extr
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tools"))
 from compat02 import (  # noqa: E402
     Entry,
+    ListedName,
     check_name,
     cls,
     func,
+    listed_problems,
+    parameters_listing,
 )
 
 # -- sekai 0.2's listing for sekai-compat ---------------------------------------------------------
@@ -170,6 +173,25 @@ def test_every_name_of_the_listing_is_there_with_a_compatible_signature(
     module: str, name: str
 ) -> None:
     assert check_name(module, name, API[module][name], BUILDERS.get(name)) == []
+
+
+# The parameters listing of 0.2 (tools/api-0.2-parameters.md), section of sekai-compat.
+PARAMETERS = parameters_listing("sekai.compat")
+PARAMETER_CASES = [(module, listed) for module, names in PARAMETERS.items() for listed in names]
+
+
+def test_the_parameters_listing_has_the_section_of_sekai_compat() -> None:
+    assert list(PARAMETERS) == ["sekai.compat"]
+    assert len(PARAMETER_CASES) == 11  # the lines of that section
+
+
+@pytest.mark.parametrize(
+    ("module", "listed"), PARAMETER_CASES, ids=[f"{m}.{n.name}" for m, n in PARAMETER_CASES]
+)
+def test_every_function_and_method_takes_the_0_2_parameters(
+    module: str, listed: ListedName
+) -> None:
+    assert listed_problems(module, listed, BUILDERS.get(listed.name)) == []
 
 
 @pytest.mark.parametrize("path", sorted(IMPORT_PATHS))

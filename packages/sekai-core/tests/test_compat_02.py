@@ -16,6 +16,7 @@ import functools
 import importlib
 import json
 import logging
+import math
 import pickle
 import subprocess
 import sys
@@ -25,14 +26,20 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 # The listing harness, shared by every distribution's test (tools/compat02.py).
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tools"))
 from compat02 import (
     Entry,
+    ListedName,
     check_name,
     cls,
     func,
+    listed_problems,
+    listed_signature_problems,
+    parameters_listing,
+    parse_parameters_listing,
 )
 
 # -- sekai 0.2's listing for sekai-core -----------------------------------------------------------
@@ -555,6 +562,66 @@ def test_every_name_of_the_listing_is_there_with_a_compatible_signature(
     assert check_name(module, name, API[module][name], BUILDERS.get(name)) == []
 
 
+# The parameters listing of 0.2 (tools/api-0.2-parameters.md), sections of sekai-core.
+PARAMETERS = parameters_listing(
+    "sekai.core", "sekai.error", "sekai.registry", "sekai.spaces", "sekai.stats", "sekai.utils"
+)
+PARAMETER_CASES = [(module, listed) for module, names in PARAMETERS.items() for listed in names]
+
+
+def test_the_parameters_listing_has_every_section_of_sekai_core() -> None:
+    sections = (
+        "sekai.core sekai.core.env sekai.core.multi_agent sekai.core.result sekai.core.wrapper "
+        "sekai.error sekai.registry sekai.registry.registry sekai.registry.spec sekai.spaces "
+        "sekai.spaces.box sekai.spaces.dict sekai.spaces.discrete sekai.spaces.masked_box "
+        "sekai.spaces.multi_binary sekai.spaces.multi_discrete sekai.spaces.sequence "
+        "sekai.spaces.space sekai.spaces.tuple sekai.spaces.utils sekai.stats "
+        "sekai.stats.collectors sekai.stats.tracker sekai.utils sekai.utils.checker "
+        "sekai.utils.masking sekai.utils.normalization sekai.utils.pickle "
+        "sekai.utils.running_stats sekai.utils.seeding"
+    )
+    assert sorted(PARAMETERS) == sorted(sections.split())
+    assert len(PARAMETER_CASES) == 121  # the lines of those sections
+
+
+@pytest.mark.parametrize(
+    ("module", "listed"), PARAMETER_CASES, ids=[f"{m}.{n.name}" for m, n in PARAMETER_CASES]
+)
+def test_every_function_and_method_takes_the_0_2_parameters(
+    module: str, listed: ListedName
+) -> None:
+    assert listed_problems(module, listed, BUILDERS.get(listed.name)) == []
+
+
+def test_the_parameters_harness_tells_what_a_0_2_call_would_miss() -> None:
+    def renamed(values: Any, n: int = 1) -> None: ...
+    def aliased(values: Any = None, n: int = 1, *, x: Any = None) -> None: ...
+    def required_default(x: Any, *, n: int) -> None: ...
+
+    assert listed_signature_problems(renamed, "x, n=…") == [
+        "positional parameter 0 is 'values', not 'x'"
+    ]
+    assert listed_signature_problems(aliased, "x, n=…") == []  # x kept as a keyword alias
+    assert listed_signature_problems(required_default, "x, *, n=…") == [
+        "n has no default (0.2 gives it one)"
+    ]
+    assert listed_signature_problems(renamed, "values, n, extra") == [
+        "no positional parameter 'extra'"
+    ]
+    parsed = parse_parameters_listing(
+        "## `pkg.mod`\n\n- class `A(x, *, y=…)`: `m(a, b=…)`, `n()`\n- class `B`\n- `f(*args, **kw)`\n"
+    )
+    assert parsed == {
+        "pkg.mod": [
+            ListedName("A", "class", "x, *, y=…", (("m", "a, b=…"), ("n", ""))),
+            ListedName("B", "class", None),
+            ListedName("f", "function", "*args, **kw"),
+        ]
+    }
+    with pytest.raises(ValueError, match="not understood"):
+        parse_parameters_listing("## `pkg.mod`\n- something else\n")
+
+
 @pytest.mark.parametrize("path", sorted(IMPORT_PATHS))
 def test_every_import_path_offers_its_names(path: str) -> None:
     module = importlib.import_module(path)
@@ -875,6 +942,59 @@ def test_register_space_type_takes_the_name_first() -> None:
     assert space_from_jsonable(json.loads(json.dumps(nested.to_jsonable()))) == nested
 
 
+def test_a_registered_subclass_writing_its_own_type_name_round_trips() -> None:
+    from sekai.spaces import Box, Dict, Sequence, Tuple, register_space_type, space_from_jsonable
+
+    class Prices(Box):
+        """A Box that names itself in its description (sekai 0.2 style), decoder inherited."""
+
+        def to_jsonable(self, samples: Any = None) -> Any:
+            if samples is not None:
+                return super().to_jsonable(samples)
+            return {**self.to_json_dict(), "type": "test02.Prices"}
+
+    assert register_space_type("test02.Prices", Prices) is Prices
+    prices = Prices(0.0, 10.0, (2,))
+    rebuilt = space_from_jsonable(prices.to_jsonable())
+    assert type(rebuilt) is Prices and rebuilt == prices
+    assert type(Prices.from_jsonable(prices.to_jsonable())) is Prices
+    nested = Dict(p=prices, t=Tuple([prices]), s=Sequence(prices, max_length=2))
+    back = space_from_jsonable(json.loads(json.dumps(nested.to_jsonable())))
+    assert [type(s).__name__ for s in (back["p"], back["t"][0], back["s"].feature_space)] == [
+        "Prices",
+        "Prices",
+        "Prices",
+    ]
+    # The name is the subclass's only: a plain Box refuses it.
+    with pytest.raises(ValueError, match="expected the description of a Box, got one of a"):
+        Box.from_jsonable(prices.to_jsonable())
+
+
+def test_register_space_type_with_the_name_alone_decorates_the_class() -> None:
+    from sekai.spaces import Discrete, flatdim, register_space_type, space_from_jsonable
+
+    @register_space_type("test02.Dice", flatdim=lambda space: 1)
+    class Dice(Discrete):
+        def to_jsonable(self, samples: Any = None) -> Any:
+            if samples is not None:
+                return super().to_jsonable(samples)
+            return {**self.to_json_dict(), "type": "test02.Dice"}
+
+    assert isinstance(Dice, type) and Dice.__name__ == "Dice"
+    assert type(space_from_jsonable(Dice(6).to_jsonable())) is Dice
+    assert flatdim(Dice(6)) == 1  # the utilities given to the decorator form apply
+    with pytest.raises(ValueError, match=r"already registered under the name 'test02\.Dice'"):
+        register_space_type("test02.Dice")(Dice)
+
+
+def test_masked_box_needs_a_slot() -> None:
+    from sekai.spaces import MaskedBox
+
+    with pytest.raises(ValueError, match="MaskedBox: max_size must be an int >= 1, got 0"):
+        MaskedBox(0.0, 1.0, (2,), max_size=0)
+    assert MaskedBox(0.0, 1.0, (2,), max_size=1)["mask"].n == 1
+
+
 def test_box_is_bounded_is_a_property_that_can_also_be_called() -> None:
     from sekai.spaces import Box
 
@@ -883,6 +1003,29 @@ def test_box_is_bounded_is_a_property_that_can_also_be_called() -> None:
     assert not half.is_bounded and half.is_bounded == False  # noqa: E712
     assert half.is_bounded("below") and not half.is_bounded("above")
     assert repr(half.is_bounded) == "False"
+
+
+@given(
+    low=st.sampled_from([-np.inf, -1.0, 0.0]),
+    high=st.sampled_from([1.0, 2.0, np.inf]),
+    infinite_component=st.booleans(),
+)
+def test_box_is_bounded_unpacks_to_0_2_pair(
+    low: float, high: float, infinite_component: bool
+) -> None:
+    from sekai.spaces import Box
+
+    lows, highs = np.full(3, low), np.full(3, high)
+    if infinite_component:  # one unbounded component makes the side unbounded
+        lows[1], highs[2] = -np.inf, np.inf
+    box = Box(lows, highs, (3,), dtype=np.float64)
+    below, above = box.is_bounded  # sekai 0.2: a pair of bools
+    assert below is bool(np.isfinite(lows).all()) and above is bool(np.isfinite(highs).all())
+    assert box.is_bounded == (below, above) and tuple(box.is_bounded) == (below, above)
+    assert (box.is_bounded[0], box.is_bounded[1], len(box.is_bounded)) == (below, above, 2)
+    assert bool(box.is_bounded) == (below and above)
+    assert box.is_bounded("below") == below and box.is_bounded("above") == above
+    assert Box(0, 5, (2,), dtype=np.int64).is_bounded == (True, True)
 
 
 def test_masked_box_pack_unpack_empty_and_sample_with_a_slot_mask() -> None:
@@ -947,10 +1090,15 @@ def test_seeding_helpers() -> None:
     same, seed = np_random(generator)
     assert same is generator and seed == 11
     assert np_random(7)[1] == 7
-    assert child_seeds(3, 2) == make_seed_sequence(3, 2)
-    assert child_seeds(None, 2) == [None, None]
-    drawn = child_seeds(np.random.default_rng(0), 2)
-    assert drawn == child_seeds(np.random.default_rng(0), 2) and len(set(drawn)) == 2
+    # 0.2's order: the parent's generator, the seed it used, how many children.
+    rng, used = np_random(3)
+    assert child_seeds(rng, used, 2) == make_seed_sequence(3, 2)
+    assert child_seeds(rng=None, seed_used=3, n=2) == make_seed_sequence(3, 2)
+    assert child_seeds(None, None, 2) == [None, None]
+    drawn = child_seeds(np.random.default_rng(0), None, 2)
+    assert drawn == child_seeds(np.random.default_rng(0), None, 2) and len(set(drawn)) == 2
+    with pytest.raises(TypeError, match=r"rng must be a numpy\.random\.Generator or None, got 5"):
+        child_seeds(5, None, 2)  # type: ignore[arg-type]
     assert SeedType is not None
 
 
@@ -1012,6 +1160,19 @@ def test_action_mask_space_takes_the_space() -> None:
     assert action_mask_space(space=Dict(a=Discrete(3), b=MultiDiscrete([2, 2]))).n == 7
 
 
+def test_episode_stats_fields_can_be_assigned() -> None:
+    from sekai.stats import EpisodeStats, InMemoryTracker
+
+    stats = EpisodeStats(1.0, 3, 0.1, 0.0, 0.1, True, False)
+    tracker = InMemoryTracker()
+    tracker.on_episode_end(stats)
+    stats.episode_return = 5.0  # sekai 0.2's dataclass is not frozen
+    stats.extra = {"pnl": 2.0}
+    assert (stats.episode_return, stats.extra) == (5.0, {"pnl": 2.0})
+    assert tracker.mean_return() == 5.0  # the tracker holds the same object
+    assert EpisodeStats(5.0, 3, 0.1, 0.0, 0.1, True, False, {"pnl": 2.0}) == stats
+
+
 def test_trackers_follow_the_0_2_protocol() -> None:
     from sekai.stats import EpisodeStats, InMemoryTracker, LoggingTracker, StatsTracker
 
@@ -1026,11 +1187,19 @@ def test_trackers_follow_the_0_2_protocol() -> None:
         tracker.on_episode_end(stats(ret, 3))
     assert tracker.mean_return() == 3.0 and tracker.mean_length() == 3.0
     assert tracker.mean_return == 3.0  # also readable as a value
-    assert tracker.summary() == {"episodes": 2, "mean_return": 3.0, "mean_length": 3.0}
+    summary = tracker.summary()
+    assert summary == {"num_episodes": 2, "mean_return": 3.0, "mean_length": 3.0, "episodes": 2}
     assert [e.episode_return for e in tracker.episodes] == [2.0, 4.0]
     logging_tracker = LoggingTracker(logger=logging.getLogger("test02"))
     logging_tracker.on_episode_end(stats(2.0, 4))
-    assert logging_tracker.summary()["episodes"] == 1
+    assert logging_tracker.summary() == {
+        "num_episodes": 1,
+        "mean_return": 2.0,
+        "mean_length": 4.0,
+        "episodes": 1,
+    }
+    empty = InMemoryTracker().summary()
+    assert empty["num_episodes"] == 0 and math.isnan(empty["mean_return"])
 
     class OnlyEnds(StatsTracker):
         def __init__(self) -> None:

@@ -32,10 +32,11 @@ from sekai.utils.seeding import SeedType
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tools"))
 from compat02 import (
     Entry,
+    ListedName,
     check_name,
     cls,
     listed_problems,
-    parse_parameters_listing,
+    parameters_listing,
 )
 
 # -- sekai 0.2's listing for sekai-envs ----------------------------------------------------------
@@ -279,29 +280,20 @@ def test_seed_type_is_importable_where_0_2_code_imports_it() -> None:
 
 # -- the parameters listing: every function and method of 0.2's sekai.envs* import paths ------
 
-LISTING: dict[str, dict[str, Entry]] = parse_parameters_listing(
-    (Path(__file__).parent / "api-0.2-parameters.md").read_text(encoding="utf-8")
-)
-LISTED = [(module, name) for module, entries in LISTING.items() for name in entries]
-
-# What the native vector envs inherit from sekai-vector's NativeVecEnv, whose async_step names
-# its argument ``actions`` where 0.2 said ``action`` (a positional call is the same; see the
-# migration guide). It is sekai-vector's to change: either state passes here.
-NATIVE_VEC_ENV_ASYNC_STEP = ["async_step: positional parameter 0 is 'actions', not 'action'"]
-VECTOR_ENVS = {"MarketMakingVecEnv", "OptimalExecutionVecEnv", "PortfolioVecEnv", "TradingVecEnv"}
+LISTING: dict[str, list[ListedName]] = parameters_listing("sekai.envs")
+LISTED = [(module, listed) for module, names in LISTING.items() for listed in names]
 
 
 def test_the_listing_covers_every_import_path_of_sekai_envs() -> None:
     assert sorted(LISTING) == sorted(IMPORT_PATHS)
-    assert len(LISTED) == 78  # every "- " line of the excerpt
+    assert len(LISTED) == 78  # every "- " line of those sections
 
 
-@pytest.mark.parametrize(("module", "name"), LISTED, ids=[f"{m}.{n}" for m, n in LISTED])
-def test_every_listed_function_and_method_takes_0_2_parameters(module: str, name: str) -> None:
-    problems = listed_problems(module, name, LISTING[module][name])
-    if name in VECTOR_ENVS and problems == NATIVE_VEC_ENV_ASYNC_STEP:
-        return
-    assert problems == []
+@pytest.mark.parametrize(("module", "listed"), LISTED, ids=[f"{m}.{n.name}" for m, n in LISTED])
+def test_every_listed_function_and_method_takes_0_2_parameters(
+    module: str, listed: ListedName
+) -> None:
+    assert listed_problems(module, listed) == []
 
 
 def test_0_2_calls_of_the_market_helpers() -> None:

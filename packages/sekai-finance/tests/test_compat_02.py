@@ -2,33 +2,25 @@
 import paths, with its parameters (names, order, keyword-only marks, defaults), and the calls
 of 0.2 code that these parameters describe.
 
-The expected API is the part of sekai 0.2's parameters listing for ``sekai.finance*``, kept
-next to this file (``api-0.2-parameters.md``) and read with the shared harness
-(tools/compat02.py). A signature is compatible when it accepts every call 0.2's accepts.
+The expected API is the part of sekai 0.2's parameters listing for ``sekai.finance*``, read
+by the shared harness (tools/compat02.py) from its verbatim copy in tools/. A signature is
+compatible when it accepts every call 0.2's accepts.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
 
 # The listing harness, shared by every distribution's test (tools/compat02.py).
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tools"))
-from compat02 import (
-    Entry,
-    listed_problems,
-    listed_signature_problems,
-    parse_parameters_listing,
-)
+from compat02 import ListedName, listed_problems, parameters_listing
 
-LISTING: dict[str, dict[str, Entry]] = parse_parameters_listing(
-    (Path(__file__).parent / "api-0.2-parameters.md").read_text(encoding="utf-8")
-)
-CASES = [(module, name) for module, entries in LISTING.items() for name in entries]
+LISTING: dict[str, list[ListedName]] = parameters_listing("sekai.finance")
+CASES = [(module, listed) for module, names in LISTING.items() for listed in names]
 
 
 def test_the_listing_covers_every_import_path_of_sekai_finance() -> None:
@@ -51,12 +43,14 @@ def test_the_listing_covers_every_import_path_of_sekai_finance() -> None:
             ]
         ),
     ]
-    assert len(CASES) == 136  # every "- " line of the excerpt
+    assert len(CASES) == 136  # every "- " line of those sections
 
 
-@pytest.mark.parametrize(("module", "name"), CASES, ids=[f"{m}.{n}" for m, n in CASES])
-def test_every_listed_function_and_method_takes_0_2_parameters(module: str, name: str) -> None:
-    assert listed_problems(module, name, LISTING[module][name]) == []
+@pytest.mark.parametrize(("module", "listed"), CASES, ids=[f"{m}.{n.name}" for m, n in CASES])
+def test_every_listed_function_and_method_takes_0_2_parameters(
+    module: str, listed: ListedName
+) -> None:
+    assert listed_problems(module, listed) == []
 
 
 # -- the calls of 0.2 code that the listing describes ------------------------------------------
@@ -120,44 +114,3 @@ def test_0_2_calls_of_the_start_samplers() -> None:
 
 
 # -- the harness's reading of the listing (tools/compat02.py) -------------------------------
-
-
-def _f(x: Any, window: Any = 3, *, min_periods: Any = None) -> None: ...
-
-
-def _g(weights: Any, returns: Any, dt: Any, config: Any = None, *, cost: Any = 0.0) -> None: ...
-
-
-@pytest.mark.parametrize(
-    ("listed", "problems"),
-    [
-        ("x, window=…, *, min_periods=…", []),
-        ("x, window, *, min_periods=…", []),  # a default where 0.2 has none is fine
-        ("x, window=5", ["window defaults to '3', not '5'"]),  # a value is compared
-        ("values, window=…", ["positional parameter 0 is 'x', not 'values'"]),
-        ("x, window=…, *, min_periods=…, ddof=…", ["no keyword parameter 'ddof'"]),
-        ("x, window=…, halflife", ["no positional parameter 'halflife'"]),
-    ],
-)
-def test_the_harness_reads_listed_defaults(listed: str, problems: list[str]) -> None:
-    assert listed_signature_problems(_f, listed) == problems
-
-
-def test_the_harness_requires_a_default_the_listing_has() -> None:
-    def no_default(x: Any, window: Any, *, min_periods: Any) -> None: ...
-
-    assert listed_signature_problems(no_default, "x, window=…, *, min_periods=…") == [
-        "window has no default (0.2's has one)",
-        "min_periods has no default (0.2's has one)",
-    ]
-
-
-def test_the_harness_accepts_a_required_keyword_that_is_positional_here() -> None:
-    # 0.2's settle: every call passes dt= and config= by keyword, which _g accepts.
-    assert listed_signature_problems(_g, "weights, returns, *, cost, dt, config") == []
-    assert listed_signature_problems(_g, "weights, returns, *, cost, config") == [
-        "extra required parameter 'dt'"  # 0.2 calls without dt would fail here
-    ]
-    assert listed_signature_problems(_g, "weights, returns, *, cost, dt=…, config") == [
-        "dt has no default (0.2's has one)"
-    ]

@@ -9,6 +9,7 @@ and defaults; extra parameters only if they cannot be required.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import inspect
 import multiprocessing
@@ -21,15 +22,18 @@ import numpy as np
 import pytest
 
 from sekai.core import Env, ResetResult, StepResult
-from sekai.spaces import Box, Discrete
+from sekai.spaces import Box, Dict, Discrete, Tuple
 
 # The listing harness, shared by every distribution's test (tools/compat02.py).
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tools"))
 from compat02 import (
     Entry,
+    ListedName,
     check_name,
     cls,
     func,
+    listed_problems,
+    parameters_listing,
 )
 
 # -- sekai 0.2's listing for sekai-wrappers --------------------------------------------------------
@@ -221,9 +225,8 @@ API: dict[str, dict[str, Entry]] = {
 
 # sekai 0.2's NativeVecEnv, ProcVecEnv and SyncVecEnv named the parameter of
 # ``async_step`` ``action`` (their ``step`` and VecEnv's ``async_step`` say
-# ``actions``). Today every vector env says ``actions``, as VecEnv does; a
-# subclass cannot rename the parameter of its base class's method. Positional
-# calls, the way 0.2 code calls it, are the same.
+# ``actions``). Today every vector env says ``actions``, as VecEnv does, and
+# takes 0.2's ``action`` as a keyword-only alias.
 ASYNC_STEP_PARAMETER = {"NativeVecEnv": "action", "ProcVecEnv": "action", "SyncVecEnv": "action"}
 
 IMPORT_PATHS: dict[str, str] = {
@@ -357,13 +360,53 @@ def test_every_name_of_the_listing_is_there_with_a_compatible_signature(
     assert check_name(module, name, API[module][name], BUILDERS.get(name)) == []
 
 
+# The parameters listing of 0.2 (tools/api-0.2-parameters.md), sections of sekai-vector.
+PARAMETERS = parameters_listing("sekai.vector")
+PARAMETER_CASES = [(module, listed) for module, names in PARAMETERS.items() for listed in names]
+
+
+def test_the_parameters_listing_has_every_section_of_sekai_vector() -> None:
+    sections = (
+        "sekai.vector sekai.vector.async_vec_env sekai.vector.native sekai.vector.proc_vec_env "
+        "sekai.vector.result sekai.vector.sync_vec_env sekai.vector.vec_env "
+        "sekai.vector.vec_wrapper sekai.vector.wrappers"
+    )
+    assert sorted(PARAMETERS) == sorted(sections.split())
+    assert len(PARAMETER_CASES) == 46  # the lines of those sections
+
+
+@pytest.mark.parametrize(
+    ("module", "listed"), PARAMETER_CASES, ids=[f"{m}.{n.name}" for m, n in PARAMETER_CASES]
+)
+def test_every_function_and_method_takes_the_0_2_parameters(
+    module: str, listed: ListedName
+) -> None:
+    assert listed_problems(module, listed, BUILDERS.get(listed.name)) == []
+
+
 @pytest.mark.parametrize("name", sorted(ASYNC_STEP_PARAMETER))
-def test_async_step_takes_the_batch_positionally_as_in_0_2(name: str) -> None:
+def test_async_step_takes_the_batch_positionally_and_by_either_name(name: str) -> None:
     import sekai.vector
 
     owner = getattr(sekai.vector, name)
-    params = list(inspect.signature(owner.async_step).parameters)
-    assert params == ["self", "actions"]  # 0.2: ["self", ASYNC_STEP_PARAMETER[name]]
+    params = inspect.signature(owner.async_step).parameters
+    assert list(params) == ["self", "actions", "action"]
+    assert params["action"].kind is inspect.Parameter.KEYWORD_ONLY
+    vec = BUILDERS[name]()
+    vec.reset(seed=0)
+    ones = np.ones(vec.num_envs, dtype=np.int64)
+    by_position = asyncio.run(vec.async_step(ones))
+    by_02_name = asyncio.run(vec.async_step(action=ones))  # 0.2's keyword
+    by_name = asyncio.run(vec.async_step(actions=ones))
+    assert [r.rewards.tolist() for r in (by_position, by_02_name, by_name)] == [
+        by_position.rewards.tolist()
+    ] * 3
+    with pytest.raises(TypeError, match=r"give actions, or action .* not both"):
+        asyncio.run(vec.async_step(ones, action=ones))
+    with pytest.raises(TypeError, match="got neither actions nor action"):
+        asyncio.run(vec.async_step())
+    wrapped = sekai.vector.VecWrapper(vec)
+    assert asyncio.run(wrapped.async_step(action=ones)).rewards.shape == (vec.num_envs,)
 
 
 @pytest.mark.parametrize("path", sorted(IMPORT_PATHS))
@@ -554,8 +597,12 @@ def test_the_0_2_helpers_of_vec_env() -> None:
     assert env_get_attr(envs[0], "length") == 4  # through the wrapper stack
     env_set_attr(envs[0], "length", 7)
     assert envs[0].unwrapped.length == 7  # type: ignore[attr-defined]
-    assert env_call(envs[1], "reset", seed=1).info == {"reset": True}
+    # 0.2's form: the arguments as a tuple and a dict.
+    assert env_call(envs[1], "reset", (), {"seed": 1}).info == {"reset": True}
+    assert env_call(env=envs[1], name="reset", args=[], kwargs={"seed": 1}).info == {"reset": True}
     assert env_call(envs[1], "length") == 2  # not callable: its value
+    with pytest.raises(TypeError, match="args must be a tuple or list, got 1"):
+        env_call(envs[1], "reset", 1)  # type: ignore[arg-type]
     with pytest.raises(AttributeError):
         env_set_attr(envs[1], "nothing", 1)
     with pytest.raises(TypeError, match=r"must return a sekai\.core\.Env"):
@@ -566,18 +613,27 @@ def test_the_0_2_helpers_of_vec_env() -> None:
     assert needs_autoreset(ended)
     assert not needs_autoreset(StepResult(np.ones(1), 1.0, False, False, {}))
     assert not needs_autoreset(StepResult(np.ones(1), 1.0, False, True, {"final_observation": 0}))
-    info = merge_autoreset({"t": 2}, np.ones(1), {"reset": True})
+    # 0.2's forms: the step that ended the episode, and the reset that followed.
+    merged = merge_autoreset(ended, ResetResult(np.zeros(1), {"reset": True}))
+    assert merged.observation.tolist() == [0.0]  # the new episode's first observation
+    assert (merged.reward, merged.terminated, merged.truncated) == (1.0, True, False)
+    info = merged.info
     assert info["t"] == 2
     assert info["final_info"] == {"t": 2}
     assert info["reset_info"] == {"reset": True}
     assert info["final_observation"].tolist() == [1.0]
-    frozen = frozen_step(np.ones(1), True, False)
+    with pytest.raises(TypeError, match="expected a StepResult and a ResetResult"):
+        merge_autoreset({"t": 2}, np.ones(1))  # type: ignore[arg-type]
+    frozen = frozen_step(final=ended)
+    assert frozen.observation.tolist() == [1.0]
     assert (frozen.reward, frozen.terminated, frozen.truncated, frozen.info) == (
         0.0,
         True,
         False,
         {},
     )
+    with pytest.raises(TypeError, match="final must be a StepResult"):
+        frozen_step(np.ones(1))
 
     vec = _keep(SyncVecEnv(_count_fns(3), autoreset=False))
     generator = np.random.default_rng(0)
@@ -600,10 +656,13 @@ def test_the_0_2_helpers_of_native() -> None:
 
     assert GENERATOR_SEED_ERROR is FROM_VEC_ENV
     assert split_infos({"t": np.array([1, 2])}, 2) == [{"t": 1}, {"t": 2}]
+    assert split_infos(infos={"t": np.array([1, 2])}, n=2) == [{"t": 1}, {"t": 2}]
     batch = {"a": np.arange(6).reshape(3, 2), "b": (np.array([7, 8, 9]),)}
-    row = take_index(batch, 1)
+    space = Dict(a=Box(0, 10, (2,), dtype=np.int64), b=Tuple([Discrete(10)]))
+    row = take_index(space, batch, 1)  # 0.2's order: the space, the batch, the index
     assert row["a"].tolist() == [2, 3]
     assert row["b"] == (8,)
+    assert take_index(space=None, batch=batch, index=2)["a"].tolist() == [4, 5]
     native = _keep(_native())
     with pytest.raises(TypeError, match="cannot be shared by 2 sub-envs"):
         native.reset(seed=np.random.default_rng(0))

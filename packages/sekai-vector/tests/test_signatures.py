@@ -33,7 +33,8 @@ SIGNATURES: list[tuple[Any, str | None, str]] = [
     (vector.VecEnv, "step", "actions"),
     (vector.VecEnv, "reset", _SEED_OPTIONS),
     (vector.VecEnv, "close", ""),
-    (vector.VecEnv, "async_step", "actions"),
+    # ``action``: the name sekai 0.2's Sync/Proc/NativeVecEnv gave the batch, kept as an alias.
+    (vector.VecEnv, "async_step", "actions=Ellipsis, *, action=Ellipsis"),
     (vector.VecEnv, "async_reset", _SEED_OPTIONS),
     (vector.VecEnv, "send", "actions, env_ids=None"),
     (vector.VecEnv, "recv", ""),

@@ -26,8 +26,11 @@ from sekai.spaces import Box, Dict, Discrete, Sequence
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tools"))
 from compat02 import (
     Entry,
+    ListedName,
     check_name,
     cls,
+    listed_problems,
+    parameters_listing,
 )
 
 # -- sekai 0.2's listing for sekai-wrappers --------------------------------------------------------
@@ -333,6 +336,37 @@ def test_every_wrapper_of_the_listing_is_there_with_a_compatible_signature(
     assert check_name(module, name, API[module][name], BUILDERS.get(name)) == []
 
 
+# The parameters listing of 0.2 (tools/api-0.2-parameters.md), sections of sekai-wrappers
+# (sekai.wrappers and sekai.rendering).
+PARAMETERS = parameters_listing("sekai.wrappers", "sekai.rendering")
+PARAMETER_CASES = [(module, listed) for module, names in PARAMETERS.items() for listed in names]
+
+
+def test_the_parameters_listing_has_every_section_of_sekai_wrappers() -> None:
+    rendering = "canvas charts dashboard recorder renderer text theme"
+    wrappers = (
+        "action_mask_obs action_repeat autoreset clip_action clip_reward delay_action "
+        "delay_obs dtype_obs filter_obs flatten_obs frame_stack normalize_obs "
+        "normalize_reward order_enforcing pad_sequence_obs rescale_action rescale_obs stats "
+        "sticky_action time_aware_obs time_limit transform_obs transform_reward"
+    )
+    assert sorted(PARAMETERS) == sorted(
+        ["sekai.rendering", "sekai.wrappers"]
+        + [f"sekai.rendering.{name}" for name in rendering.split()]
+        + [f"sekai.wrappers.{name}" for name in wrappers.split()]
+    )
+    assert len(PARAMETER_CASES) == 106  # the lines of those sections
+
+
+@pytest.mark.parametrize(
+    ("module", "listed"), PARAMETER_CASES, ids=[f"{m}.{n.name}" for m, n in PARAMETER_CASES]
+)
+def test_every_function_and_method_takes_the_0_2_parameters(
+    module: str, listed: ListedName
+) -> None:
+    assert listed_problems(module, listed, BUILDERS.get(listed.name)) == []
+
+
 @pytest.mark.parametrize("path", sorted(IMPORT_PATHS))
 def test_every_import_path_offers_its_names(path: str) -> None:
     module = importlib.import_module(path)
@@ -439,7 +473,12 @@ def test_default_tracker_summarises_the_episodes() -> None:
     for _ in range(4):
         if env.step(np.zeros(2, np.float32)).done:
             env.reset()
-    assert env.tracker.summary() == {"episodes": 2, "mean_return": 3.0, "mean_length": 2.0}
+    assert env.tracker.summary() == {
+        "num_episodes": 2,
+        "mean_return": 3.0,
+        "mean_length": 2.0,
+        "episodes": 2,
+    }
     assert env.tracker.mean_return() == 3.0
 
 

@@ -159,7 +159,7 @@ def _leaves() -> st.SearchStrategy[Space[Any]]:
         st.builds(
             lambda shape, size: MaskedBox(-1.0, 1.0, shape, max_size=size),
             _shapes,
-            st.integers(0, 4),
+            st.integers(1, 4),
         ),
     )
 

@@ -161,8 +161,9 @@ def test_masked_box_zero_and_errors() -> None:
     zero = space.zero()
     assert zero["mask"].tolist() == [0, 0, 0]
     assert np.all(zero["values"] == 0.0)
-    with pytest.raises(ValueError, match="max_size must be an int >= 0"):
-        MaskedBox(0.0, 1.0, max_size=-1)
+    for size in (-1, 0):  # a masked box without slots could hold nothing
+        with pytest.raises(ValueError, match=f"max_size must be an int >= 1, got {size}"):
+            MaskedBox(0.0, 1.0, max_size=size)
     with pytest.raises(ValueError, match="low must be <= high"):
         MaskedBox(1.0, 0.0, (2,), max_size=2)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import math
 import pickle
@@ -39,12 +38,18 @@ def test_episode_stats_fields_and_done() -> None:
     assert stats(terminated=False, truncated=False).done is False
 
 
-def test_extra_default_is_not_shared_and_stats_are_frozen() -> None:
+def test_extra_default_is_not_shared_and_fields_can_be_assigned() -> None:
     a, b = stats(), stats()
     a.extra["pnl"] = 1.0
     assert b.extra == {}
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        a.episode_return = 3.0  # type: ignore[misc]
+    a.episode_return = 3.0  # sekai 0.2's EpisodeStats is not frozen
+    a.truncated = True
+    assert (a.episode_return, a.truncated) == (3.0, True) and a != b
+    assert not hasattr(a, "__dict__")  # slots: a misspelt field is refused
+    with pytest.raises(AttributeError):
+        a.episode_retrun = 1.0  # type: ignore[attr-defined]
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(a)  # the extra dict, as in 0.2
 
 
 def test_episode_stats_pickle_and_as_dict() -> None:

@@ -105,6 +105,7 @@ def test_result_can_be_normalised_and_flattened(space_env, assert_conforms) -> N
         (Box(0.0, 1.0, (2,)), {}, TypeError),
         (Sequence(Discrete(3)), {}, TypeError),
         (Sequence(ELEMENT), {"max_length": -1}, ValueError),
+        (Sequence(ELEMENT), {"max_length": 0}, ValueError),
         (Sequence(ELEMENT), {"truncate": "middle"}, ValueError),
     ],
 )
@@ -128,7 +129,7 @@ def test_same_seed_same_trajectory(space_env, rollout, same) -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(
-    length=st.integers(0, 8), slots=st.integers(0, 5), truncate=st.sampled_from(["tail", "head"])
+    length=st.integers(0, 8), slots=st.integers(1, 5), truncate=st.sampled_from(["tail", "head"])
 )
 def test_padding_keeps_order_and_count(space_env, length, slots, truncate) -> None:
     env = PadSequenceObservation(

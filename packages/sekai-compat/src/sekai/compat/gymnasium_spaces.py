@@ -70,8 +70,7 @@ def to_gymnasium_space(space: Space[Any]) -> Any:
         TypeError: ``space`` (or a space nested in it) has no Gymnasium
             equivalent; the message gives its path.
         ValueError: Gymnasium refuses the converted space (e.g. a
-            ``MultiBinary(0)``, or a ``MaskedBox`` with ``max_size=0``); the
-            message gives its path.
+            ``MultiBinary(0)``); the message gives its path.
 
     Examples:
         >>> from sekai.spaces import Box, Discrete, Dict

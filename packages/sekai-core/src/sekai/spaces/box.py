@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal, SupportsFloat
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Literal, SupportsFloat, SupportsIndex
 
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
@@ -34,14 +34,22 @@ Manner = Literal["both", "below", "above"]
 
 
 class BoundedFlag(int):
-    """The value of `Box.is_bounded`: a truth value that can also be called.
+    """The value of `Box.is_bounded`: a truth value, a pair, and a method.
 
-    As a value (sekai 0.2's property), it is true when every component of the
-    box is bounded on both sides: ``if box.is_bounded: ...``. Called, it
-    answers for one side: ``box.is_bounded("below")``, ``box.is_bounded("above")``
-    or ``box.is_bounded("both")`` (Gymnasium's method). It compares equal to
+    As a truth value, it is true when every component of the box is bounded
+    on both sides: ``if box.is_bounded: ...``. As a pair (sekai 0.2's
+    property), it unpacks, indexes and compares as ``(below, above)``:
+    ``below, above = box.is_bounded``, ``box.is_bounded[0]``,
+    ``box.is_bounded == (True, False)``. Called, it answers for one side:
+    ``box.is_bounded("below")``, ``box.is_bounded("above")`` or
+    ``box.is_bounded("both")`` (Gymnasium's method). It compares equal to
     ``True`` / ``False`` and prints as them, but is not the ``True`` singleton
     (``box.is_bounded is True`` is false: use ``bool(box.is_bounded)``).
+
+    Examples:
+        >>> below, above = Box(0.0, np.inf, (2,)).is_bounded
+        >>> below, above, bool(Box(0.0, np.inf, (2,)).is_bounded)
+        (True, False, False)
     """
 
     _answers: tuple[bool, bool]
@@ -66,6 +74,27 @@ class BoundedFlag(int):
         if manner == "above":
             return above
         raise ValueError(f"manner must be 'both', 'below' or 'above', got {manner!r}")
+
+    def __iter__(self) -> Iterator[bool]:
+        """``below`` then ``above``: the pair sekai 0.2's property was."""
+        return iter(self._answers)
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, index: SupportsIndex) -> bool:
+        """``self[0]`` is ``below``, ``self[1]`` is ``above`` (as for 0.2's pair)."""
+        return self._answers[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, tuple):
+            return self._answers == other
+        return int(self) == other
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = int.__hash__
 
     def __repr__(self) -> str:
         return repr(bool(self))
@@ -250,7 +279,9 @@ class Box(Space[NDArray[Any]]):
 
         ``box.is_bounded`` is true when ``low`` and ``high`` are finite
         everywhere; ``box.is_bounded("below")`` / ``box.is_bounded("above")``
-        check one side (integer boxes are always bounded).
+        check one side (integer boxes are always bounded), and
+        ``below, above = box.is_bounded`` unpacks both answers (sekai 0.2's
+        pair of bools).
         """
         return BoundedFlag(bool(np.all(self._bounded_below)), bool(np.all(self._bounded_above)))
 
@@ -361,7 +392,7 @@ class Box(Space[NDArray[Any]]):
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> Box:
         """Build a box from the output of `to_json_dict`."""
-        check_type_name(data, "Box")
+        check_type_name(data, "Box", cls)
         dtype = np.dtype(data["dtype"])
         work = np.float64 if dtype.kind == "f" else dtype
         return cls(

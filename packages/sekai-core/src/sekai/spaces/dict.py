@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, Sequence, ValuesView
 from typing import Any
 
-from sekai.spaces.space import Space, check_type_name, seed_with_children
+from sekai.spaces.space import Space, check_type_name, describe, seed_with_children
 from sekai.utils.seeding import SeedType, root_seed
 
 __all__ = ["Dict", "SeedType"]
@@ -174,7 +174,7 @@ class Dict(Space[dict[str, Any]]):
         """Describe the space: ``{"type": "Dict", "spaces": {key: description}}``."""
         return {
             "type": "Dict",
-            "spaces": {key: space.to_json_dict() for key, space in self.spaces.items()},
+            "spaces": {key: describe(space) for key, space in self.spaces.items()},
         }
 
     @classmethod
@@ -182,7 +182,7 @@ class Dict(Space[dict[str, Any]]):
         """Build the space from the output of `to_json_dict`."""
         from sekai.spaces.jsonable import space_from_jsonable
 
-        check_type_name(data, "Dict")
+        check_type_name(data, "Dict", cls)
         return cls({key: space_from_jsonable(child) for key, child in data["spaces"].items()})
 
     def __repr__(self) -> str:

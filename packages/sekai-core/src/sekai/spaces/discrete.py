@@ -118,7 +118,7 @@ class Discrete(Space[np.int64]):
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> Discrete:
         """Build the space from the output of `to_json_dict`."""
-        check_type_name(data, "Discrete")
+        check_type_name(data, "Discrete", cls)
         return cls(int(data["n"]), start=int(data.get("start", 0)))
 
     def __repr__(self) -> str:

@@ -45,7 +45,7 @@ class MaskedBox(Dict):
         low: Lower bounds of one element (scalar or array).
         high: Upper bounds of one element (scalar or array).
         shape: Shape of one element (inferred as for `Box` when ``None``).
-        max_size: Number of slots (>= 0).
+        max_size: Number of slots (>= 1: a masked box without slots holds nothing).
         dtype: dtype of the values (``float32`` by default).
         fill_value: What empty slots hold (a scalar or an array of the element
             shape, any value of the dtype, e.g. NaN); ``None`` (the default)
@@ -76,7 +76,7 @@ class MaskedBox(Dict):
         seed: SeedType = None,
     ) -> None:
         element = Box(low, high, shape, dtype)
-        self.max_size = check_int(max_size, "MaskedBox: max_size", minimum=0)
+        self.max_size = check_int(max_size, "MaskedBox: max_size", minimum=1)
         self.element_space = element
         self.fill_value: NDArray[Any] | None = None
         fill = element.zero()
@@ -273,7 +273,7 @@ class MaskedBox(Dict):
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> MaskedBox:
         """Build the space from the output of `to_json_dict`."""
-        check_type_name(data, "MaskedBox")
+        check_type_name(data, "MaskedBox", cls)
         element = Box.from_json_dict(data["element"])
         fill = data.get("fill_value")
         return cls(

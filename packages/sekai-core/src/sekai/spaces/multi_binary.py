@@ -101,7 +101,7 @@ class MultiBinary(Space[NDArray[np.int8]]):
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> MultiBinary:
         """Build the space from the output of `to_json_dict`."""
-        check_type_name(data, "MultiBinary")
+        check_type_name(data, "MultiBinary", cls)
         return cls(data["n"])
 
     def __repr__(self) -> str:

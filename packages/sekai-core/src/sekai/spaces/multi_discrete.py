@@ -182,7 +182,7 @@ class MultiDiscrete(Space[NDArray[Any]]):
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> MultiDiscrete:
         """Build the space from the output of `to_json_dict`."""
-        check_type_name(data, "MultiDiscrete")
+        check_type_name(data, "MultiDiscrete", cls)
         dtype = np.dtype(data.get("dtype", "int64"))
         start = data.get("start")
         return cls(

@@ -3,18 +3,65 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from numpy.typing import NDArray
 
 from sekai.spaces import batching, flattening
 from sekai.spaces.box import Box
 from sekai.spaces.jsonable import SpaceDecoder, _register_decoder
-from sekai.spaces.space import Space
+from sekai.spaces.space import _REGISTERED_NAMES, Space
 
 __all__ = ["register_space_type"]
 
+_SpaceT = TypeVar("_SpaceT", bound=Space[Any])
 
+
+@overload
+def register_space_type(
+    name: str,
+    cls: None = None,
+    *,
+    from_json: SpaceDecoder | None = None,
+    flatdim: Callable[[Any], int] | None = None,
+    flatten: Callable[[Any, Any], NDArray[Any]] | None = None,
+    unflatten: Callable[[Any, NDArray[Any]], Any] | None = None,
+    flatten_space: Callable[[Any], Box] | None = None,
+    batch_space: Callable[[Any, int], Space[Any]] | None = None,
+    concatenate: Callable[[Any, Sequence[Any], Any], Any] | None = None,
+    iterate: Callable[[Any, Any], Iterator[Any]] | None = None,
+    replace: bool = False,
+) -> Callable[[type[_SpaceT]], type[_SpaceT]]: ...
+@overload
+def register_space_type(
+    name: str,
+    cls: type[_SpaceT],
+    *,
+    from_json: SpaceDecoder | None = None,
+    flatdim: Callable[[Any], int] | None = None,
+    flatten: Callable[[Any, Any], NDArray[Any]] | None = None,
+    unflatten: Callable[[Any, NDArray[Any]], Any] | None = None,
+    flatten_space: Callable[[Any], Box] | None = None,
+    batch_space: Callable[[Any, int], Space[Any]] | None = None,
+    concatenate: Callable[[Any, Sequence[Any], Any], Any] | None = None,
+    iterate: Callable[[Any, Any], Iterator[Any]] | None = None,
+    replace: bool = False,
+) -> type[_SpaceT]: ...
+@overload
+def register_space_type(
+    name: type[_SpaceT],
+    cls: None = None,
+    *,
+    from_json: SpaceDecoder | None = None,
+    flatdim: Callable[[Any], int] | None = None,
+    flatten: Callable[[Any, Any], NDArray[Any]] | None = None,
+    unflatten: Callable[[Any, NDArray[Any]], Any] | None = None,
+    flatten_space: Callable[[Any], Box] | None = None,
+    batch_space: Callable[[Any, int], Space[Any]] | None = None,
+    concatenate: Callable[[Any, Sequence[Any], Any], Any] | None = None,
+    iterate: Callable[[Any, Any], Iterator[Any]] | None = None,
+    replace: bool = False,
+) -> type[_SpaceT]: ...
 def register_space_type(
     name: str | type[Space[Any]],
     cls: type[Space[Any]] | None = None,
@@ -28,15 +75,20 @@ def register_space_type(
     concatenate: Callable[[Any, Sequence[Any], Any], Any] | None = None,
     iterate: Callable[[Any, Any], Iterator[Any]] | None = None,
     replace: bool = False,
-) -> type[Space[Any]]:
+) -> Any:
     """Teach the space utilities about a new space type defined outside sekai.
 
-    ``register_space_type(name, cls)`` (sekai 0.2's form) makes
+    ``register_space_type(name, cls)`` makes
     [`space_from_jsonable`][sekai.spaces.space_from_jsonable] rebuild descriptions whose
     ``"type"`` is ``name`` with ``cls.from_jsonable(data)`` (or with
     ``from_json(data)`` when given); ``cls.to_jsonable()`` should write that
-    ``"type"``. The name may be left out (``register_space_type(cls, ...)``)
-    to register utilities only.
+    ``"type"``. A subclass of a built-in space may keep the decoder it
+    inherits: it accepts the registered name, so a ``Box`` subclass whose
+    ``to_jsonable()`` writes ``"type": name`` comes back as that subclass
+    (inside a ``Dict`` or ``Tuple`` too). Given the name alone
+    (``register_space_type(name)``, sekai 0.2's form), it returns a class
+    decorator that registers the class it decorates. The name may be left
+    out (``register_space_type(cls, ...)``) to register utilities only.
 
     Each utility function given becomes the implementation of the utility of
     the same name for ``cls`` and its subclasses (through
@@ -70,7 +122,8 @@ def register_space_type(
         replace: Allow replacing a JSON decoder already registered under ``name``.
 
     Returns:
-        ``cls``.
+        ``cls``; or, when only a name is given, a decorator doing the
+        registration and returning the class it decorates.
 
     Raises:
         TypeError: ``cls`` is not a Space subclass, or a name is given for a
@@ -95,6 +148,22 @@ def register_space_type(
         >>> flatdim(Angle())
         1
     """
+    utilities: dict[str, Any] = {
+        "flatdim": flatdim,
+        "flatten": flatten,
+        "unflatten": unflatten,
+        "flatten_space": flatten_space,
+        "batch_space": batch_space,
+        "concatenate": concatenate,
+        "iterate": iterate,
+    }
+    if isinstance(name, str) and cls is None:
+
+        def register(decorated: type[_SpaceT]) -> type[_SpaceT]:
+            register_space_type(name, decorated, from_json=from_json, replace=replace, **utilities)
+            return decorated
+
+        return register
     type_name: str | None
     if isinstance(name, str):
         type_name = name
@@ -122,18 +191,19 @@ def register_space_type(
                 )
             from_json = cls.from_jsonable
         _register_decoder(type_name, from_json, replace=replace)
-    targets: list[tuple[Any, Callable[..., Any] | None]] = [
-        (flattening.flatdim, flatdim),
-        (flattening.flatten, flatten),
-        (flattening.unflatten, unflatten),
-        (flattening.flatten_space, flatten_space),
-        (batching._batch_space, batch_space),
-        (batching.concatenate, concatenate),
-        (batching.iterate, iterate),
-    ]
-    for dispatcher, implementation in targets:
+        _REGISTERED_NAMES[type_name] = cls
+    dispatchers: dict[str, Any] = {
+        "flatdim": flattening.flatdim,
+        "flatten": flattening.flatten,
+        "unflatten": flattening.unflatten,
+        "flatten_space": flattening.flatten_space,
+        "batch_space": batching._batch_space,
+        "concatenate": batching.concatenate,
+        "iterate": batching.iterate,
+    }
+    for utility, implementation in utilities.items():
         if implementation is not None:
-            dispatcher.register(cls, implementation)
+            dispatchers[utility].register(cls, implementation)
     return cls
 
 

@@ -13,7 +13,7 @@ from sekai.spaces.box import Box
 from sekai.spaces.discrete import Discrete
 from sekai.spaces.multi_binary import MultiBinary
 from sekai.spaces.multi_discrete import MultiDiscrete
-from sekai.spaces.space import Space, check_type_name, seed_with_children
+from sekai.spaces.space import Space, check_type_name, describe, seed_with_children
 from sekai.utils.seeding import SeedType
 
 __all__ = ["DEFAULT_MAX_LENGTH", "SeedType", "Sequence"]
@@ -235,7 +235,7 @@ class Sequence(Space[Any]):
         """Describe the space: ``{"type": "Sequence", "feature_space", "max_length", "stack"}``."""
         return {
             "type": "Sequence",
-            "feature_space": self.feature_space.to_json_dict(),
+            "feature_space": describe(self.feature_space),
             "max_length": self.max_length,
             "stack": self.stack,
         }
@@ -245,7 +245,7 @@ class Sequence(Space[Any]):
         """Build the space from the output of `to_json_dict`."""
         from sekai.spaces.jsonable import space_from_jsonable
 
-        check_type_name(data, "Sequence")
+        check_type_name(data, "Sequence", cls)
         return cls(
             space_from_jsonable(data["feature_space"]),
             max_length=data.get("max_length"),

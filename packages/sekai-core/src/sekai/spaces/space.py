@@ -224,14 +224,9 @@ class Space(SeededRNG, Generic[T_cov]):
         equal space. Non-finite bounds are written as the strings ``"inf"`` and
         ``"-inf"``, so the result passes ``json.dumps(..., allow_nan=False)``.
         """
-        if type(self).to_jsonable is not Space.to_jsonable:
-            # A space written for sekai 0.2 describes itself in to_jsonable().
-            try:
-                description = self.to_jsonable()
-            except TypeError:  # a to_jsonable(samples) that only converts samples
-                description = None
-            if _is_description(description):
-                return dict(description)
+        description = _own_description(self)
+        if description is not None:
+            return description
         raise NotImplementedError(
             f"{type(self).__name__} has no JSON description: implement to_json_dict() (or "
             "to_jsonable() without arguments) and register the type with "
@@ -273,16 +268,51 @@ def seed_with_children(parent: Space[Any], seed: SeedType, children: Iterable[Sp
     """
     kids = list(children)
     parent._set_rng(seed)
-    for child, child_seed in zip(kids, child_seeds(seed, len(kids)), strict=True):
+    if isinstance(seed, np.random.Generator):
+        seeds = child_seeds(seed, None, len(kids))
+    else:
+        seeds = child_seeds(None, seed, len(kids))
+    for child, child_seed in zip(kids, seeds, strict=True):
         child.seed(child_seed)
     return root_seed(parent.rng)
 
 
-def check_type_name(data: Mapping[str, Any], name: str) -> None:
-    """Raise ValueError when a JSON description names another space type than ``name``."""
+# The names register_space_type gave to classes, for the decoders those classes inherit.
+_REGISTERED_NAMES: dict[str, type[Space[Any]]] = {}
+
+
+def check_type_name(data: Mapping[str, Any], name: str, cls: type[Space[Any]]) -> None:
+    """Raise ValueError when a JSON description names another space type than ``name``.
+
+    ``cls`` is the class being rebuilt: a name registered for it (a subclass
+    whose ``to_jsonable()`` writes its own name, see `register_space_type`) is
+    accepted too.
+    """
     found = data.get("type", name)
-    if found != name:
+    if found != name and _REGISTERED_NAMES.get(found) is not cls:
         raise ValueError(f"expected the description of a {name}, got one of a {found!r}: {data!r}")
+
+
+def describe(space: Space[Any]) -> dict[str, Any]:
+    """The JSON description of ``space``, as composite spaces write their children.
+
+    A subclass of a built-in space that describes itself in ``to_jsonable()``
+    (sekai 0.2's way) keeps its own description; other spaces give
+    `Space.to_json_dict`.
+    """
+    description = _own_description(space)
+    return space.to_json_dict() if description is None else description
+
+
+def _own_description(space: Space[Any]) -> dict[str, Any] | None:
+    """The description a subclass's own ``to_jsonable()`` gives, if it gives one."""
+    if type(space).to_jsonable is Space.to_jsonable:
+        return None
+    try:
+        description = space.to_jsonable()
+    except TypeError:  # a to_jsonable(samples) that only converts samples
+        return None
+    return dict(description) if _is_description(description) else None
 
 
 def unsupported(operation: str, space: Any) -> TypeError:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from sekai.spaces.space import Space, check_type_name, seed_with_children
+from sekai.spaces.space import Space, check_type_name, describe, seed_with_children
 from sekai.utils.seeding import SeedType, root_seed
 
 __all__ = ["SeedType", "Tuple"]
@@ -126,14 +126,14 @@ class Tuple(Space[tuple[Any, ...]]):
 
     def to_json_dict(self) -> dict[str, Any]:
         """Describe the space: ``{"type": "Tuple", "spaces": [description, ...]}``."""
-        return {"type": "Tuple", "spaces": [space.to_json_dict() for space in self.spaces]}
+        return {"type": "Tuple", "spaces": [describe(space) for space in self.spaces]}
 
     @classmethod
     def from_json_dict(cls, data: dict[str, Any]) -> Tuple:
         """Build the space from the output of `to_json_dict`."""
         from sekai.spaces.jsonable import space_from_jsonable
 
-        check_type_name(data, "Tuple")
+        check_type_name(data, "Tuple", cls)
         return cls([space_from_jsonable(child) for child in data["spaces"]])
 
     def __repr__(self) -> str:

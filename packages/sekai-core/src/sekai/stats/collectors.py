@@ -95,12 +95,15 @@ class InMemoryTracker:
         self._episodes.append(stats)
 
     def summary(self) -> dict[str, Any]:
-        """``{"episodes", "mean_return", "mean_length"}`` over the stored episodes."""
-        return {
-            "episodes": len(self._episodes),
-            "mean_return": float(self.mean_return),
-            "mean_length": float(self.mean_length),
-        }
+        """The stored episodes in numbers.
+
+        Returns:
+            ``{"num_episodes", "mean_return", "mean_length", "episodes"}``: how
+            many episodes the window holds (``num_episodes``, sekai 0.2's key;
+            ``episodes`` is the same count), and their mean return and length
+            (NaN when there are none).
+        """
+        return _summary(len(self._episodes), float(self.mean_return), float(self.mean_length))
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -197,13 +200,17 @@ class LoggingTracker:
         self._log(stats, "record")
 
     def summary(self) -> dict[str, Any]:
-        """``{"episodes", "mean_return", "mean_length"}`` over every episode seen."""
+        """Every episode logged so far, in numbers.
+
+        Returns:
+            The keys of `InMemoryTracker.summary`, over every episode seen.
+        """
         count = self._count
-        return {
-            "episodes": count,
-            "mean_return": self._return_sum / count if count else math.nan,
-            "mean_length": self._length_sum / count if count else math.nan,
-        }
+        return _summary(
+            count,
+            self._return_sum / count if count else math.nan,
+            self._length_sum / count if count else math.nan,
+        )
 
     def _log(self, stats: EpisodeStats, method: str) -> None:
         if not isinstance(stats, EpisodeStats):
@@ -248,3 +255,13 @@ def _level_number(level: object) -> int:
             raise ValueError(f"level must be a logging level name or int, got {level!r}")
         return number
     return check_int(level, "level", expected="a logging level name or int")
+
+
+def _summary(count: int, mean_return: float, mean_length: float) -> dict[str, Any]:
+    """The summary both trackers give, from the episode count and the means."""
+    return {
+        "num_episodes": count,
+        "mean_return": mean_return,
+        "mean_length": mean_length,
+        "episodes": count,
+    }

@@ -8,12 +8,16 @@ from typing import Any
 __all__ = ["EpisodeStats"]
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: sekai 0.2 code assigns fields (e.g. to correct a return before logging it).
+# unsafe_hash keeps __hash__ defined as in 0.2; hashing still fails on the ``extra`` dict.
+@dataclass(slots=True, unsafe_hash=True)
 class EpisodeStats:
     """Statistics of one finished episode.
 
     ``RecordEpisodeStatistics`` puts one in ``info["episode"]`` on the step
-    that ends an episode and hands it to its `StatsTracker`.
+    that ends an episode and hands it to its `StatsTracker`. The fields can
+    be assigned; the object in ``info["episode"]`` is the one the tracker
+    received, so a change made to one shows in the other.
 
     Attributes:
         episode_return: Sum of the episode's rewards (undiscounted).

@@ -75,31 +75,44 @@ def make_seed_sequence(base_seed: int, n: int) -> list[int]:
     return [int(child.generate_state(1, np.uint64)[0]) for child in children]
 
 
-def child_seeds(seed: SeedType, n: int) -> list[SeedType]:
-    """Derive one seed per child (sub-space, sub-env) from a parent's seed.
+def child_seeds(rng: np.random.Generator | None, seed_used: int | None, n: int) -> list[SeedType]:
+    """Derive one seed per child (sub-space, sub-env) of a parent that was just seeded.
 
-    The rule every composite object of sekai follows: an int gives ``n``
-    independent seeds from `make_seed_sequence`; a Generator gives ``n``
-    ints drawn from it (it advances); ``None`` gives ``None`` to every child,
-    which then continues its own stream.
+    The rule every composite object of sekai follows. When the parent was
+    seeded with an int, ``seed_used``, the children get ``n`` independent
+    seeds from ``make_seed_sequence(seed_used, n)``, whatever ``rng`` is.
+    Otherwise they get ``n`` ints drawn from ``rng``, the parent's generator
+    (it advances); with no generator either, ``None`` each, and every child
+    continues its own stream.
 
     Args:
-        seed: The parent's seed.
+        rng: The parent's generator, or ``None``.
+        seed_used: The int seed the parent was given (as `np_random`
+            returns it), or ``None`` when it was given none.
         n: How many children (>= 0).
 
     Returns:
         ``n`` seeds.
 
     Raises:
-        TypeError: ``seed`` is not an int, a Generator or ``None``.
-        ValueError: ``seed`` or ``n`` is negative.
+        TypeError: ``rng`` is not a Generator or ``None``, or ``seed_used``
+            not an int or ``None``.
+        ValueError: ``seed_used`` or ``n`` is negative.
+
+    Examples:
+        >>> child_seeds(None, 7, 2) == make_seed_sequence(7, 2)
+        True
+        >>> child_seeds(None, None, 2)
+        [None, None]
     """
     n = check_seed(n, "n")
-    if seed is None:
+    if seed_used is not None:
+        return [*make_seed_sequence(check_seed(seed_used, "seed_used"), n)]
+    if rng is None:
         return [None] * n
-    if isinstance(seed, np.random.Generator):
-        return [int(value) for value in seed.integers(0, 2**63 - 1, size=n)]
-    return [*make_seed_sequence(check_seed(seed), n)]
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator or None, got {rng!r}")
+    return [int(value) for value in rng.integers(0, 2**63 - 1, size=n)]
 
 
 class SeededRNG:

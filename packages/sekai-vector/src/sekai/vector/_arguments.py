@@ -18,6 +18,8 @@ from sekai.utils.seeding import SeedType, make_seed_sequence
 
 __all__ = [
     "GENERATOR_SEED_ERROR",
+    "NOT_GIVEN",
+    "actions_argument",
     "check_num_envs",
     "per_env_options",
     "per_env_seeds",
@@ -30,6 +32,32 @@ GENERATOR_SEED_ERROR = (
     "cannot be shared by {num_envs} sub-envs, got {seed!r}"
 )
 """The message of the TypeError for ``reset(seed=<a Generator>)``; ``.format(num_envs=, seed=)``."""
+
+
+NOT_GIVEN: Any = ...
+"""The default of a parameter that has another name too (tells "not given" from ``None``;
+signatures show it as ``...``)."""
+
+
+def actions_argument(actions: Any, action: Any, owner: str) -> Any:
+    """The batch of actions given to ``owner`` as ``actions`` or as ``action``.
+
+    ``action`` is the name sekai 0.2 gave the batch in the ``async_step`` of
+    ``SyncVecEnv``, ``ProcVecEnv`` and ``NativeVecEnv``, kept for
+    compatibility.
+
+    Raises:
+        TypeError: Both names are given, or neither.
+    """
+    if action is NOT_GIVEN:
+        if actions is NOT_GIVEN:
+            raise TypeError(f"{owner}() needs the batch of actions, got neither actions nor action")
+        return actions
+    if actions is not NOT_GIVEN:
+        raise TypeError(
+            f"{owner}() got the batch twice: give actions, or action (its sekai 0.2 name), not both"
+        )
+    return action
 
 
 def check_num_envs(num_envs: object, owner: str) -> int:

@@ -30,7 +30,15 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.core import FINAL_INFO, FINAL_OBSERVATION, RESET_INFO, Env, InfoDict, StepResult
+from sekai.core import (
+    FINAL_INFO,
+    FINAL_OBSERVATION,
+    RESET_INFO,
+    Env,
+    InfoDict,
+    ResetResult,
+    StepResult,
+)
 from sekai.error import InvalidObservation
 
 Copier = Callable[[Any], Any]
@@ -48,6 +56,7 @@ __all__ = [
     "end_episode",
     "flags_all_false",
     "frozen_step",
+    "merge_autoreset",
     "needs_autoreset",
     "rewards_array",
 ]
@@ -163,14 +172,39 @@ def needs_autoreset(result: StepResult[Any]) -> bool:
     return bool(result.terminated or result.truncated) and FINAL_OBSERVATION not in result.info
 
 
-def frozen_step(observation: Any, terminated: bool, truncated: bool) -> StepResult[Any]:
+def frozen_step(final: StepResult[Any]) -> StepResult[Any]:
     """What a frozen sub-env reports on every step until the next reset.
 
-    Its final ``observation``, reward 0, its final flags (so it stays done)
-    and an empty info (sekai 0.2's ``sekai.vector.vec_env.frozen_step``; the
-    backends write the same values straight into their batches).
+    Given ``final``, the step that ended its episode: that step's
+    observation, reward 0, its flags (so it stays done) and an empty info
+    (sekai 0.2's ``sekai.vector.vec_env.frozen_step``; the backends write the
+    same values straight into their batches).
+
+    Raises:
+        TypeError: ``final`` is not a `StepResult`.
     """
-    return StepResult(observation, 0.0, bool(terminated), bool(truncated), {})
+    if not isinstance(final, StepResult):
+        raise TypeError(f"frozen_step: final must be a StepResult, got {final!r}")
+    return StepResult(final.observation, 0.0, bool(final.terminated), bool(final.truncated), {})
+
+
+def merge_autoreset(step: StepResult[Any], reset: ResetResult[Any]) -> StepResult[Any]:
+    """What a sub-env that finished in ``step`` and was then reset (``reset``) reports.
+
+    The reset's observation (the new episode's first), the step's reward
+    and flags, and `autoreset_info` of the two (sekai 0.2's
+    ``sekai.vector.vec_env.merge_autoreset``). Pass results the reset did
+    not overwrite: copies, when the env reuses its buffers.
+
+    Raises:
+        TypeError: ``step`` is not a `StepResult` or ``reset`` not a `ResetResult`.
+    """
+    if not isinstance(step, StepResult) or not isinstance(reset, ResetResult):
+        raise TypeError(
+            f"merge_autoreset: expected a StepResult and a ResetResult, got {step!r} and {reset!r}"
+        )
+    info = autoreset_info(step.info, step.observation, reset.info)
+    return StepResult(reset.observation, step.reward, step.terminated, step.truncated, info)
 
 
 class FrozenEnvs:

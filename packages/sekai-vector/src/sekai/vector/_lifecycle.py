@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from sekai.error import AsyncCallPending, ResetRequired, VecEnvClosed
 from sekai.utils.seeding import SeedType
-from sekai.vector._arguments import per_env_options
+from sekai.vector._arguments import NOT_GIVEN, actions_argument, per_env_options
 
 if TYPE_CHECKING:
     from sekai.vector.results import VecResetResult, VecStepResult
@@ -123,7 +123,11 @@ def _step(self: VecEnv[Any, Any], actions: Any) -> VecStepResult[Any]:
         gate.release()
 
 
-async def _async_step(self: VecEnv[Any, Any], actions: Any) -> VecStepResult[Any]:
+async def _async_step(
+    self: VecEnv[Any, Any], actions: Any = NOT_GIVEN, *, action: Any = NOT_GIVEN
+) -> VecStepResult[Any]:
+    if action is not NOT_GIVEN or actions is NOT_GIVEN:
+        actions = actions_argument(actions, action, "async_step")
     gate = self._gate
     if not gate.acquire(False):
         raise busy_error(self, "async_step")

@@ -5,14 +5,15 @@ build their sub-envs with `build_envs` (or one with `build_env`),
 close them with `close_all`, and reach an attribute through a sub-env's
 wrapper stack with `read_attr`, `write_attr` and
 `call_attr`. sekai 0.2's ``sekai.vector.vec_env`` offered them as
-``build_envs``, ``close_envs``, ``env_get_attr``, ``env_set_attr`` and
-``env_call``; those names are these functions.
+``build_envs``, ``close_envs``, ``env_get_attr`` and ``env_set_attr``
+(these functions) and ``env_call`` (`call_attr` with the arguments passed
+as a tuple and a dict).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sekai.core import ActType, Env, ObsType, Wrapper
@@ -26,6 +27,7 @@ __all__ = [
     "check_env_fns",
     "check_same_spaces",
     "close_all",
+    "env_call",
     "read_attr",
     "write_attr",
 ]
@@ -141,3 +143,24 @@ def call_attr(env: Env[Any, Any], method: str, *args: Any, **kwargs: Any) -> Any
     """Call ``method`` of ``env`` (found as by `read_attr`); a non-callable is returned."""
     value = read_attr(env, method)
     return value(*args, **kwargs) if callable(value) else value
+
+
+def env_call(
+    env: Env[Any, Any],
+    name: str,
+    args: Sequence[Any] = (),
+    kwargs: Mapping[str, Any] | None = None,
+) -> Any:
+    """Call method ``name`` of ``env`` with ``*args`` and ``**kwargs`` (sekai 0.2's form).
+
+    As `call_attr`: the method is found through the wrapper stack, and an
+    attribute that is not callable is returned as it is.
+
+    Raises:
+        TypeError: ``args`` is not a list or tuple, or ``kwargs`` not a mapping.
+    """
+    if not isinstance(args, (list, tuple)):
+        raise TypeError(f"env_call: args must be a tuple or list, got {args!r}")
+    if kwargs is not None and not isinstance(kwargs, Mapping):
+        raise TypeError(f"env_call: kwargs must be a mapping or None, got {kwargs!r}")
+    return call_attr(env, name, *args, **(kwargs or {}))

@@ -35,10 +35,30 @@ __all__ = [  # noqa: RUF022 (grouped by topic)
 ]
 
 # sekai 0.2 code also imports SeedType from this module.
-split_infos = info_dicts
-"""One info dict per sub-env from info arrays (sekai 0.2's name)."""
-take_index = get_row
-"""Sub-env ``i``'s entry of a batch (sekai 0.2's name)."""
+
+
+def split_infos(infos: Mapping[str, Any], n: int) -> list[InfoDict]:
+    """One info dict per sub-env from info arrays with a leading axis of ``n`` entries.
+
+    One-dimensional numeric arrays give Python scalars, other arrays their
+    rows (sekai 0.2's helper of this module).
+
+    Raises:
+        ValueError: An array's leading axis does not have ``n`` entries.
+    """
+    return info_dicts(infos, n)
+
+
+def take_index(space: Space[Any] | None, batch: Any, index: int) -> Any:
+    """Sub-env ``index``'s entry of a ``batch`` of elements of ``space`` (a view for arrays).
+
+    ``space`` is the space of one sub-env's element (``None`` reads dicts,
+    tuples and arrays leaf by leaf); a registered space type needs it, as
+    only its ``iterate`` knows how to read its rows (sekai 0.2's helper of
+    this module).
+    """
+    return get_row(batch, index, space)
+
 
 InfoArrays = Mapping[str, Any]
 """Infos of a native vector env: each key maps to an array with a leading ``num_envs`` axis."""

@@ -17,13 +17,18 @@ from sekai.error import NothingInFlight, VecEnvClosed
 from sekai.spaces import Space, batch_space
 from sekai.utils.seeding import SeedType
 from sekai.vector._actions import ActionSplitter, make_action_splitter
-from sekai.vector._arguments import GENERATOR_SEED_ERROR, per_env_seeds
-from sekai.vector._autoreset import autoreset_info as merge_autoreset, frozen_step, needs_autoreset
+from sekai.vector._arguments import (
+    GENERATOR_SEED_ERROR,
+    NOT_GIVEN,
+    actions_argument,
+    per_env_seeds,
+)
+from sekai.vector._autoreset import frozen_step, merge_autoreset, needs_autoreset
 from sekai.vector._lifecycle import abandon, busy_error, install_lifecycle
 from sekai.vector._sub_envs import (
     build_envs,
-    call_attr as env_call,
     close_all as close_envs,
+    env_call,
     read_attr as env_get_attr,
     write_attr as env_set_attr,
 )
@@ -291,8 +296,22 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         is harmless.
         """
 
-    async def async_step(self, actions: Any) -> VecStepResult[Any]:
-        """Async form of `step`; the default runs `step`."""
+    async def async_step(
+        self, actions: Any = NOT_GIVEN, *, action: Any = NOT_GIVEN
+    ) -> VecStepResult[Any]:
+        """Async form of `step`; the default runs `step`.
+
+        Args:
+            actions: The batch of actions, as for `step`.
+            action: The same batch by keyword under the name sekai 0.2 gave
+                it on ``SyncVecEnv``, ``ProcVecEnv`` and ``NativeVecEnv``
+                (kept for compatibility; give one of the two).
+
+        Raises:
+            TypeError: Both ``actions`` and ``action`` are given, or neither.
+        """
+        if action is not NOT_GIVEN or actions is NOT_GIVEN:
+            actions = actions_argument(actions, action, "async_step")
         return self.step(actions)
 
     async def async_reset(

@@ -136,7 +136,7 @@ class LineChart(Panel):
         for series, slot, _ in lines:
             if series.label:
                 swatch: Swatch = "area" if series.fill else "dash" if series.dashed else "line"
-                items.append((series.label, resolve_color(series.color, theme, slot), swatch))
+                items.append((series.label, resolve_color(theme, series.color, slot), swatch))
         if self.shade is not None and self.shade_label:
             items.append((self.shade_label, view.color(self.shade_color), "band"))
         plot_box = self.frame(canvas, box, view, items)
@@ -176,7 +176,7 @@ class LineChart(Panel):
                     text = format_number(
                         value, decimals + 1, percent=self.percent, compact=abs(value) >= 1e5
                     )
-                    plot.tag(value, text, resolve_color(series.color, theme, slot))
+                    plot.tag(value, text, resolve_color(theme, series.color, slot))
 
     def _draw_line(
         self,
@@ -189,7 +189,7 @@ class LineChart(Panel):
         base: float,
     ) -> None:
         canvas, theme = plot.canvas, view.theme
-        color = resolve_color(series.color, theme, slot)
+        color = resolve_color(theme, series.color, slot)
         xs, ys = step_points(steps, values) if series.step else (steps, values)
         px, py = plot.x(xs), plot.y(ys)
         base_y = float(plot.y(base))
@@ -326,11 +326,11 @@ class BarChart(Panel):
         for i, value in enumerate(values):
             x = float(plot.x(i))
             if self.colors is not None:
-                fill = resolve_color(self.colors[i % len(self.colors)], theme, i)
+                fill = resolve_color(theme, self.colors[i % len(self.colors)], i)
             elif value < 0:
-                fill = resolve_color(self.negative_color, theme, i)
+                fill = resolve_color(theme, self.negative_color, i)
             else:
-                fill = resolve_color(self.color if self.color is not None else "accent", theme, i)
+                fill = resolve_color(theme, self.color if self.color is not None else "accent", i)
             top = float(plot.y(np.clip(value, low, high))) if np.isfinite(value) else zero
             if available[i]:
                 canvas.rect(x - half, zero, x + half, top, fill)
@@ -372,7 +372,7 @@ class BarChart(Panel):
         ]
         if max(text_width(t, size) for t in texts) + view.size(2) > slot_width:
             return
-        low, high = plot.y_range
+        low, high = plot.y_domain
         for i, (value, text) in enumerate(zip(values, texts, strict=True)):
             if not available[i]:
                 continue
@@ -442,7 +442,7 @@ class StackedArea(Panel):
 
     def _color(self, view: View, i: int) -> tuple[int, int, int]:
         if self.colors is not None:
-            return resolve_color(self.colors[i % len(self.colors)], view.theme, i)
+            return resolve_color(view.theme, self.colors[i % len(self.colors)], i)
         return view.theme.color(i)
 
     def draw(self, canvas: Canvas, box: Box, view: View) -> None:

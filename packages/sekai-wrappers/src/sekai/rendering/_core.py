@@ -138,21 +138,27 @@ def _describe(obj: Any) -> str:
     return name if base is obj else f"{name} (around {type(base).__name__})"
 
 
-def resolve_color(spec: ColorSpec, theme: Theme, slot: int = 0) -> Color:
+def resolve_color(theme: Theme, spec: ColorSpec, slot: int = 0) -> Color:
     """The colour a `ColorSpec` stands for in ``theme``.
 
     Args:
+        theme: The theme that gives roles and series their colours.
         spec: ``None`` (the series colour of ``slot``), an int (that series
             slot), a theme role name (``"up"``, ``"down"``, ``"accent"``,
             ``"price"``, ``"neutral"``, ``"highlight"``, ``"text"``, ...), or
             a colour (hex string or RGB triple).
-        theme: The theme that gives roles and series their colours.
         slot: The series slot used when ``spec`` is ``None``.
 
     Raises:
-        TypeError: ``spec`` is none of these.
+        TypeError: ``theme`` is not a `Theme` (the order is theme, spec,
+            slot), or ``spec`` is none of these.
         ValueError: A malformed colour string (neither a role nor hex).
     """
+    if not isinstance(theme, Theme):
+        raise TypeError(
+            f"resolve_color(theme, spec, slot): theme must be a Theme, got {theme!r}"
+            + (" (the theme comes first)" if isinstance(spec, Theme) else "")
+        )
     if spec is None:
         return theme.color(slot)
     if isinstance(spec, str):
@@ -262,7 +268,7 @@ class View:
 
     def color(self, spec: ColorSpec, slot: int = 0) -> Color:
         """The colour ``spec`` stands for in the theme (see `resolve_color`)."""
-        return resolve_color(spec, self.theme, slot)
+        return resolve_color(self.theme, spec, slot)
 
     def size(self, px: float) -> float:
         """``px`` pixels at the dashboard's scale."""
@@ -391,7 +397,7 @@ class Panel:
                 (box.left, box.bottom), (box.right, box.bottom), view.theme.axis, view.size(1)
             )
             return
-        low, high = plot.x_range
+        low, high = plot.x_domain
         count = max(2, int(plot.box.width / view.size(70)))
         ticks = nice_ticks(low, high, count) if high > low else np.array([low])
         ticks = ticks[(ticks == np.round(ticks)) & (ticks >= low) & (ticks <= high)]

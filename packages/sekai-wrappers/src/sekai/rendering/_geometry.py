@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -75,6 +76,20 @@ class Box:
             Box(self.left + start, self.bottom, self.left + end, self.top)
             for start, end in _split(self.width, weights, gap)
         ]
+
+    def snapped(self) -> Box:
+        """The box with every edge rounded to the nearest whole pixel (crisp lines and fills).
+
+        Examples:
+            >>> Box(0.4, 10.6, 99.5, 50.2).snapped()
+            Box(left=0.0, bottom=11.0, right=100.0, top=50.0)
+        """
+        return Box(
+            float(math.floor(self.left + 0.5)),
+            float(math.floor(self.bottom + 0.5)),
+            float(math.floor(self.right + 0.5)),
+            float(math.floor(self.top + 0.5)),
+        )
 
     def contains(self, other: Box, tolerance: float = 1e-6) -> bool:
         """Whether ``other`` lies inside this box (edges may touch)."""

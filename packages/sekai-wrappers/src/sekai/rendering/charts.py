@@ -12,23 +12,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_int, check_real
+from sekai._validation import check_bool, check_int, check_real
 from sekai.rendering._geometry import Box
-from sekai.rendering._plot import Plot
+from sekai.rendering._plot import MarkerShape, Plot, _triangle_points
 from sekai.rendering.canvas import Canvas
 from sekai.rendering.text import font_sizes, text_width
-from sekai.rendering.theme import Color, ColorLike, rgb
+from sekai.rendering.theme import Color, ColorLike, Theme, rgb
 
 __all__ = [
     "MINUS",
     "MISSING",
     "Box",
     "LegendItem",
+    "MarkerShape",
     "Plot",
     "Swatch",
     "decimals_for",
@@ -40,6 +41,7 @@ __all__ = [
     "step_points",
     "tick_labels",
     "triangle",
+    "triangle_points",
     "value_axis",
     "value_range",
 ]
@@ -66,10 +68,16 @@ _COMPACT = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
 # -- numbers ----------------------------------------------------------------------------
 
 
-def nice_step(span: float, count: int = 5) -> float:
+def nice_step(span: float, count: int = 5, *, integer: bool = False) -> float:
     """A round tick spacing (1, 2, 2.5 or 5 times a power of ten) giving about ``count`` ticks.
 
     The spacing is the round number nearest (on a log scale) to ``span / count``.
+
+    Args:
+        span: The length of the axis, in data units (> 0).
+        count: About how many ticks.
+        integer: Keep to whole-number spacings (1, 2, 5, 10, 20, 25, 50, ...;
+            never below 1), for counts such as steps or shares.
 
     Raises:
         ValueError: ``span`` is not a finite number > 0, or ``count`` < 1.
@@ -77,14 +85,19 @@ def nice_step(span: float, count: int = 5) -> float:
     Examples:
         >>> nice_step(10, 5), nice_step(0.7, 5), nice_step(1234, 4)
         (2.0, 0.1, 250.0)
+        >>> nice_step(0.7, 5, integer=True), nice_step(25, 10, integer=True)
+        (1.0, 2.0)
     """
     span = check_real(span, "nice_step: span", minimum=0.0, min_open=True)
     count = check_int(count, "nice_step: count", minimum=1)
+    integer = check_bool(integer, "nice_step: integer")
     raw = span / count
     magnitude = 10.0 ** math.floor(math.log10(raw))
     ratio = raw / magnitude
-    multiple = min((1.0, 2.0, 2.5, 5.0, 10.0), key=lambda m: abs(math.log(m / ratio)))
-    return float(f"{multiple * magnitude:.12g}")
+    multiples = (1.0, 2.0, 5.0, 10.0) if integer and magnitude < 10 else (1.0, 2.0, 2.5, 5.0, 10.0)
+    multiple = min(multiples, key=lambda m: abs(math.log(m / ratio)))
+    step = float(f"{multiple * magnitude:.12g}")
+    return max(1.0, float(round(step))) if integer else step
 
 
 def decimals_for(step: float) -> int:
@@ -103,8 +116,12 @@ def decimals_for(step: float) -> int:
     return 12
 
 
-def nice_ticks(low: float, high: float, count: int = 5) -> NDArray[np.float64]:
+def nice_ticks(
+    low: float, high: float, count: int = 5, *, integer: bool = False
+) -> NDArray[np.float64]:
     """Round values between ``low`` and ``high`` to label an axis with (about ``count``).
+
+    ``integer=True`` keeps to whole numbers (see `nice_step`).
 
     Raises:
         ValueError: ``low`` or ``high`` is not finite, or ``count`` < 1.
@@ -112,6 +129,8 @@ def nice_ticks(low: float, high: float, count: int = 5) -> NDArray[np.float64]:
     Examples:
         >>> nice_ticks(0.0, 9.3).tolist()
         [0.0, 2.0, 4.0, 6.0, 8.0]
+        >>> nice_ticks(0.0, 3.0, 10, integer=True).tolist()
+        [0.0, 1.0, 2.0, 3.0]
     """
     low = check_real(low, "nice_ticks: low")
     high = check_real(high, "nice_ticks: high")
@@ -119,7 +138,7 @@ def nice_ticks(low: float, high: float, count: int = 5) -> NDArray[np.float64]:
         low, high = high, low
     if high == low:
         return np.array([low])
-    step = nice_step(high - low, count)
+    step = nice_step(high - low, count, integer=integer)
     first = math.ceil(low / step - 1e-9)
     last = math.floor(high / step + 1e-9)
     ticks = np.arange(first, last + 1, dtype=np.float64) * step
@@ -289,17 +308,59 @@ def step_points(
     return np.repeat(xs, 2)[1:], np.repeat(ys, 2)[:-1]
 
 
-def triangle(x: float, y: float, size: float, *, up: bool = True) -> NDArray[np.float64]:
+def triangle_points(x: float, y: float, size: float, *, up: bool = True) -> NDArray[np.float64]:
     """The corners of a trade marker: a triangle ``size`` pixels wide centred on ``(x, y)``.
 
     Returns:
         A ``(3, 2)`` array, pointing up (``up=True``, a buy) or down (a sell).
     """
-    half = size / 2
-    h = size * 0.9 / 2
-    if up:
-        return np.array([[x - half, y - h], [x + half, y - h], [x, y + h]])
-    return np.array([[x - half, y + h], [x + half, y + h], [x, y - h]])
+    return _triangle_points(float(x), float(y), float(size), up=bool(up))
+
+
+@overload
+def triangle(
+    canvas: Canvas, x: float, y: float, r: float, color: ColorLike, up: bool = True
+) -> NDArray[np.float64]: ...
+@overload
+def triangle(canvas: float, x: float, y: float, *, up: bool = True) -> NDArray[np.float64]: ...
+def triangle(
+    canvas: Canvas | float,
+    x: float,
+    y: float,
+    r: float | None = None,
+    color: ColorLike | None = None,
+    up: bool = True,
+) -> NDArray[np.float64]:
+    """Draw a trade marker: a triangle centred on ``(x, y)``, ``2 * r`` pixels wide.
+
+    ``triangle(canvas, x, y, r, color, up)`` (sekai 0.2's form) fills it on
+    ``canvas``, pointing up (``up=True``, a buy) or down (a sell), and
+    returns its corners. Called without a canvas, ``triangle(x, y, size, *,
+    up=True)`` (this version's earlier form), it only returns the corners of a
+    triangle ``size`` pixels wide: prefer `triangle_points` for that.
+
+    Returns:
+        The corners, a ``(3, 2)`` array.
+
+    Raises:
+        TypeError: A canvas is given without ``r`` and ``color``, or ``r``
+            and ``color`` without a canvas.
+    """
+    if isinstance(canvas, Canvas):
+        if r is None or color is None:
+            raise TypeError(
+                "triangle(canvas, x, y, r, color, up): give the radius r and the color, got "
+                f"r={r!r}, color={color!r}"
+            )
+        corners = _triangle_points(float(x), float(y), 2.0 * float(r), up=bool(up))
+        canvas.polygon(corners, rgb(color))
+        return corners
+    if r is not None or color is not None:
+        raise TypeError(
+            f"triangle: the first argument must be a Canvas to draw on, got {canvas!r}; "
+            "for the corners alone call triangle_points(x, y, size, up=...)"
+        )
+    return _triangle_points(float(canvas), float(x), float(y), up=bool(up))
 
 
 # -- legends ------------------------------------------------------------------------------
@@ -309,8 +370,14 @@ def _swatch_width(size: float) -> float:
     return size * 1.6
 
 
-def legend_width(items: Sequence[LegendItem], size: float = font_sizes["legend"]) -> float:
-    """The width `legend` needs for ``items`` at text ``size``."""
+def legend_width(
+    items: Sequence[LegendItem], size: float | None = None, *, scale: float = 1.0
+) -> float:
+    """The width `legend` needs for ``items`` at text ``size`` (by default the legend size).
+
+    ``scale`` multiplies the size, as for `legend`.
+    """
+    size = (font_sizes["legend"] if size is None else size) * scale
     if not items:
         return 0.0
     gap = size * 0.4
@@ -324,9 +391,10 @@ def legend(
     x: float,
     y: float,
     items: Sequence[LegendItem],
-    text_color: ColorLike,
+    theme: Theme | ColorLike,
     *,
-    size: float = font_sizes["legend"],
+    scale: float = 1.0,
+    size: float | None = None,
     align: Literal["left", "right"] = "right",
 ) -> float:
     """Draw a one-line legend whose text is vertically centred on ``y``.
@@ -336,18 +404,21 @@ def legend(
         x: The legend's right end (``align="right"``) or left end.
         y: The middle of the line.
         items: ``(label, colour, swatch)`` entries, drawn in order.
-        text_color: The colour of the labels.
-        size: Text size in pixels.
+        theme: The theme, whose secondary text colour the labels take; or
+            the labels' colour itself.
+        scale: Multiplies the text size (a dashboard's scale).
+        size: Text size in pixels at scale 1 (by default the legend size).
         align: Which end ``x`` is.
 
     Returns:
         The width drawn (as `legend_width`).
     """
+    size = (font_sizes["legend"] if size is None else size) * scale
     width = legend_width(items, size)
     position = x - width if align == "right" else x
     gap = size * 0.4
     spacing = size * 1.1
-    ink = rgb(text_color)
+    ink = theme.text_secondary if isinstance(theme, Theme) else rgb(theme)
     for label, color, swatch in items:
         swatch_width = _swatch_width(size)
         _draw_swatch(canvas, position, y, swatch_width, size, rgb(color), swatch)
@@ -371,7 +442,7 @@ def _draw_swatch(
     elif swatch == "band":
         canvas.rect(x, y - size / 3, x + width, y + size / 3, color, alpha=0.2)
     elif swatch == "marker":
-        canvas.polygon(triangle(x + width / 2, y, size * 0.7), color)
+        canvas.polygon(_triangle_points(x + width / 2, y, size * 0.7), color)
     else:
         raise ValueError(
             f"unknown legend swatch {swatch!r}; use 'line', 'dash', 'area', 'band' or 'marker'"

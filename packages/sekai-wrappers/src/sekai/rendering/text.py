@@ -16,17 +16,48 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
 
 from sekai._validation import check_bool, check_real
 from sekai.rendering._pillow import EXTRA, pillow
 
-__all__ = ["Face", "Glyph", "face", "font_sizes", "text_width"]
+__all__ = ["Face", "FontSizes", "Glyph", "face", "font_sizes", "text_width"]
 
-font_sizes: Mapping[str, float] = MappingProxyType(
+
+class FontSizes(Mapping[str, float]):
+    """The text sizes of a dashboard in pixels, by role: a read-only mapping, also callable.
+
+    ``font_sizes["tick"]`` reads one size; ``font_sizes()`` (sekai 0.2 code
+    calls it as a function) returns them all as a new dict.
+    """
+
+    def __init__(self, sizes: Mapping[str, float]) -> None:
+        self._sizes = MappingProxyType(dict(sizes))
+
+    def __getitem__(self, role: str) -> float:
+        return self._sizes[role]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._sizes)
+
+    def __len__(self) -> int:
+        return len(self._sizes)
+
+    def __call__(self) -> dict[str, float]:
+        """Every role and its size, as a new dict."""
+        return dict(self._sizes)
+
+    def __repr__(self) -> str:
+        return f"font_sizes({dict(self._sizes)!r})"
+
+
+font_sizes = FontSizes(
     {
         "title": 15.0,
         "subtitle": 10.5,
@@ -44,7 +75,8 @@ font_sizes: Mapping[str, float] = MappingProxyType(
 ``title`` and ``subtitle`` head the frame, ``panel`` titles a panel,
 ``stat_label`` / ``stat_value`` make the stats strip, ``legend``, ``tick``
 (axis labels), ``tag`` (the latest-value tags) and ``label`` (bar and cell
-labels) fill the charts. Dashboards multiply them by their scale.
+labels) fill the charts. Dashboards multiply them by their scale. Read one
+with ``font_sizes["tick"]``; ``font_sizes()`` gives them all as a dict.
 """
 
 # Characters the built-in typeface lacks, drawn as what they stand for.
@@ -77,24 +109,38 @@ _MIN_SIZE, _MAX_SIZE = 1.0, 1000.0
 _WIDTH_CACHE = 4096  # text widths remembered per face
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Glyph:
-    """How one character of a face is drawn.
+    """How one character of a face is drawn: its ink as a coverage mask, placed by the pen.
 
     Attributes:
-        char: The character asked for.
-        text: What is drawn for it: ``char`` itself, or its ASCII stand-in
-            when the typeface lacks it.
+        mask: The ink, a read-only ``uint8`` array of shape ``(height, width)``:
+            0 is no ink, 255 full ink.
+        left: Pixels from the pen position to the mask's left edge.
+        top: Pixels from the baseline up to the mask's top row (negative when
+            the ink starts below the baseline).
         advance: How far the pen moves, in pixels.
-        bbox: The ink's box ``(left, top, right, bottom)`` in pixels, relative
-            to the pen position on the baseline (y grows downwards, so ``top``
-            is negative for ink above the baseline).
+        char: The character asked for (keyword only; ``""`` when unknown).
+        text: What is drawn for it: ``char`` itself, or its ASCII stand-in
+            when the typeface lacks it (keyword only).
     """
 
-    char: str
-    text: str
+    mask: NDArray[np.uint8] = field(repr=False)
+    left: int
+    top: int
     advance: float
-    bbox: tuple[int, int, int, int]
+    char: str = field(default="", kw_only=True)
+    text: str = field(default="", kw_only=True)
+
+    @property
+    def bbox(self) -> tuple[int, int, int, int]:
+        """The ink's box ``(left, top, right, bottom)`` relative to the pen on the baseline.
+
+        y grows downwards here, as in Pillow: ``top`` is negative for ink
+        above the baseline.
+        """
+        height, width = self.mask.shape
+        return (self.left, -self.top, self.left + width, height - self.top)
 
     @property
     def present(self) -> bool:
@@ -160,22 +206,39 @@ class Face:
         table = self._table
         return text if table is None else text.translate(table)
 
-    def glyph(self, char: str) -> Glyph:
-        """How ``char`` (one character) is drawn: its stand-in, advance and ink box.
+    def glyph(self, ch: str) -> Glyph:
+        """How ``ch`` (one character) is drawn: its ink, placement, advance and stand-in.
 
         Raises:
-            ValueError: ``char`` is not a single character.
+            ValueError: ``ch`` is not a single character.
         """
-        found = self._glyphs.get(char)
+        found = self._glyphs.get(ch)
         if found is not None:
             return found
-        if not isinstance(char, str) or len(char) != 1:
-            raise ValueError(f"Face.glyph: expected one character, got {char!r}")
-        text = self.drawable(char)
-        left, top, right, bottom = self.font.getbbox(text, anchor="ls")
-        found = Glyph(char, text, float(self.font.getlength(text)), (left, top, right, bottom))
-        self._glyphs[char] = found
+        if not isinstance(ch, str) or len(ch) != 1:
+            raise ValueError(f"Face.glyph: expected one character, got {ch!r}")
+        text = self.drawable(ch)
+        ink, (left, top) = self.font.getmask2(text, mode="L", anchor="ls")
+        width, height = ink.size
+        mask = np.frombuffer(bytes(ink), dtype=np.uint8).reshape(height, width).copy()
+        mask.flags.writeable = False
+        advance = float(self.font.getlength(text))
+        found = Glyph(mask, int(left), -int(top), advance, char=ch, text=text)
+        self._glyphs[ch] = found
         return found
+
+    def layout(self, text: str) -> list[tuple[float, Glyph]]:
+        """Where each character of ``text`` goes on one line: ``(pen x, glyph)`` pairs.
+
+        The pen x of a character is the width of the text before it (kerning
+        included), so ``layout(text)[i][0] == width(text[:i])``.
+
+        Raises:
+            TypeError: ``text`` is not a str.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"Face.layout: text must be a str, got {text!r}")
+        return [(self.width(text[:i]), self.glyph(ch)) for i, ch in enumerate(text)]
 
     def width(self, text: str) -> float:
         """The width of ``text`` on one line, in pixels (the pen's advance, kerning included)."""

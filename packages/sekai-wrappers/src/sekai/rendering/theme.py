@@ -82,17 +82,18 @@ def _from_hex(text: str) -> Color:
     return ((value >> 16) & 255, (value >> 8) & 255, value & 255)
 
 
-def mix(a: ColorLike, b: ColorLike, t: float) -> Color:
-    """The colour ``t`` of the way from ``a`` to ``b`` (``t=0`` gives ``a``, ``t=1`` gives ``b``).
+def mix(color: ColorLike, other: ColorLike, amount: float) -> Color:
+    """The colour ``amount`` of the way from ``color`` to ``other``.
 
-    ``t`` is clipped to ``[0, 1]``.
+    ``amount=0`` gives ``color``, ``amount=1`` gives ``other``; it is clipped
+    to ``[0, 1]``.
 
     Examples:
         >>> mix((0, 0, 0), (255, 255, 255), 0.5)
         (128, 128, 128)
     """
-    ca, cb = rgb(a), rgb(b)
-    t = min(1.0, max(0.0, float(t)))
+    ca, cb = rgb(color), rgb(other)
+    t = min(1.0, max(0.0, float(amount)))
     return (
         round(ca[0] + (cb[0] - ca[0]) * t),
         round(ca[1] + (cb[1] - ca[1]) * t),

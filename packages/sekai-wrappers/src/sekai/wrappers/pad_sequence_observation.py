@@ -38,7 +38,7 @@ class PadSequenceObservation(ObservationWrapper[Any, ActType, Any]):
 
     Args:
         env: The environment to wrap.
-        max_length: Slots per sequence (>= 0). Defaults to each Sequence's own
+        max_length: Slots per sequence (>= 1). Defaults to each Sequence's own
             ``max_length``.
         truncate: ``"tail"``, ``"head"`` or ``"error"``.
 
@@ -57,7 +57,7 @@ class PadSequenceObservation(ObservationWrapper[Any, ActType, Any]):
     ) -> None:
         owner = "PadSequenceObservation"
         slots = (
-            None if max_length is None else check_int(max_length, f"{owner}: max_length", minimum=0)
+            None if max_length is None else check_int(max_length, f"{owner}: max_length", minimum=1)
         )
         mode = check_choice(truncate, f"{owner}: truncate", ("tail", "head", "error"))
         self.max_length = slots

@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 
 from sekai.core import ActType, InfoDict, ObsType, WActType, WObsType
 from sekai.utils.seeding import SeedType
+from sekai.vector._arguments import NOT_GIVEN, actions_argument
 from sekai.vector._autoreset import FINAL_OBSERVATION
 from sekai.vector._rows import batch_of_one, get_row
 from sekai.vector.results import VecResetResult, VecStepResult, step_result_like
@@ -171,8 +172,15 @@ class VecWrapper(VecEnv[WObsType, WActType], Generic[WObsType, WActType, ObsType
         """Reset the wrapped vector env (through the wrapper's hook)."""
         return self._after_reset(self.venv.reset(seed=seed, options=options))
 
-    async def async_step(self, actions: Any) -> VecStepResult[Any]:
-        """Step the wrapped vector env through its async method (and the wrapper's hooks)."""
+    async def async_step(
+        self, actions: Any = NOT_GIVEN, *, action: Any = NOT_GIVEN
+    ) -> VecStepResult[Any]:
+        """Step the wrapped vector env through its async method (and the wrapper's hooks).
+
+        ``action`` is another name of ``actions``, as on `VecEnv.async_step`.
+        """
+        if action is not NOT_GIVEN or actions is NOT_GIVEN:
+            actions = actions_argument(actions, action, "async_step")
         return self._after_step(await self.venv.async_step(self._before_step(actions)))
 
     async def async_reset(
