@@ -13,7 +13,11 @@ at phone width, and the script exits with status 1 naming every problem:
 - nothing is wider than the window (wide code and tables must scroll inside
   their own box, not push the page);
 - no inline code in running text runs past the text column (over the table
-  of contents).
+  of contents);
+- at desktop width (1280 px), every line of every code block fits its block:
+  no code block scrolls sideways (code written for 100 columns reads whole);
+- at desktop width, every image loads, and is shown at least 600 px wide, or
+  at its own full size, or links to its file so a click opens it full size.
 
 ``nox -s screenshots`` builds the site and runs this script.
 """
@@ -28,6 +32,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import Page, ViewportSize, sync_playwright
 
@@ -38,12 +43,16 @@ PAGES = {
     "getting-started": "guides/getting-started/",
     "vector-guide": "guides/vector/",
     "training-guide": "guides/training/",
+    "rendering-guide": "guides/rendering/",
     "api-vector": "api/vector/",
+    "api-finance": "api/finance/",
 }
 """Screenshot name -> page path in the site."""
 
 DESKTOP = ViewportSize(width=1280, height=900)
 PHONE = ViewportSize(width=390, height=844)
+MIN_IMAGE_WIDTH = 600
+"""Images narrower than this on the desktop (and smaller than their file) link to their file."""
 
 # What Chromium needs in this sandbox: no setuid sandbox as root, no GPU, and no
 # calls home (the network is closed, and each refused call slows the start).
@@ -63,11 +72,20 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A page closed while a file was still on its way (the search index,
+        # an image): the browser hung up, the site is not at fault.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 @contextmanager
 def serve(site: Path) -> Iterator[str]:
     """Serve ``site`` on a free port of 127.0.0.1; yield its base URL."""
     handler = functools.partial(_QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _Server(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -106,8 +124,53 @@ def overruns(page: Page) -> list[str]:
     return found
 
 
-def check_page(page: Page, url: str, name: str) -> list[str]:
-    """Open ``url`` in ``page``; return what a reader would find wrong with it."""
+# Code blocks with a line wider than the block (it scrolls sideways): how many
+# pixels too wide, and the block's longest line.
+_WIDE_CODE = """() => [...document.querySelectorAll("article pre > code")]
+  .filter((code) => code.scrollWidth > code.clientWidth)
+  .map((code) => ({
+    over: code.scrollWidth - code.clientWidth,
+    line: code.textContent.split("\\n").reduce((a, b) => (b.length > a.length ? b : a), ""),
+  }))"""
+
+
+def wide_code(page: Page) -> list[tuple[int, str]]:
+    """The code blocks of ``page`` that scroll sideways: (pixels too wide, longest line)."""
+    found: list[dict[str, Any]] = page.evaluate(_WIDE_CODE)
+    return [(int(block["over"]), str(block["line"])) for block in found]
+
+
+# Images that did not load, or that are shown smaller than both MIN_IMAGE_WIDTH
+# and their file without a link to that file (a click would not enlarge them).
+_SMALL_IMAGES = """(minWidth) => [...document.querySelectorAll("article img")]
+  .map((img) => ({
+    src: img.getAttribute("src"),
+    shown: Math.round(img.getBoundingClientRect().width),
+    natural: img.naturalWidth,
+    linked: img.closest("a[href]")?.href === img.src,
+  }))
+  .filter((img) => img.natural === 0
+    || (img.shown < Math.min(minWidth, img.natural) && !img.linked))"""
+
+
+def small_images(page: Page) -> list[str]:
+    """What is wrong with the images of ``page``: not loaded, or small and not linked."""
+    found: list[dict[str, Any]] = page.evaluate(_SMALL_IMAGES, MIN_IMAGE_WIDTH)
+    return [
+        f"image {image['src']} did not load"
+        if image["natural"] == 0
+        else f"image {image['src']} is shown {image['shown']}px wide (its file: "
+        f"{image['natural']}px) and does not link to its file"
+        for image in found
+    ]
+
+
+def check_page(page: Page, url: str, name: str, *, desktop: bool = True) -> list[str]:
+    """Open ``url`` in ``page``; return what a reader would find wrong with it.
+
+    ``desktop`` adds the checks of the desktop layout: code lines fit their
+    blocks, images are large enough or open full size.
+    """
     problems: list[str] = []
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -123,6 +186,12 @@ def check_page(page: Page, url: str, name: str) -> list[str]:
         width = page.viewport_size["width"] if page.viewport_size else "?"
         problems.append(f"{name}: {wider}px wider than a {width}px window")
     problems += [f"{name}: inline code runs past the text: {code!r}" for code in overruns(page)]
+    if desktop:
+        problems += [
+            f"{name}: a code block scrolls, {over}px too narrow for {line[:60]!r}"
+            for over, line in wide_code(page)
+        ]
+        problems += [f"{name}: {problem}" for problem in small_images(page)]
     return problems
 
 
@@ -159,7 +228,9 @@ def main(argv: list[str] | None = None) -> int:
                 context = browser.new_context(viewport=viewport, is_mobile=size == "phone")
                 for path in ["", *every_page]:
                     page = context.new_page()
-                    problems += check_page(page, base + path, f"/{path} ({size})")
+                    problems += check_page(
+                        page, base + path, f"/{path} ({size})", desktop=size == "desktop"
+                    )
                     page.close()
                 context.close()
         finally:

@@ -24,6 +24,28 @@ import pytest
 
 PAGES = Path(__file__).resolve().parents[1] / "pages"
 
+# The API reference of a large package is a folder: an overview (index.md)
+# and a page per module or per environment.
+FINANCE_MODULES = (
+    "data",
+    "sampling",
+    "features",
+    "universe",
+    "simulators",
+    "lob",
+    "costs",
+    "rewards",
+    "account",
+    "metrics",
+    "rendering",
+)
+
+
+def pages_under(folder: str) -> tuple[str, ...]:
+    """Every page of an API folder (``api/envs``), relative to docs/pages."""
+    return tuple(sorted(str(path.relative_to(PAGES)) for path in (PAGES / folder).rglob("*.md")))
+
+
 # Public module -> the API pages that document it.
 RENDERED_PAGES: dict[str, tuple[str, ...]] = {
     "sekai.core": ("api/core.md",),
@@ -37,21 +59,13 @@ RENDERED_PAGES: dict[str, tuple[str, ...]] = {
     "sekai.utils.masking": ("api/utils.md",),
     "sekai.utils.checker": ("api/utils.md",),
     "sekai.wrappers": ("api/wrappers.md",),
-    "sekai.rendering": ("api/rendering.md",),
+    "sekai.rendering": pages_under("api/rendering"),
     "sekai.vector": ("api/vector.md", "api/proc.md"),
-    "sekai.envs": ("api/envs.md",),
-    "sekai.finance": ("api/finance.md",),
-    "sekai.finance.data": ("api/finance.md",),
-    "sekai.finance.sampling": ("api/finance.md",),
-    "sekai.finance.features": ("api/finance.md",),
-    "sekai.finance.universe": ("api/finance.md",),
-    "sekai.finance.simulators": ("api/finance.md",),
-    "sekai.finance.lob": ("api/finance.md",),
-    "sekai.finance.costs": ("api/finance.md",),
-    "sekai.finance.rewards": ("api/finance.md",),
-    "sekai.finance.account": ("api/finance.md",),
-    "sekai.finance.metrics": ("api/finance.md",),
-    "sekai.finance.rendering": ("api/finance.md",),
+    "sekai.envs": pages_under("api/envs"),
+    # sekai.finance re-exports the main names of its modules: rendered on
+    # their modules' pages.
+    "sekai.finance": pages_under("api/finance"),
+    **{f"sekai.finance.{name}": (f"api/finance/{name}.md",) for name in FINANCE_MODULES},
     "sekai.compat": ("api/compat.md",),
 }
 LISTING_PAGES: dict[str, tuple[str, ...]] = {"sekai": ("api/sekai.md",)}
@@ -166,7 +180,7 @@ def _listed(name: str, text: str) -> bool:
 
 def _all_rendered() -> list[Any]:
     objects: list[Any] = []
-    for page in sorted((PAGES / "api").glob("*.md")):
+    for page in sorted((PAGES / "api").rglob("*.md")):
         objects.extend(rendered_objects(parse_directives(page.read_text(encoding="utf-8"))))
     return objects
 
@@ -230,7 +244,7 @@ def test_every_public_module_has_a_page() -> None:
 
 def test_every_api_page_is_in_the_nav() -> None:
     nav = (PAGES.parent / "mkdocs.yml").read_text(encoding="utf-8")
-    pages = sorted(str(path.relative_to(PAGES)) for path in (PAGES / "api").glob("*.md"))
+    pages = sorted(str(path.relative_to(PAGES)) for path in (PAGES / "api").rglob("*.md"))
     missing = [page for page in pages if page not in nav]
     assert not missing, f"API pages missing from the nav of docs/mkdocs.yml: {missing}"
 
@@ -259,7 +273,7 @@ def test_no_directive_names_a_private_module() -> None:
     """Headings and anchors show each directive's path: never a private module's."""
     private = [
         f"docs/pages/{page.relative_to(PAGES)}:{directive.line}: {directive.path}"
-        for page in sorted((PAGES / "api").glob("*.md"))
+        for page in sorted((PAGES / "api").rglob("*.md"))
         for directive in parse_directives(page.read_text(encoding="utf-8"))
         if any(part.startswith("_") for part in directive.path.split("."))
     ]

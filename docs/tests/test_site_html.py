@@ -325,8 +325,14 @@ def site() -> dict[str, Element]:
             "module docstring)"
         )
     root = Path(directory)
-    api = sorted(path.stem for path in (api_pages.PAGES / "api").glob("*.md"))
-    missing = [name for name in api if not (root / "api" / name / "index.html").is_file()]
+    # api/vector.md is built as api/vector/index.html, api/finance/index.md as
+    # api/finance/index.html.
+    api = sorted(
+        path.relative_to(api_pages.PAGES).with_suffix("")
+        for path in (api_pages.PAGES / "api").rglob("*.md")
+    )
+    built = [page.parent if page.name == "index" else page for page in api]
+    missing = [str(page) for page in built if not (root / page / "index.html").is_file()]
     assert (root / "index.html").is_file() and not missing, (
         f"{SITE_VARIABLE}={directory} is not a complete build of the site (missing API pages: "
         f"{missing})"
