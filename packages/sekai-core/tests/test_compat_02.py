@@ -1259,3 +1259,14 @@ def test_check_env_without_reset_seed_check_ignores_an_unseeded_reset() -> None:
         line for line in check_env(IgnoresSeed(), check_reset_seed=False) if "ERROR" in line
     ] == []
     assert any("reset(seed=123) is not reproducible" in line for line in check_env(IgnoresSeed()))
+
+
+def test_two_is_bounded_flags_compare_as_their_pairs() -> None:
+    from sekai.spaces import Box
+
+    below_only = Box(0.0, np.inf, (2,)).is_bounded  # (True, False)
+    above_only = Box(-np.inf, 0.0, (2,)).is_bounded  # (False, True)
+    assert not below_only and not above_only  # both unbounded on some side...
+    assert below_only != above_only  # ...but 0.2's pairs differ, and so do the flags
+    assert below_only == Box(1.0, np.inf, (3,)).is_bounded
+    assert Box(0.0, 1.0).is_bounded == Box(-5.0, 5.0).is_bounded

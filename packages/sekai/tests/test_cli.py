@@ -970,7 +970,7 @@ class _Described(Env[np.ndarray, int]):
     """An env with a described constructor.
 
     Args:
-        speed: How fast it goes. More words that are not the first sentence.
+        speed: How fast it goes, e.g. ``2.0`` for twice. More words that are not the first.
         label: Its name, continued
             on a second line.
         size: No default.
@@ -999,7 +999,7 @@ def test_info_shows_the_description_and_every_constructor_parameter(
         assert fields["description"] == ["An env with a described constructor."]
         assert fields["parameters"] == [
             "size (required), registered 3  No default.",
-            "speed=1.5                      How fast it goes.",
+            "speed=1.5                      How fast it goes, e.g. 2.0 for twice.",
             "label='x'                      Its name, continued on a second line.",
         ]
         assert main(["info", "clitest/Described-v0", "--json"]) == 0
@@ -1046,3 +1046,22 @@ def test_bench_says_when_each_backend_pays_off_and_why_one_is_slower_here() -> N
     assert sekai._bench.title(results, 2.0).startswith(
         "X-v0, 4 sub-envs, about 2 s per backend: sub-env steps per second"
     )
+
+
+class _Undocumented(_Described):
+    pass
+
+
+def test_info_does_not_describe_an_env_by_a_docstring_it_inherits(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    default_registry.register("clitest/Undocumented-v0", entry_point=_Undocumented)
+    try:
+        assert main(["info", "clitest/Undocumented-v0"]) == 0
+        fields = _fields(capsys.readouterr().out)
+        assert fields["description"] == ["(no docstring)"]
+    finally:
+        default_registry.deregister("clitest/Undocumented-v0")
+    assert main(["info", "Portfolio-v0"]) == 0
+    description = _fields(capsys.readouterr().out)["description"][0]
+    assert "`" not in description and description.endswith("cash.")  # markup made plain

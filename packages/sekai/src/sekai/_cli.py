@@ -187,12 +187,17 @@ def _argument_lines(doc: str) -> dict[str, str]:
             described[name] = [text.strip()]
         elif name:
             described[name].append(stripped)  # a continuation line
-    first: dict[str, str] = {}
-    for key, parts in described.items():
-        text = _plain(" ".join(parts))
-        end = text.find(". ")
-        first[key] = text if end < 0 else text[: end + 1]
-    return first
+    return {key: _first_sentence(" ".join(parts)) for key, parts in described.items()}
+
+
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)\.(?=\s|$)")
+
+
+def _first_sentence(text: str) -> str:
+    """The first sentence of ``text``, made plain (an "e.g." or "i.e." does not end it)."""
+    plain = _plain(" ".join(text.split()))
+    end = _SENTENCE_END.search(plain)
+    return plain if end is None else plain[: end.end()]
 
 
 def _parameters(env_spec: EnvSpec) -> tuple[str, list[dict[str, Any]]]:
@@ -202,11 +207,13 @@ def _parameters(env_spec: EnvSpec) -> tuple[str, list[dict[str, Any]]]:
     the spec registers for it (if any), and the first line of its description.
     """
     creator = _creator(env_spec)
-    doc = inspect.getdoc(creator) or ""
+    # The class's own docstring: one inherited from Env would describe every env alike.
+    own = creator.__doc__ if isinstance(creator.__doc__, str) else ""
+    doc = inspect.cleandoc(own) if own else ""
     try:
         signature = inspect.signature(creator)
     except (TypeError, ValueError):  # a builtin or C callable: nothing to show
-        return doc.split("\n", 1)[0], []
+        return _first_sentence(doc.split("\n\n", 1)[0]), []
     described = _argument_lines(doc)
     parameters = []
     for name, parameter in signature.parameters.items():
@@ -221,7 +228,7 @@ def _parameters(env_spec: EnvSpec) -> tuple[str, list[dict[str, Any]]]:
         if name in env_spec.kwargs:
             entry["registered"] = env_spec.kwargs[name]
         parameters.append(entry)
-    return doc.split("\n", 1)[0], parameters
+    return _first_sentence(doc.split("\n\n", 1)[0]), parameters
 
 
 def _parameter_lines(parameters: list[dict[str, Any]]) -> list[str]:

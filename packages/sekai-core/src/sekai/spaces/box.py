@@ -87,6 +87,10 @@ class BoundedFlag(int):
         return self._answers[index]
 
     def __eq__(self, other: object) -> bool:
+        # Two flags compare as 0.2's pairs; a tuple too; a bool or int as the truth value.
+        # (Hashing follows the truth value, so a flag finds its bool in a dict, not its tuple.)
+        if isinstance(other, BoundedFlag):
+            return self._answers == other._answers
         if isinstance(other, tuple):
             return self._answers == other
         return int(self) == other
