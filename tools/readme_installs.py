@@ -1,14 +1,16 @@
 """Run every ``python -m pip install`` line of the README's Install section, each in a fresh venv.
 
-Usage: ``python tools/readme_installs.py DIST WORKDIR PINS``
+Usage: ``python tools/readme_installs.py DIST WORKDIR``
 
-``DIST`` holds the wheels just built, ``PINS`` the locked third-party
-requirements of every distribution and extra (``uv export``). Each line gets a
-new virtual environment with pip, the pinned third-party packages (from the
-package index: no sekai distribution is among them), then the README's line,
-run by bash with ``dist/`` pointing at ``DIST`` and ``--no-index`` added: every
-sekai distribution must come from a wheel the line names, never from an index.
-Then the installed sekai distributions are imported.
+``DIST`` holds the wheels just built. Each line gets a new virtual environment
+with pip, then the third-party packages the line's selection needs, pinned
+from the lock (``uv export`` of the distributions and extras the line names,
+from the package index: no sekai distribution is among them), then the
+README's line itself, run by bash with ``dist/`` pointing at ``DIST`` and
+``--no-index`` added: every sekai distribution must come from a wheel the line
+names, and every third-party requirement of the extras it asks for must be
+among the pins of those extras. Then the installed sekai distributions are
+imported, and the packages each extra is for.
 """
 
 from __future__ import annotations
@@ -41,25 +43,72 @@ def install_lines(readme: str) -> list[str]:
     return lines
 
 
-def run(line: str, dist: Path, workdir: Path, pins: Path) -> str:
+# What each extra of the README's lines is for: modules that must import after it.
+EXTRA_MODULES = {
+    "proc": ["cloudpickle"],
+    "gymnasium": ["gymnasium"],
+    "pettingzoo": ["pettingzoo"],
+    "finance": ["pandas", "pyarrow", "PIL", "imageio", "imageio_ffmpeg"],
+}
+EXTRA_MODULES["all"] = [*EXTRA_MODULES["finance"], "gymnasium", "pettingzoo", "ray"]
+
+_WHEEL = re.compile(r"dist/([\w*]+?)(?:-\*)?\.whl\)?\"?(?:\[([\w,]+)\])?")
+
+
+def selection(line: str) -> list[tuple[str | None, list[str]]]:
+    """The distributions (None: every one) and extras a line installs, from its wheel names."""
+    chosen: list[tuple[str | None, list[str]]] = []
+    for stem, extras in _WHEEL.findall(line):
+        package = None if "*" in stem else stem.replace("_", "-")
+        chosen.append((package, extras.split(",") if extras else []))
+    return chosen
+
+
+def export_pins(line: str, pins: Path) -> list[str]:
+    """Write the locked third-party pins of ``line``'s selection to ``pins``; its extras."""
+    texts, extras_asked = [], []
+    for package, extras in selection(line):
+        which = ["--all-packages"] if package is None else ["--package", package]
+        options = [arg for extra in extras for arg in ("--extra", extra)]
+        exported = subprocess.run(
+            ["uv", "export", "--locked", "--quiet", *which, *options, "--no-default-groups",
+             "--no-emit-workspace", "--no-hashes"],
+            check=True, stdout=subprocess.PIPE, text=True, cwd=ROOT,
+        )  # fmt: skip
+        texts.append(exported.stdout)
+        extras_asked += extras
+    pins.write_text("\n".join(texts))
+    return extras_asked
+
+
+def run(line: str, dist: Path, workdir: Path) -> str:
     """Install ``line`` into a fresh venv under ``workdir``; the sekai distributions it holds."""
     venv = workdir / "venv"
     shutil.rmtree(venv, ignore_errors=True)
     subprocess.run(["uv", "venv", "--quiet", "--seed", "--python", sys.executable, str(venv)],
                    check=True)  # fmt: skip
     python = venv / "bin" / "python"
-    subprocess.run(["uv", "pip", "install", "--quiet", "--python", str(python), "-r", str(pins)],
-                   check=True)  # fmt: skip
+    pins = workdir / "pins.txt"
+    extras = export_pins(line, pins)
+    if pins.read_text().strip():
+        subprocess.run(
+            ["uv", "pip", "install", "--quiet", "--python", str(python), "-r", str(pins)],
+            check=True,
+        )
     command = line.replace("python -m pip install", f"{python} -m pip install --quiet --no-index")
     subprocess.run(["bash", "-c", command.replace("dist/", f"{dist}/")], check=True, cwd=workdir)
     checked = subprocess.run(
         [str(python), "-c", CHECK], check=True, stdout=subprocess.PIPE, text=True, cwd=workdir
     )
-    return checked.stdout.strip()
+    modules = sorted({module for extra in extras for module in EXTRA_MODULES[extra]})
+    if modules:  # what the extras are for is there
+        imports = "; ".join(f"import {module}" for module in modules)
+        subprocess.run([str(python), "-c", imports], check=True, cwd=workdir)
+    return checked.stdout.strip() + (f" (+ {', '.join(modules)})" if modules else "")
 
 
 def main(argv: list[str]) -> int:
-    built, workdir, pins = (Path(arg).resolve() for arg in argv)
+    built, workdir = (Path(arg).resolve() for arg in argv)
     # The README's dist/ holds what `uv build --all-packages` writes: the example plugin,
     # built beside them by the build session, is not one of them.
     dist = workdir / "dist"
@@ -73,7 +122,7 @@ def main(argv: list[str]) -> int:
         raise SystemExit(f"expected the README's install lines, found {lines}")
     for number, line in enumerate(lines, 1):
         print(f"[{number}/{len(lines)}] {line}", flush=True)
-        print(f"    installed: {run(line, dist, workdir, pins)}", flush=True)
+        print(f"    installed: {run(line, dist, workdir)}", flush=True)
     return 0
 
 

@@ -87,8 +87,11 @@ def child_seeds(rng: np.random.Generator | None, seed_used: int | None, n: int) 
 
     Args:
         rng: The parent's generator, or ``None``.
-        seed_used: The int seed the parent was given (as `np_random`
-            returns it), or ``None`` when it was given none.
+        seed_used: The int seed the parent was given, or ``None`` when it was
+            given none or a Generator. Not what `np_random` returns as its
+            seed: that is an int in every case (the entropy it drew, or a
+            generator's root entropy), which would give a generator-seeded
+            parent the same children however far its generator had gone.
         n: How many children (>= 0).
 
     Returns:
