@@ -163,3 +163,25 @@ def test_missing_pandas_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None
         MarketData.from_csv("prices.csv")
     with pytest.raises(ImportError, match=r"install the sekai-finance\[data\] distribution"):
         MarketData.from_pandas(object())
+
+
+def test_a_long_row_without_an_asset_is_refused_not_loaded_as_an_asset_named_nan(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "long.csv"
+    path.write_text(
+        "date,symbol,close\n2020-01-01,A,1.0\n2020-01-02,,2.0\n2020-01-02,A,3.0\n2020-01-03,A,4.0\n"
+    )
+    with pytest.raises(ValueError, match=r"row 1 of the table has no asset \(column 'symbol'"):
+        MarketData.from_csv(path)
+    path.write_text("date,symbol,close\n2020-01-01,A,1.0\n2020-01-02,A,3.0\n")
+    assert MarketData.from_csv(path).assets == ("A",)  # the same table, whole, loads
+
+
+def test_a_column_named_twice_is_refused_not_loaded_as_two_assets(tmp_path: Path) -> None:
+    path = tmp_path / "wide.csv"
+    path.write_text("date,A,B,A\n2020-01-01,1,2,3\n2020-01-02,1,2,3\n")
+    with pytest.raises(ValueError, match=r"names the column\(s\) \['A'\] more than once"):
+        MarketData.from_csv(path, layout="wide", time="date")
+    path.write_text("date,A,B,C\n2020-01-01,1,2,3\n2020-01-02,1,2,3\n")
+    assert MarketData.from_csv(path, layout="wide", time="date").assets == ("A", "B", "C")

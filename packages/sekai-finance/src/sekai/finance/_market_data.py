@@ -209,7 +209,8 @@ class MarketData:
         Raises:
             ImportError: pandas is not installed.
             KeyError: A column is missing.
-            ValueError: Two rows for the same time and asset.
+            ValueError: Two rows for the same time and asset, or a row without
+                an asset label.
         """
         return cls(**_frames.long_arrays(frame, time, asset, price, fields))
 
@@ -241,6 +242,9 @@ class MarketData:
 
         Raises:
             ImportError: pandas is not installed.
+            ValueError: The header names a column twice (pandas would rename the
+                second, ``"A.1"``, and make it another asset), or a row of a long
+                table has no asset label (it would become an asset named nan).
         """
         frame = _frames.read_table(path, "csv", read_options)
         return cls._from_table(frame, layout, time, asset, price, fields)

@@ -156,6 +156,14 @@ def long_arrays(
             f"{what}: no column {missing[0]!r}; the table has {[*frame.columns]!r}"
             f" (index {frame.index.name!r})"
         )
+    if asset is not None:
+        unnamed = frame[asset].isna() | (frame[asset].astype(str).str.strip() == "")
+        if unnamed.any():  # pivoted, it would become an asset named nan
+            row = int(np.flatnonzero(unnamed.to_numpy())[0])
+            raise ValueError(
+                f"{what}: row {row} of the table has no asset (column {asset!r} is empty); "
+                f"{int(unnamed.sum())} row(s) in all. Fill or drop them first"
+            )
     frame = frame.assign(**{time: _times(pd, frame[time], what)})
     keys = [time] if asset is None else [time, asset]
     duplicated = frame.duplicated(keys)
@@ -182,6 +190,17 @@ def read_table(path: str | Path, kind: str, options: Mapping[str, Any]) -> Any:
     """Read a CSV or Parquet file into a DataFrame."""
     check_choice(kind, "read_table: kind", ("csv", "parquet"))
     pd = require_pandas(f"MarketData.from_{kind}")
-    if kind == "csv":
-        return pd.read_csv(path, **options)
-    return pd.read_parquet(path, **options)
+    if kind == "parquet":
+        return pd.read_parquet(path, **options)
+    frame = pd.read_csv(path, **options)
+    if "names" not in options and options.get("header", "infer") in ("infer", 0):
+        # pandas renames a repeated column ("A", "A.1"): two columns would pass for two assets.
+        header = {key: value for key, value in options.items() if key not in ("nrows", "header")}
+        raw = pd.read_csv(path, header=None, nrows=1, **header).iloc[0].tolist()
+        repeated = {name for name in raw if raw.count(name) > 1}
+        if repeated:
+            raise ValueError(
+                f"MarketData.from_csv: the file's header names the column(s) "
+                f"{sorted(map(str, repeated))} more than once: {path}"
+            )
+    return frame
