@@ -25,12 +25,29 @@ from numpy.typing import NDArray
 
 from sekai.finance.costs import CostModel
 
-__all__ = ["CostInputs", "window_volatility"]
+__all__ = ["CostInputs", "no_volume", "priced_volume", "window_volatility"]
 
 F64 = NDArray[np.float64]
 
 FIELDS = ("spread", "volume")
 """Data fields passed to cost models under their own names."""
+
+
+def no_volume(volume: F64) -> NDArray[np.bool_]:
+    """Where an asset cannot be traded for want of volume: zero, negative or missing."""
+    traded: NDArray[np.bool_] = volume > 0.0  # False for NaN
+    return ~traded
+
+
+def priced_volume(volume: F64, kept: NDArray[np.bool_]) -> F64:
+    """The volume the cost model is told: infinite where nothing trades (``kept``).
+
+    A trade is never priced against no volume: an untradable asset trades
+    nothing, and an infinite volume prices that nothing at 0, where a zero or
+    missing one would give inf or NaN.
+    """
+    priced: F64 = np.where(kept, np.inf, volume)
+    return priced
 
 
 class CostInputs:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.finance._cost_inputs import window_volatility
+from sekai.envs.finance._cost_inputs import no_volume, priced_volume, window_volatility
 from sekai.envs.finance._execution import fill
 from sekai.envs.finance._kernel import reset_reward
 from sekai.envs.finance._market_config import MarketConfig
@@ -118,8 +118,7 @@ class MarketKernel:
         self._rows = np.arange(n)[:, None]  # with (n, k) columns: each row's own columns
         self._dt = np.full(n, config.dt)
         self._row_years = config.row_years  # calendar time per row (dated data), else None
-        history = config.history
-        self._volume = history is not None and "volume" in history.fields
+        self._volume = "volume" in config.costs.fields
         self._current: PointInTimeBatch | None = None  # the market at the rows observed now
         # The price each slot's position is valued at: its last price (a halted asset's
         # price before the halt); NaN for an empty slot.
@@ -203,8 +202,7 @@ class MarketKernel:
             if self.cursor.may_halt:
                 stuck |= held & ~now.mask.latest()[rows, picked]
             if self._volume:
-                volume = now.field("volume").latest()[rows, picked]
-                stuck |= held & ~(volume > 0.0)  # NaN is no volume
+                stuck |= held & no_volume(now.field("volume").latest()[rows, picked])
             self._stuck = stuck
         return stuck
 
@@ -337,8 +335,8 @@ class MarketKernel:
         market: dict[str, Any] = {"equity": self.equity, "prices": legs.price}
         for name in config.costs.fields:
             market[name] = np.where(held, now.field(name).latest()[rows, picked], np.nan)
-        if "volume" in market:  # a trade is never priced against no volume: none is made
-            market["volume"] = np.where(kept, np.inf, market["volume"])
+        if "volume" in market:
+            market["volume"] = priced_volume(market["volume"], kept)
         if config.costs.volatility:
             window = now.log_returns(config.lookback)[rows, :, picked]  # (n, m, lookback)
             volatility = window_volatility(window.transpose(0, 2, 1))

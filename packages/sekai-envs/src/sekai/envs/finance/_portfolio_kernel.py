@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.finance._cost_inputs import window_volatility
+from sekai.envs.finance._cost_inputs import no_volume, priced_volume, window_volatility
 from sekai.envs.finance._execution import fill
 from sekai.envs.finance._kernel import reset_reward
 from sekai.envs.finance._portfolio_config import PortfolioConfig, PortfolioObs, Windows
@@ -76,8 +76,7 @@ class PriceMarket:
         self._execution = config.execution
         self._dt = config.dt
         self._row_years = config.row_years
-        history = config.history
-        self._volume = history is not None and "volume" in history.fields
+        self._volume = "volume" in config.costs.fields
         self._dated = config.dated
         self._lookback = config.lookback
         self._fields = config.costs.fields
@@ -116,12 +115,11 @@ class PriceMarket:
         """
         if not self._volume:
             return None
-        volume = self._now.field("volume").latest()
-        traded = volume > 0.0  # False for NaN
-        if traded.all():
+        stuck = no_volume(self._now.field("volume").latest())
+        if not stuck.any():
             return None
-        table: F64 = np.ones((len(volume), volume.shape[1] + 1))
-        table[:, :-1] = traded
+        table: F64 = np.ones((stuck.shape[0], stuck.shape[1] + 1))
+        table[:, :-1] = ~stuck
         return table
 
     def period(self, frozen: NDArray[np.bool_] | None) -> Period:
@@ -143,9 +141,8 @@ class PriceMarket:
         market: dict[str, Any] = {"prices": filled}
         for name in self._fields:
             market[name] = now.field(name).latest()
-        if "volume" in market:  # a trade is never priced against no volume: none is made
-            volume = market["volume"]
-            market["volume"] = np.where(volume > 0.0, volume, np.inf)
+        if "volume" in market:
+            market["volume"] = priced_volume(market["volume"], no_volume(market["volume"]))
         if self._volatility:
             market["volatility"] = window_volatility(now.log_returns(self._lookback))
         years = self._row_years

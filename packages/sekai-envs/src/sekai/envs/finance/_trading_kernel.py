@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.finance._account_step import StepAccount, account_step
-from sekai.envs.finance._cost_inputs import window_volatility
+from sekai.envs.finance._cost_inputs import no_volume, priced_volume, window_volatility
 from sekai.envs.finance._execution import fill
 from sekai.envs.finance._kernel import reset_reward
 from sekai.envs.finance._price_sources import PriceCursor, cursor_for
@@ -89,12 +89,6 @@ def step_info(
     }
 
 
-def _no_volume(volume: F64) -> NDArray[np.bool_]:
-    """Where an asset cannot be traded: zero, negative or missing volume."""
-    tradable: NDArray[np.bool_] = volume > 0.0  # False for NaN
-    return ~tradable
-
-
 class Quotes(NamedTuple):
     """What a Trading-v0 step reads of the market, one row per account.
 
@@ -154,7 +148,9 @@ class TradingKernel:
         self._dt = np.full(n, config.dt)
         self._row_years = config.row_years  # calendar time per row (dated data), else None
         self._opens = config.execution == "next_open"
-        self._volume = config.history is not None and "volume" in config.history.fields
+        self._volume = "volume" in config.costs.fields
+        self._none = np.zeros(n, dtype=np.bool_)  # shared, never written: no row kept or called
+        self._none.flags.writeable = False
 
     def reset(
         self,
@@ -205,7 +201,7 @@ class TradingKernel:
             opens=now.execution_price("open") if self._opens else None,
             fields={name: now.field(name).latest() for name in costs.fields},
             window=now.log_returns(self.config.lookback) if costs.volatility else None,
-            kept=_no_volume(now.field("volume").latest()) if self._volume else None,
+            kept=no_volume(now.field("volume").latest()) if self._volume else None,
             time=self._times(now.execution_time),
             dt=self._dt if years is None else years[now.index],
         )
@@ -225,7 +221,7 @@ class TradingKernel:
             now.execution_price("open") if self._opens else None,
             {name: now.field(name).latest for name in costs.fields} if costs.fields else {},
             now.log_returns(self.config.lookback) if costs.volatility else None,
-            _no_volume(now.field("volume").latest) if self._volume else None,
+            no_volume(now.field("volume").latest) if self._volume else None,
             None,
             self.config.dt if years is None else float(years[now.index]),
         )
@@ -246,9 +242,8 @@ class TradingKernel:
         config = self.config
         legs = fill(config.execution, quotes.price, quotes.executed, quotes.opens)
         market: dict[str, Any] = {"equity": equity, "prices": legs.price, **quotes.fields}
-        if quotes.kept is not None and "volume" in market:
-            # A trade is never priced against no volume: the kept rows trade nothing.
-            market["volume"] = np.where(quotes.kept, np.inf, market["volume"])
+        if quotes.kept is not None:  # the data has volume, and the cost model is told it
+            market["volume"] = priced_volume(market["volume"], quotes.kept)
         if quotes.window is not None:
             market["volatility"] = window_volatility(quotes.window)
         kept = quotes.kept
@@ -318,10 +313,8 @@ class TradingKernel:
             np.asarray(step.cost, dtype=np.float64).reshape(self.n),
             np.asarray(step.turnover, dtype=np.float64).reshape(self.n),
             filled[:, 0],
-            np.zeros(self.n, dtype=np.bool_) if quotes.kept is None else quotes.kept[:, 0],
-            np.zeros(self.n, dtype=np.bool_)
-            if step.liquidated is None
-            else np.asarray(step.liquidated).reshape(self.n),
+            self._none if quotes.kept is None else quotes.kept[:, 0],
+            self._none if step.liquidated is None else np.asarray(step.liquidated).reshape(self.n),
             quotes.time,
             quotes.dt,
         )
