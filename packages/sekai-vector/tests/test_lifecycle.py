@@ -1,4 +1,4 @@
-"""The vector lifecycle lives once, in VecEnv: backends implement batch hooks only.
+"""The vector lifecycle lives once, in HookedVecEnv: backends implement batch hooks only.
 
 A backend written here with nothing but ``_step_batch`` / ``_reset_batch``
 gets the state checks, the action check, per-env seeds and options, and the
@@ -26,9 +26,10 @@ from sekai.spaces import Box, Discrete
 from sekai.utils.seeding import SeedType
 from sekai.vector import AsyncVecEnv, VecEnv, VecResetResult, VecStepResult, VecWrapper
 from sekai.vector._actions import make_action_checker
+from sekai.vector._lifecycle import HookedVecEnv
 
 
-class Minimal(VecEnv[Any, Any]):
+class Minimal(HookedVecEnv[Any, Any]):
     """A backend of two counters that implements the batch hooks and nothing else."""
 
     def __init__(self) -> None:
@@ -102,7 +103,7 @@ def test_a_backend_defining_step_itself_keeps_it() -> None:
 
     vec = Own()
     assert vec.step([0, 0]).observations.tolist() == [42.0, 42.0]  # no ResetRequired
-    # Its async form runs its own step, not the installed lifecycle.
+    # Its async form runs its own step, not the inherited lifecycle.
     assert asyncio.run(vec.async_step([0, 0])).observations.tolist() == [42.0, 42.0]
 
 

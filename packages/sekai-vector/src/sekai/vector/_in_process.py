@@ -26,6 +26,7 @@ from sekai.vector._autoreset import (
     flags_all_false,
     rewards_array,
 )
+from sekai.vector._lifecycle import HookedVecEnv
 from sekai.vector._obs_batch import ObsStacker, make_obs_stacker
 from sekai.vector._sub_envs import (
     build_env,
@@ -38,7 +39,6 @@ from sekai.vector._sub_envs import (
     write_attr,
 )
 from sekai.vector.results import VecResetResult, VecStepResult
-from sekai.vector.vec_env import HookedVecEnv
 
 __all__ = [
     "EnvListVecEnv",

@@ -1,48 +1,65 @@
-"""The lifecycle [`VecEnv`][sekai.vector.VecEnv] gives a backend that implements the batch hooks.
+"""`HookedVecEnv`: the lifecycle every backend inherits, written once over batch hooks.
 
-Every call (``step``, ``reset``, ``send``, ``recv`` and their async forms) runs
-the same rules, here and nowhere else:
+Every call (``step``, ``reset``, ``send``, ``recv`` and their async forms)
+runs the same rules, here and nowhere else:
 
 * It takes the vector env's call gate, a lock taken without waiting: a second
   call while one runs (from another thread, from inside a sub-env, or after
   an ``async_step()`` not awaited to the end) raises
   [`AsyncCallPending`][sekai.error.AsyncCallPending] at once. A vector env belongs to one
-  thread at a time.
+  thread at a time. An async call that a Ctrl-C stopped while it waited, on
+  an event loop nothing runs any more, is finished first instead.
 * It finishes first what an interrupted call left running (the backend's
   ``_finish_interrupted``), then checks the state: closed, never reset, or
   sub-envs still in flight between ``send`` and ``recv``.
 * It runs the hook. A ``KeyboardInterrupt`` or a cancellation inside it
   (any exception that is not an `Exception`) calls the backend's
   ``_on_interrupt(call)``; an exception in ``recv`` abandons what is in
-  flight, and one in ``reset`` leaves the vector env needing a reset.
+  flight, one in ``reset`` (or a hook's `ResetRequired`) leaves the vector
+  env needing a reset.
 
-The fast path of a step costs the gate and one test of four flags.
+The lifecycle's own code is protected (see `sekai.vector._interrupts`): a
+Ctrl-C that lands in it is raised when the call ends, so the gate and the
+bookkeeping are never left half-done. Hooks run exposed: a Ctrl-C stops
+them where they are and the backend's ``_on_interrupt`` decides what follows.
+
+The fast path of a step costs the gate, one test of four flags and two
+plain calls.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
-import types
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
+import numpy as np
+from numpy.typing import NDArray
+
+from sekai.core import ActType, ObsType
 from sekai.error import AsyncCallPending, ResetRequired, VecEnvClosed
 from sekai.utils.seeding import SeedType
-from sekai.vector._arguments import NOT_GIVEN, actions_argument, per_env_options
+from sekai.vector import _interrupts
+from sekai.vector._arguments import NOT_GIVEN, actions_argument, per_env_options, per_env_seeds
+from sekai.vector._interrupts import deliver_held, exposed, exposed_await, protect
+from sekai.vector.results import with_env_ids
+from sekai.vector.vec_env import VecEnv
 
 if TYPE_CHECKING:
     from sekai.vector.results import VecResetResult, VecStepResult
-    from sekai.vector.vec_env import VecEnv
 
-__all__ = ["abandon", "busy_error", "install_lifecycle", "make_ready"]
+__all__ = ["HookedVecEnv", "abandon", "busy_error"]
 
 _get_ident = threading.get_ident
-_base_send_batch: list[Callable[..., Any]] = [lambda *_: None]  # VecEnv._send_batch, once known
+_held = _interrupts.held  # the list itself: its truth is the one test on the fast path
+_R = TypeVar("_R")
+_V = TypeVar("_V", bound="HookedVecEnv[Any, Any]")
 
 
 def busy_error(vec: VecEnv[Any, Any], call: str | None) -> AsyncCallPending:
     """The error for ``call`` (``None``: any method) made while another call of ``vec`` runs."""
-    owner = vec._owner
+    owner = getattr(vec, "_owner", 0)
     if owner and owner != _get_ident():
         name = next((t.name for t in threading.enumerate() if t.ident == owner), str(owner))
         where = (
@@ -58,38 +75,15 @@ def busy_error(vec: VecEnv[Any, Any], call: str | None) -> AsyncCallPending:
     return AsyncCallPending(f"{vec!r}: {called} while {where}")
 
 
-def make_ready(vec: VecEnv[Any, Any], call: str) -> None:
-    """Finish an interrupted call, then raise unless ``call`` may run now (the slow path)."""
-    if vec.closed:
-        raise VecEnvClosed(f"{vec!r} is closed")
-    if vec._unfinished:
-        vec._finish_interrupted()
-    _check_state(vec, call)
+def _current_task() -> asyncio.Task[Any] | None:
+    """The task running this coroutine (``None`` when it is driven by hand, off a loop)."""
+    try:
+        return asyncio.current_task()
+    except RuntimeError:
+        return None
 
 
-async def async_make_ready(vec: VecEnv[Any, Any], call: str) -> None:
-    """`make_ready` for the async calls: the interrupted call is finished with ``await``."""
-    if vec.closed:
-        raise VecEnvClosed(f"{vec!r} is closed")
-    if vec._unfinished:
-        await vec._async_finish_interrupted()
-    _check_state(vec, call)
-
-
-def _check_state(vec: VecEnv[Any, Any], call: str) -> None:
-    if call == "reset":
-        return
-    if vec._needs_reset:
-        why = f" ({vec._reset_reason})" if vec._reset_reason else ""
-        raise ResetRequired(f"{vec!r}: call reset() before {call}(){why}")
-    if call == "step" and vec._flying:
-        raise AsyncCallPending(
-            f"{vec!r}: {vec._flying} sub-envs were sent actions with send() and not "
-            "received; call recv() (or reset()) before step()"
-        )
-
-
-def abandon(vec: VecEnv[Any, Any], reason: str) -> None:
+def abandon(vec: HookedVecEnv[Any, Any], reason: str) -> None:
     """Drop what is in flight; the vector env needs a reset (``reason`` says why)."""
     try:
         if vec._flying:
@@ -100,233 +94,409 @@ def abandon(vec: VecEnv[Any, Any], reason: str) -> None:
         vec._reset_reason = reason
 
 
-# -- the methods installed on backends ------------------------------------------------------
+class HookedVecEnv(VecEnv[ObsType, ActType]):
+    """The base of a backend that implements the batch hooks; see `VecEnv`.
 
+    ``step``, ``reset``, ``send``, ``recv`` and their async forms are this
+    class's methods, the same for every backend: the call gate, the state
+    checks, the action check, the per-env seeds and options, the sub-envs in
+    flight and what an exception or an interrupt leaves. A backend
+    implements ``_step_batch`` and ``_reset_batch`` (and, optionally, their
+    async forms, the partial-batch hooks and the interrupt hooks below).
+    """
 
-def _step(self: VecEnv[Any, Any], actions: Any) -> VecStepResult[Any]:
-    gate = self._gate
-    if not gate.acquire(False):
-        raise busy_error(self, "step")
-    try:
+    # Lifecycle state (see the module docstring).
+    _needs_reset: bool = True
+    _reset_reason: str = ""  # why a reset is needed, when it is not the first one
+    _unfinished: bool = False  # an interrupted call left work the next call finishes first
+    _owner: int = 0  # the thread that started the last call
+    _holder: asyncio.Task[Any] | None = None  # the task of the async call holding the gate
+    _gate: threading.Lock  # held while a call runs; made for every instance by __new__
+    _check_actions: Callable[[Any], Any]
+
+    def __new__(cls: type[_V], *args: Any, **kwargs: Any) -> _V:
+        """Create the instance with its call gate (whatever the subclass's ``__init__`` does)."""
+        _interrupts.install_handler()
+        vec = super().__new__(cls)
+        vec._gate = threading.Lock()
+        return vec
+
+    # -- the call context ------------------------------------------------------------
+
+    def _enter(self, call: str) -> None:
+        """Take the gate for ``call`` and make sure it may run (else release and raise)."""
+        if not self._gate.acquire(False):
+            self._take_over(call)
         self._owner = _get_ident()
         if self._needs_reset or self._flying or self._unfinished or self.closed:
-            make_ready(self, "step")
-        batch = self._check_actions(actions)
-        try:
-            return self._step_batch(batch)
-        except Exception:
-            raise
-        except BaseException:
-            self._on_interrupt("step")
-            raise
-    finally:
-        gate.release()
-
-
-async def _async_step(
-    self: VecEnv[Any, Any], actions: Any = NOT_GIVEN, *, action: Any = NOT_GIVEN
-) -> VecStepResult[Any]:
-    if action is not NOT_GIVEN or actions is NOT_GIVEN:
-        actions = actions_argument(actions, action, "async_step")
-    gate = self._gate
-    if not gate.acquire(False):
-        raise busy_error(self, "async_step")
-    try:
-        self._owner = _get_ident()
-        if self._needs_reset or self._flying or self._unfinished or self.closed:
-            await async_make_ready(self, "step")
-        batch = self._check_actions(actions)
-        try:
-            return await self._async_step_batch(batch)
-        except Exception:
-            raise
-        except BaseException:  # cancelled, or KeyboardInterrupt
-            self._on_interrupt("step")
-            raise
-    finally:
-        gate.release()
-
-
-def _reset(
-    self: VecEnv[Any, Any],
-    *,
-    seed: list[SeedType] | SeedType = None,
-    options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
-) -> VecResetResult[Any]:
-    gate = self._gate
-    if not gate.acquire(False):
-        raise busy_error(self, "reset")
-    try:
-        self._owner = _get_ident()
-        if self._unfinished or self.closed:
-            make_ready(self, "reset")
-        seeds, per_env = _reset_arguments(self, seed, options)
-        try:
-            result = self._reset_batch(seeds, per_env)
-        except Exception:
-            _reset_failed(self)
-            raise
-        except BaseException:
-            self._on_interrupt("reset")
-            raise
-        self._needs_reset = False
-        self._reset_reason = ""
-        return result
-    finally:
-        gate.release()
-
-
-async def _async_reset(
-    self: VecEnv[Any, Any],
-    *,
-    seed: list[SeedType] | SeedType = None,
-    options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
-) -> VecResetResult[Any]:
-    gate = self._gate
-    if not gate.acquire(False):
-        raise busy_error(self, "async_reset")
-    try:
-        self._owner = _get_ident()
-        if self._unfinished or self.closed:
-            await async_make_ready(self, "reset")
-        seeds, per_env = _reset_arguments(self, seed, options)
-        try:
-            result = await self._async_reset_batch(seeds, per_env)
-        except Exception:
-            _reset_failed(self)
-            raise
-        except BaseException:
-            self._on_interrupt("reset")
-            raise
-        self._needs_reset = False
-        self._reset_reason = ""
-        return result
-    finally:
-        gate.release()
-
-
-def _reset_arguments(
-    self: VecEnv[Any, Any], seed: object, options: object
-) -> tuple[list[SeedType], list[dict[str, Any] | None]]:
-    """The per-env seeds and options of a reset; drops what is in flight."""
-    seeds = self._per_env_seeds(seed)
-    per_env = per_env_options(options, self.num_envs)
-    if self._flying:
-        self._drop_in_flight()
-        self._clear_in_flight()
-    return seeds, per_env
-
-
-def _reset_failed(self: VecEnv[Any, Any]) -> None:
-    # Some sub-envs may be reset and others not: only a reset that succeeds
-    # puts them back in step.
-    self._needs_reset = True
-    self._reset_reason = "the last reset() raised"
-
-
-def _send(self: VecEnv[Any, Any], actions: Any, env_ids: Any = None) -> None:
-    gate = self._gate
-    if not gate.acquire(False):
-        raise busy_error(self, "send")
-    try:
-        self._owner = _get_ident()
-        if self._needs_reset or self._unfinished or self.closed:
-            make_ready(self, "send")
-        ids = self._ids_to_send(env_ids)
-        if type(self)._send_batch is _base_send_batch[0]:  # no partial batches: two halves
-            self._check_full_batch(ids)
-            self._parked = self._check_actions(actions)
-        else:
-            per_env = self._splitter_for(len(ids))(actions)
             try:
-                self._send_batch(ids, per_env)
-            except Exception:
-                raise
+                self._make_ready(call)
             except BaseException:
-                self._on_interrupt("send")
+                self._gate.release()
                 raise
-        self._mark_in_flight(ids)
-    finally:
-        gate.release()
 
-
-def _recv(self: VecEnv[Any, Any]) -> VecStepResult[Any]:
-    gate = self._gate
-    if not gate.acquire(False):
-        raise busy_error(self, "recv")
-    try:
+    async def _async_enter(self, call: str) -> None:
+        if not self._gate.acquire(False):
+            self._take_over(f"async_{call}")
         self._owner = _get_ident()
-        if self._needs_reset or self._unfinished or self.closed:
-            make_ready(self, "recv")
-        self._check_receivable()
+        self._holder = _current_task()
+        if self._needs_reset or self._flying or self._unfinished or self.closed:
+            try:
+                if self.closed:
+                    raise VecEnvClosed(f"{self!r} is closed")
+                if self._unfinished:
+                    await exposed_await(self._async_finish_interrupted())
+                self._check_state(call)
+            except BaseException:
+                self._leave()
+                raise
+
+    def _leave(self) -> None:
+        """Give the gate back; a Ctrl-C held back during the call goes off now."""
+        self._holder = None
+        self._gate.release()
+        if _held:
+            deliver_held(None)
+
+    def _take_over(self, call: str) -> None:
+        """The gate is taken: wait for nothing, but finish an orphaned async call first.
+
+        An ``async_step()`` (or another async call) of this thread that a
+        Ctrl-C stopped while it awaited stays suspended on an event loop that
+        no longer runs; nobody will resume it, so the interrupted call is
+        run to its end here, as the guide promises, before ``call``.
+        """
+        holder = self._holder
+        if (
+            holder is not None
+            and self._owner == _get_ident()
+            and not holder.done()
+            and asyncio._get_running_loop() is None
+        ):
+            loop = holder.get_loop()
+            if not loop.is_running() and not loop.is_closed():
+                exposed(loop.run_until_complete, asyncio.wait([holder]))
+                if not holder.cancelled():
+                    holder.exception()  # retrieved: its error was the interrupted call's
+                if self._gate.acquire(False):
+                    return
+        raise busy_error(self, call)
+
+    def _make_ready(self, call: str) -> None:
+        """Finish an interrupted call, then raise unless ``call`` may run now (the slow path)."""
+        if self.closed:
+            raise VecEnvClosed(f"{self!r} is closed")
+        if self._unfinished:
+            exposed(self._finish_interrupted)
+        self._check_state(call)
+
+    def _check_state(self, call: str) -> None:
+        if call == "reset":
+            return
+        if self._needs_reset:
+            why = f" ({self._reset_reason})" if self._reset_reason else ""
+            raise ResetRequired(f"{self!r}: call reset() before {call}(){why}")
+        if call == "step" and self._flying:
+            raise AsyncCallPending(
+                f"{self!r}: {self._flying} sub-envs were sent actions with send() and not "
+                "received; call recv() (or reset()) before step()"
+            )
+
+    def _call_hook(self, call: str, hook: Callable[..., _R], *args: Any) -> _R:
+        """Run ``hook(*args)`` exposed; what an exception or an interrupt in it leaves."""
+        if _held:  # a Ctrl-C held back so far goes off before the hook starts
+            deliver_held(None)
         try:
-            result = self._recv_batch(self.batch_size)
-        except Exception:
-            abandon(self, "the last recv() raised")
+            return exposed(hook, *args)
+        except Exception as error:
+            self._after_failure(call, error)
             raise
         except BaseException:
-            self._on_interrupt("recv")
+            self._on_interrupt(call)
             raise
-        self._clear_in_flight(result.env_ids)
-        return result
-    finally:
-        gate.release()
 
-
-async def _async_recv(self: VecEnv[Any, Any]) -> VecStepResult[Any]:
-    gate = self._gate
-    if not gate.acquire(False):
-        raise busy_error(self, "async_recv")
-    try:
-        self._owner = _get_ident()
-        if self._needs_reset or self._unfinished or self.closed:
-            await async_make_ready(self, "recv")
-        self._check_receivable()
+    async def _call_async_hook(
+        self, call: str, hook: Callable[..., Awaitable[_R]], *args: Any
+    ) -> _R:
+        if _held:
+            deliver_held(None)
         try:
-            result = await self._async_recv_batch(self.batch_size)
-        except Exception:
-            abandon(self, "the last recv() raised")
+            result: _R = await exposed_await(hook(*args))
+            return result
+        except Exception as error:
+            self._after_failure(call, error)
             raise
         except BaseException:
-            self._on_interrupt("recv")
+            self._on_interrupt(call)
             raise
-        self._clear_in_flight(result.env_ids)
-        return result
-    finally:
-        gate.release()
+
+    def _after_failure(self, call: str, error: Exception) -> None:
+        if call == "reset":
+            # Some sub-envs may be reset and others not: only a reset that
+            # succeeds puts them back in step.
+            self._needs_reset = True
+            self._reset_reason = "the last reset() raised"
+        elif call == "recv":
+            abandon(self, "the last recv() raised")
+        elif isinstance(error, ResetRequired):
+            abandon(self, str(error))
+
+    def _reset_arguments(
+        self, seed: object, options: object
+    ) -> tuple[list[SeedType], list[dict[str, Any] | None]]:
+        """The per-env seeds and options of a reset; drops what is in flight."""
+        seeds = self._per_env_seeds(seed)
+        per_env = per_env_options(options, self.num_envs)
+        if self._flying:
+            self._drop_in_flight()
+            self._clear_in_flight()
+        return seeds, per_env
+
+    def _reset_done(self) -> None:
+        self._needs_reset = False
+        self._reset_reason = ""
+
+    # -- the env API -------------------------------------------------------------------
+
+    def step(self, actions: Any) -> VecStepResult[Any]:
+        self._enter("step")
+        try:
+            return self._call_hook("step", self._step_batch, self._check_actions(actions))
+        finally:
+            self._leave()
+
+    async def async_step(
+        self, actions: Any = NOT_GIVEN, *, action: Any = NOT_GIVEN
+    ) -> VecStepResult[Any]:
+        if action is not NOT_GIVEN or actions is NOT_GIVEN:
+            actions = actions_argument(actions, action, "async_step")
+        await self._async_enter("step")
+        try:
+            return await self._call_async_hook(
+                "step", self._async_step_batch, self._check_actions(actions)
+            )
+        finally:
+            self._leave()
+
+    def reset(
+        self,
+        *,
+        seed: list[SeedType] | SeedType = None,
+        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
+    ) -> VecResetResult[Any]:
+        self._enter("reset")
+        try:
+            result = self._call_hook(
+                "reset", self._reset_batch, *self._reset_arguments(seed, options)
+            )
+            self._reset_done()
+            return result
+        finally:
+            self._leave()
+
+    async def async_reset(
+        self,
+        *,
+        seed: list[SeedType] | SeedType = None,
+        options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
+    ) -> VecResetResult[Any]:
+        await self._async_enter("reset")
+        try:
+            seeds, per_env = self._reset_arguments(seed, options)
+            result = await self._call_async_hook("reset", self._async_reset_batch, seeds, per_env)
+            self._reset_done()
+            return result
+        finally:
+            self._leave()
+
+    def send(self, actions: Any, env_ids: Any = None) -> None:
+        self._enter("send")
+        try:
+            ids = self._ids_to_send(env_ids)
+            if type(self)._send_batch is HookedVecEnv._send_batch:  # a step in two halves
+                self._check_full_batch(ids)
+                self._parked = self._check_actions(actions)
+            else:
+                self._call_hook(
+                    "send", self._send_batch, ids, self._splitter_for(len(ids))(actions)
+                )
+            self._mark_in_flight(ids)
+        finally:
+            self._leave()
+
+    def recv(self) -> VecStepResult[Any]:
+        self._enter("recv")
+        try:
+            self._check_receivable()
+            result = self._call_hook("recv", self._recv_batch, self.batch_size)
+            self._clear_in_flight(result.env_ids)
+            return result
+        finally:
+            self._leave()
+
+    async def async_recv(self) -> VecStepResult[Any]:
+        await self._async_enter("recv")
+        try:
+            self._check_receivable()
+            result = await self._call_async_hook("recv", self._async_recv_batch, self.batch_size)
+            self._clear_in_flight(result.env_ids)
+            return result
+        finally:
+            self._leave()
+
+    step.__doc__ = VecEnv.step.__doc__
+    async_step.__doc__ = VecEnv.async_step.__doc__
+    reset.__doc__ = VecEnv.reset.__doc__
+    async_reset.__doc__ = VecEnv.async_reset.__doc__
+    send.__doc__ = VecEnv.send.__doc__
+    recv.__doc__ = VecEnv.recv.__doc__
+    async_recv.__doc__ = VecEnv.async_recv.__doc__
+
+    # -- calls a backend runs itself (attributes, close) ----------------------------
+
+    def _check_open(self) -> None:
+        """Raise if closed or if a call is running; finish an interrupted call."""
+        if self.closed:
+            raise VecEnvClosed(f"{self!r} is closed")
+        if self._gate.locked():
+            raise busy_error(self, None)
+        if self._unfinished:
+            self._finish_interrupted()
+
+    @property
+    def _pending(self) -> bool:
+        """Whether a call of this vector env is running (its call gate is held).
+
+        Assigning ``True`` takes the gate for a call a backend runs itself
+        (``call``, ``get_attr``, ...) and raises
+        [`AsyncCallPending`][sekai.error.AsyncCallPending] if another call holds it;
+        assigning ``False`` releases it.
+        """
+        return self._gate.locked()
+
+    @_pending.setter
+    def _pending(self, value: bool) -> None:
+        if value:
+            if not self._gate.acquire(False):
+                raise busy_error(self, None)
+            self._owner = threading.get_ident()
+        elif self._gate.locked():
+            self._gate.release()
+
+    def _closing(self) -> _Closing:
+        """Hold the call gate while ``close()`` runs.
+
+        From the thread that runs the current call (an ``async_step()`` left
+        suspended, or a sub-env closing its own vector env) ``close()`` goes
+        ahead; from another thread while a call runs it raises
+        [`AsyncCallPending`][sekai.error.AsyncCallPending]: a vector env belongs to one
+        thread at a time.
+        """
+        return _Closing(self)
+
+    # -- the hooks -----------------------------------------------------------------------
+
+    def _step_batch(self, batch: Any) -> VecStepResult[Any]:
+        """Hook: step every sub-env with a checked batch of actions (see `VecEnv`)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement _step_batch()")
+
+    def _reset_batch(
+        self, seeds: list[SeedType], options: list[dict[str, Any] | None]
+    ) -> VecResetResult[Any]:
+        """Hook: reset every sub-env with its own seed and options (see `VecEnv`)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement _reset_batch()")
+
+    def _per_env_seeds(self, seed: object) -> list[SeedType]:
+        """One seed per sub-env from the ``seed`` of `reset` (the vector seeding rule)."""
+        return per_env_seeds(seed, self.num_envs)
+
+    async def _async_step_batch(self, batch: Any) -> VecStepResult[Any]:
+        """Hook: the async form of `_step_batch`; the default runs it."""
+        return self._step_batch(batch)
+
+    async def _async_reset_batch(
+        self, seeds: list[SeedType], options: list[dict[str, Any] | None]
+    ) -> VecResetResult[Any]:
+        """Hook: the async form of `_reset_batch`; the default runs it."""
+        return self._reset_batch(seeds, options)
+
+    def _send_batch(self, env_ids: NDArray[np.int64], actions: list[Any]) -> None:
+        """Hook: start stepping ``env_ids``, one action each (see `VecEnv`)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement _send_batch()")
+
+    def _recv_batch(self, count: int) -> VecStepResult[Any]:
+        """Hook: ``count`` sent sub-envs that are done; the default steps the kept full batch."""
+        batch, self._parked = self._parked, None
+        return with_env_ids(self._step_batch(batch), np.arange(self.num_envs))
+
+    async def _async_recv_batch(self, count: int) -> VecStepResult[Any]:
+        """Hook: the async form of `_recv_batch`; the default runs it."""
+        return self._recv_batch(count)
+
+    def _drop_in_flight(self) -> None:
+        """Hook: forget the sub-envs sent and not received (a reset is coming)."""
+        self._parked = None
+
+    def _on_interrupt(self, call: str) -> None:
+        """Hook: ``call`` (``"step"``, ``"reset"``, ``"send"`` or ``"recv"``) was interrupted.
+
+        Called when a ``KeyboardInterrupt``, a cancellation
+        (``asyncio.CancelledError``) or another exception that is not an
+        `Exception` stops a hook half-way. The default cannot tell how
+        far the sub-envs got: it drops what is in flight and the next call
+        raises [`ResetRequired`][sekai.error.ResetRequired] until `reset`. A
+        backend whose interrupted work goes on by itself (worker processes,
+        tasks on an event loop) overrides it, sets ``_unfinished`` and
+        implements `_finish_interrupted`, so that the interrupted call
+        completes for every sub-env before the next call runs.
+        """
+        abandon(self, f"the last {call}() was interrupted")
+
+    def _finish_interrupted(self) -> None:
+        """Hook: complete (or drop) what an interrupted call left; clear ``_unfinished``."""
+        self._unfinished = False
+
+    async def _async_finish_interrupted(self) -> None:
+        """Hook: the async form of `_finish_interrupted`; the default runs it."""
+        self._finish_interrupted()
 
 
-_LIFECYCLE: tuple[tuple[str, Callable[..., Any]], ...] = (
-    ("step", _step),
-    ("send", _send),
-    ("recv", _recv),
-    ("async_recv", _async_recv),
-    ("async_step", _async_step),
-    ("reset", _reset),
-    ("async_reset", _async_reset),
-)
+class _Closing:
+    """The gate held by ``close()``: see `HookedVecEnv._closing`."""
+
+    __slots__ = ("_held", "_vec")
+
+    def __init__(self, vec: HookedVecEnv[Any, Any]) -> None:
+        self._vec = vec
+        self._held = False
+
+    def __enter__(self) -> None:
+        vec = self._vec
+        self._held = vec._gate.acquire(False)
+        if not self._held and vec._owner != _get_ident():
+            raise busy_error(vec, "close")
+
+    def __exit__(self, *exc: object) -> None:
+        if self._held:
+            self._vec._gate.release()
 
 
-def install_lifecycle(cls: type, base: type) -> None:
-    """Give ``cls`` the lifecycle methods it does not define (``base`` is VecEnv)."""
-    _base_send_batch[0] = base._send_batch  # type: ignore[attr-defined]
-    for name, function in _LIFECYCLE:
-        owner = next(klass for klass in cls.__mro__ if name in klass.__dict__)
-        if owner is not base:
-            continue  # the backend (or a base between it and VecEnv) defines its own
-        setattr(cls, name, _named_copy(function, name, cls, base))
-
-
-def _named_copy(
-    function: Callable[..., Any], name: str, cls: type, base: type
-) -> Callable[..., Any]:
-    """``function`` under the name, docstring and owner of ``VecEnv.<name>`` on ``cls``."""
-    copy = types.FunctionType(
-        function.__code__, function.__globals__, name, function.__defaults__, function.__closure__
-    )
-    copy.__kwdefaults__ = function.__kwdefaults__
-    copy.__qualname__ = f"{cls.__qualname__}.{name}"
-    copy.__module__ = cls.__module__
-    copy.__doc__ = getattr(base, name).__doc__
-    copy.__annotations__ = dict(function.__annotations__)
-    return copy
+for _method in (
+    HookedVecEnv._enter,
+    HookedVecEnv._async_enter,
+    HookedVecEnv._leave,
+    HookedVecEnv._take_over,
+    HookedVecEnv._make_ready,
+    HookedVecEnv._call_hook,
+    HookedVecEnv._call_async_hook,
+    HookedVecEnv.step,
+    HookedVecEnv.async_step,
+    HookedVecEnv.reset,
+    HookedVecEnv.async_reset,
+    HookedVecEnv.send,
+    HookedVecEnv.recv,
+    HookedVecEnv.async_recv,
+    _Closing.__enter__,
+    _Closing.__exit__,
+):
+    protect(_method)

@@ -19,10 +19,10 @@ from sekai.vector._actions import make_action_checker
 from sekai.vector._arguments import GENERATOR_SEED_ERROR, check_num_envs
 from sekai.vector._autoreset import FINAL_INFO, FINAL_OBSERVATION, RESET_INFO
 from sekai.vector._info_arrays import info_dicts, snapshot_info_arrays
+from sekai.vector._lifecycle import HookedVecEnv
 from sekai.vector._obs_batch import make_batch_check
 from sekai.vector._rows import copy_batch, get_row, put_rows, stack_values, take_rows
 from sekai.vector.results import VecResetResult, VecStepResult, deferred_step_result
-from sekai.vector.vec_env import HookedVecEnv
 
 __all__ = [  # noqa: RUF022 (grouped by topic)
     "InfoArrays",

@@ -20,6 +20,7 @@ from sekai.vector._actions import make_action_checker
 from sekai.vector._arguments import per_env_values
 from sekai.vector._autoreset import rewards_array
 from sekai.vector._in_process import check_batch_size, check_env_fns, check_same_spaces
+from sekai.vector._lifecycle import HookedVecEnv
 from sekai.vector._obs_batch import ObsStacker, make_obs_stacker
 from sekai.vector._proc_context import get_context
 from sekai.vector._proc_pool import WorkerPool, close_quietly
@@ -37,7 +38,6 @@ from sekai.vector._proc_protocol import (
 from sekai.vector._proc_shm import BlockViews, block_layout
 from sekai.vector._rows import select_rows
 from sekai.vector.results import VecResetResult, VecStepResult
-from sekai.vector.vec_env import HookedVecEnv
 
 __all__ = ["ProcVecEnv"]
 

@@ -32,6 +32,7 @@ from sekai.vector._actions import make_action_checker
 from sekai.vector._arguments import per_env_values
 from sekai.vector._autoreset import rewards_array
 from sekai.vector._in_process import check_batch_size, check_env_fns, check_same_spaces
+from sekai.vector._lifecycle import HookedVecEnv
 from sekai.vector._obs_batch import ObsStacker, make_obs_stacker
 from sekai.vector._proc_protocol import Batch, Failure, Reply, Started, Status
 from sekai.vector._ray_actor import (
@@ -51,7 +52,6 @@ from sekai.vector._ray_actor import (
 from sekai.vector._rows import get_row
 from sekai.vector.proc_vec_env import _make_slicer, _split_evenly
 from sekai.vector.results import VecResetResult, VecStepResult
-from sekai.vector.vec_env import HookedVecEnv
 
 __all__ = ["RayVecEnv"]
 

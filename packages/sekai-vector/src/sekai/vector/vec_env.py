@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import ActType, ObsType
 from sekai.core._async_routing import route_async_methods
-from sekai.error import NothingInFlight, VecEnvClosed
+from sekai.error import NothingInFlight
 from sekai.spaces import Space, batch_space
 from sekai.utils.seeding import SeedType
 from sekai.vector._actions import ActionSplitter, make_action_splitter
@@ -21,10 +18,8 @@ from sekai.vector._arguments import (
     GENERATOR_SEED_ERROR,
     NOT_GIVEN,
     actions_argument,
-    per_env_seeds,
 )
 from sekai.vector._autoreset import frozen_step, merge_autoreset, needs_autoreset
-from sekai.vector._lifecycle import abandon, busy_error, install_lifecycle
 from sekai.vector._sub_envs import (
     build_envs,
     close_all as close_envs,
@@ -54,8 +49,6 @@ __all__ = [  # noqa: RUF022 (grouped by topic)
     "merge_autoreset",
     "needs_autoreset",
 ]
-
-_V = TypeVar("_V", bound="VecEnv[Any, Any]")
 
 
 class VecEnv(ABC, Generic[ObsType, ActType]):
@@ -114,11 +107,11 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
     it, make the next call raise [`ResetRequired`][sekai.error.ResetRequired] until
     `reset`.
 
-    Writing a backend: a direct subclass may implement `step`,
-    `reset` and `close` itself. A backend that implements the
-    batch hooks instead gets this class's lifecycle as its ``step``,
-    ``reset``, ``async_step`` and ``async_reset`` (installed once, when the
-    class is created, unless the class defines them itself):
+    Writing a backend: a direct subclass implements `step`, `reset`
+    and `close` itself. sekai's own backends subclass ``HookedVecEnv``
+    (internal, in ``sekai.vector._lifecycle``) instead: they inherit the lifecycle as
+    its ``step``, ``reset``, ``send``, ``recv`` and their async forms, written
+    once for every backend, and implements only batch hooks:
 
     * ``_step_batch(batch)``: step the sub-envs with an already checked
       batch of actions (``self._check_actions(actions)``, which the backend
@@ -137,12 +130,13 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
       a reset). Without them, ``send`` takes every sub-env at once and
       ``recv`` runs ``_step_batch``.
 
-    The lifecycle owns the rest, once for every backend: closed, never reset
-    and call-still-running checks (the call gate, which also keeps a second
-    thread out), the action-batch check, the per-env seeds and options, the
-    bookkeeping of calls in progress and of the sub-envs in flight between
-    ``send`` and ``recv``, and what happens after a failed or interrupted
-    call (the ``_on_interrupt`` / ``_finish_interrupted`` hooks).
+    The lifecycle owns the rest: closed, never reset and call-still-running
+    checks (the call gate, which also keeps a second thread out), the
+    action-batch check, the per-env seeds and options, the sub-envs in
+    flight between ``send`` and ``recv``, and what a failed or interrupted
+    call leaves (the ``_on_interrupt`` / ``_finish_interrupted`` hooks). Its
+    own bookkeeping cannot be split by a Ctrl-C: one that lands there is
+    raised when the call ends.
 
     Attributes:
         num_envs: Number of sub-environments.
@@ -167,14 +161,7 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
     _batch_obs_cache: tuple[Space[Any], int, Space[Any]] | None = None
     _batch_act_cache: tuple[Space[Any], int, Space[Any]] | None = None
 
-    # Lifecycle state of a backend that uses the batch hooks (see _lifecycle.py).
     _closed: bool = False
-    _needs_reset: bool = True
-    _reset_reason: str = ""  # why a reset is needed, when it is not the first one
-    _unfinished: bool = False  # an interrupted call left work the next call finishes first
-    _owner: int = 0  # the thread that started the last call
-    _gate: threading.Lock  # held while a call runs; made for every instance by __new__
-    _check_actions: Callable[[Any], Any]
     # Partial batches: the batch_size chosen at construction (None: num_envs),
     # which sub-envs were sent actions and not received yet, and how many.
     _batch_size: int | None = None
@@ -184,16 +171,8 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
     _splitters: dict[int, ActionSplitter] | None = None
     _parked: Any = None  # send() of a vector env without partial-batch hooks
 
-    def __new__(cls: type[_V], *args: Any, **kwargs: Any) -> _V:
-        """Create the instance with its call gate (whatever the subclass's ``__init__`` does)."""
-        vec = super().__new__(cls)
-        vec._gate = threading.Lock()
-        return vec
-
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if cls._step_batch is not VecEnv._step_batch:
-            install_lifecycle(cls, VecEnv)
         route_async_methods(cls)
 
     # -- spaces -----------------------------------------------------------------
@@ -473,7 +452,7 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
             splitter = splitters[count] = make_action_splitter(self.action_space, count)
         return splitter
 
-    # -- the lifecycle of a backend that implements the batch hooks -----------------------
+    # -- state ----------------------------------------------------------------------------
 
     @property
     def frozen(self) -> NDArray[np.bool_]:
@@ -499,121 +478,6 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
     @closed.setter
     def closed(self, value: bool) -> None:
         self._closed = bool(value)
-
-    @property
-    def _pending(self) -> bool:
-        """Whether a call of this vector env is running (its call gate is held).
-
-        Assigning ``True`` takes the gate for a call a backend runs itself
-        (``call``, ``get_attr``, ...) and raises
-        [`AsyncCallPending`][sekai.error.AsyncCallPending] if another call holds it;
-        assigning ``False`` releases it.
-        """
-        return self._gate.locked()
-
-    @_pending.setter
-    def _pending(self, value: bool) -> None:
-        if value:
-            if not self._gate.acquire(False):
-                raise busy_error(self, None)
-            self._owner = threading.get_ident()
-        elif self._gate.locked():
-            self._gate.release()
-
-    def _check_open(self) -> None:
-        """Raise if closed or if a call is running; finish an interrupted call."""
-        if self.closed:
-            raise VecEnvClosed(f"{self!r} is closed")
-        if self._gate.locked():
-            raise busy_error(self, None)
-        if self._unfinished:
-            self._finish_interrupted()
-
-    @contextlib.contextmanager
-    def _closing(self) -> Iterator[None]:
-        """Hold the call gate while ``close()`` runs.
-
-        From the thread that runs the current call (an ``async_step()`` left
-        suspended, or a sub-env closing its own vector env) ``close()`` goes
-        ahead; from another thread while a call runs it raises
-        [`AsyncCallPending`][sekai.error.AsyncCallPending]: a vector env belongs to one
-        thread at a time.
-        """
-        gate = self._gate
-        held = gate.acquire(False)
-        if not held and self._owner != threading.get_ident():
-            raise busy_error(self, "close")
-        try:
-            yield
-        finally:
-            if held:
-                gate.release()
-
-    # -- interrupted calls -------------------------------------------------------------
-
-    def _on_interrupt(self, call: str) -> None:
-        """Hook: ``call`` (``"step"``, ``"reset"``, ``"send"`` or ``"recv"``) was interrupted.
-
-        Called by the lifecycle when a ``KeyboardInterrupt``, a cancellation
-        (``asyncio.CancelledError``) or another exception that is not an
-        `Exception` stops a hook half-way. The default cannot tell how
-        far the sub-envs got: it drops what is in flight and the next call
-        raises [`ResetRequired`][sekai.error.ResetRequired] until `reset`. A
-        backend whose interrupted work goes on by itself (worker processes,
-        tasks on an event loop) overrides it, sets ``_unfinished`` and
-        implements `_finish_interrupted`, so that the interrupted call
-        completes for every sub-env before the next call runs.
-        """
-        abandon(self, f"the last {call}() was interrupted")
-
-    def _finish_interrupted(self) -> None:
-        """Hook: complete (or drop) what an interrupted call left; clear ``_unfinished``."""
-        self._unfinished = False
-
-    async def _async_finish_interrupted(self) -> None:
-        """Hook: the async form of `_finish_interrupted`; the default runs it."""
-        self._finish_interrupted()
-
-    def _step_batch(self, batch: Any) -> VecStepResult[Any]:
-        """Hook: step every sub-env with a checked batch of actions (see the class docstring)."""
-        raise NotImplementedError(f"{type(self).__name__} does not implement _step_batch()")
-
-    def _reset_batch(
-        self, seeds: list[SeedType], options: list[dict[str, Any] | None]
-    ) -> VecResetResult[Any]:
-        """Hook: reset every sub-env with its own seed and options (see the class docstring)."""
-        raise NotImplementedError(f"{type(self).__name__} does not implement _reset_batch()")
-
-    def _per_env_seeds(self, seed: object) -> list[SeedType]:
-        """One seed per sub-env from the ``seed`` of `reset` (the vector seeding rule)."""
-        return per_env_seeds(seed, self.num_envs)
-
-    async def _async_step_batch(self, batch: Any) -> VecStepResult[Any]:
-        """Hook: the async form of `_step_batch`; the default runs it."""
-        return self._step_batch(batch)
-
-    async def _async_reset_batch(
-        self, seeds: list[SeedType], options: list[dict[str, Any] | None]
-    ) -> VecResetResult[Any]:
-        """Hook: the async form of `_reset_batch`; the default runs it."""
-        return self._reset_batch(seeds, options)
-
-    def _send_batch(self, env_ids: NDArray[np.int64], actions: list[Any]) -> None:
-        """Hook: start stepping ``env_ids``, one action each (see the class docstring)."""
-        raise NotImplementedError(f"{type(self).__name__} does not implement _send_batch()")
-
-    def _recv_batch(self, count: int) -> VecStepResult[Any]:
-        """Hook: ``count`` sent sub-envs that are done; the default steps the kept full batch."""
-        batch, self._parked = self._parked, None
-        return with_env_ids(self._step_batch(batch), np.arange(self.num_envs))
-
-    async def _async_recv_batch(self, count: int) -> VecStepResult[Any]:
-        """Hook: the async form of `_recv_batch`; the default runs it."""
-        return self._recv_batch(count)
-
-    def _drop_in_flight(self) -> None:
-        """Hook: forget the sub-envs sent and not received (a reset is coming)."""
-        self._parked = None
 
     # -- sub-env attributes -----------------------------------------------------------
 
@@ -679,24 +543,3 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
         spec = self.spec
         name = f"<{spec.id}>" if spec is not None else ""
         return f"{type(self).__name__}{name}(num_envs={getattr(self, 'num_envs', '?')})"
-
-
-class HookedVecEnv(VecEnv[ObsType, ActType]):
-    """The base of the backends that implement the batch hooks (see `VecEnv`).
-
-    At run time it adds nothing: `VecEnv` installs the lifecycle on
-    every class that defines ``_step_batch``. It tells type checkers that
-    those methods exist, so ``SyncVecEnv(...)`` and the other backends are
-    not taken for abstract classes.
-    """
-
-    if TYPE_CHECKING:
-
-        def step(self, actions: Any) -> VecStepResult[Any]: ...
-
-        def reset(
-            self,
-            *,
-            seed: list[SeedType] | SeedType = None,
-            options: list[dict[str, Any] | None] | dict[str, Any] | None = None,
-        ) -> VecResetResult[Any]: ...
