@@ -225,9 +225,19 @@ def class_problems(owner: type, entry: Entry, instance: Callable[[], Any] | None
     for member in entry.members:
         problems += member_problems(owner, member, instance)
     if entry.fields:
-        names = [f.name for f in dataclasses.fields(owner) if f.init]
-        if names != entry.fields.split():
-            problems.append(f"dataclass fields {names}, not {entry.fields.split()}")
+        # The listed fields, in order, first; fields added after them must have
+        # defaults (as extra constructor parameters), so 0.2 code still works.
+        fields = [f for f in dataclasses.fields(owner) if f.init]
+        names = [f.name for f in fields]
+        wanted = entry.fields.split()
+        if names[: len(wanted)] != wanted:
+            problems.append(f"dataclass fields {names}, not {wanted}")
+        for extra in fields[len(wanted) :]:
+            if (
+                extra.default is dataclasses.MISSING
+                and extra.default_factory is dataclasses.MISSING
+            ):
+                problems.append(f"extra dataclass field {extra.name!r} has no default")
     for dunder in entry.supports.split():
         if getattr(owner, dunder, None) is None:
             problems.append(f"does not support {dunder}")

@@ -64,6 +64,35 @@ def test_register_envs_fills_the_registry_that_asks() -> None:
     assert specs["Portfolio-v0"].max_episode_steps is None
 
 
+def test_the_market_envs_give_each_sub_env_its_own_sampler() -> None:
+    registry = EnvRegistry()
+    registry.register_namespace("sekai", register_envs)
+    specs = {spec.id: spec for spec in registry.all_specs()}
+    spawning = {"Portfolio-v0", "Trading-v0", "Market-v0"}
+    for env_id, spec in specs.items():
+        expected = (
+            {"sampler": "sekai.finance.sampling:spawn_samplers"} if env_id in spawning else {}
+        )
+        assert spec.per_env_kwargs == expected, env_id
+
+
+@pytest.mark.parametrize("env_id", ["Trading-v0", "Market-v0"])
+def test_make_vec_spawns_a_start_sampler_per_sub_env(env_id: str) -> None:
+    from sekai.finance.sampling import SequentialStart
+
+    registry = EnvRegistry()
+    registry.register_namespace("sekai", register_envs)
+    registry.all_specs()  # runs the loader
+    parent = SequentialStart(1)
+    vec = registry.make_vec(env_id, 3, vectorization_mode="sync", sampler=parent)
+    samplers = [spec.kwargs["sampler"] for spec in vec.get_attr("spec")]  # what each got
+    assert len({id(s) for s in samplers}) == 3 and all(s is not parent for s in samplers)
+    assert all(isinstance(s, SequentialStart) and s.start == 1 for s in samplers)
+    vec.close()
+    with pytest.raises(TypeError, match=r"spawn\(\).*got 1\.5"):
+        registry.make_vec(env_id, 2, vectorization_mode="sync", sampler=1.5)
+
+
 def test_every_public_name_resolves() -> None:
     for name in sekai.envs.__all__:
         assert getattr(sekai.envs, name) is not None

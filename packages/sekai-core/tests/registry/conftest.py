@@ -55,6 +55,11 @@ class NativeVec:
 NOT_CALLABLE = 42
 
 
+def numbered(value, num_envs):
+    """A per_env_kwargs splitter: ``value`` numbered for each sub-env."""
+    return [f"{value}.{index}" for index in range(num_envs)]
+
+
 from sekai.core import Wrapper
 
 

@@ -20,6 +20,16 @@ def test_register_returns_the_spec(registry: EnvRegistry) -> None:
     assert registry.spec("ns/Env-v1") is spec
 
 
+def test_register_takes_per_env_kwargs(registry: EnvRegistry) -> None:
+    splitters = {"sampler": "pkg.sampling:spawn_each"}
+    spec = registry.register("Env-v0", "pkg.mod:Env", per_env_kwargs=splitters)
+    assert spec.per_env_kwargs == splitters and spec.per_env_kwargs is not splitters
+    assert registry.register("Other-v0", "pkg.mod:Env").per_env_kwargs == {}
+    with pytest.raises(TypeError, match="per_env_kwargs"):
+        registry.register("Bad-v0", "pkg.mod:Env", per_env_kwargs={"sampler": 3})
+    assert "Bad-v0" not in registry
+
+
 @pytest.mark.parametrize("option", ["colour", "max_episode_step", "namespace"])
 def test_register_takes_only_env_spec_fields(registry: EnvRegistry, option: str) -> None:
     with pytest.raises(TypeError, match=rf"\['{option}'\].*'max_episode_steps'"):

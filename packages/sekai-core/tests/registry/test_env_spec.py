@@ -233,3 +233,50 @@ def test_specs_compare_numpy_kwargs_by_value() -> None:
     assert EnvSpec("A-v0") != "A-v0"
     with pytest.raises(TypeError, match="unhashable"):
         hash(EnvSpec("A-v0"))
+
+
+def _split(value: Any, num_envs: int) -> list[Any]:
+    return [value] * num_envs
+
+
+def test_per_env_kwargs_default_and_copy() -> None:
+    assert EnvSpec("Env-v0").per_env_kwargs == {}
+    splitters: dict[str, Any] = {"sampler": "pkg.sampling:spawn_each"}
+    spec = EnvSpec("Env-v0", per_env_kwargs=splitters)
+    splitters["other"] = _split
+    assert spec.per_env_kwargs == {"sampler": "pkg.sampling:spawn_each"}
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "match"),
+    [
+        (["sampler"], TypeError, "per_env_kwargs must be a dict"),
+        ({1: _split}, TypeError, "per_env_kwargs must be a dict"),
+        ({"sampler": 42}, TypeError, r"per_env_kwargs\['sampler'\]"),
+        ({"sampler": "no_colon"}, ValueError, r"per_env_kwargs\['sampler'\]"),
+        ({"sampler": None}, TypeError, r"per_env_kwargs\['sampler'\]"),
+    ],
+)
+def test_per_env_kwargs_validation(value: object, error: type[Exception], match: str) -> None:
+    with pytest.raises(error, match=match):
+        EnvSpec("Env-v0", per_env_kwargs=value)  # type: ignore[arg-type]
+
+
+def test_per_env_kwargs_in_json_and_pprint() -> None:
+    spec = EnvSpec(
+        "Env-v0",
+        entry_point="pkg.mod:Env",
+        per_env_kwargs={"sampler": "pkg.sampling:spawn_each", "noise": _split},
+    )
+    data = json.loads(spec.to_json())
+    assert data["per_env_kwargs"] == {"sampler": "pkg.sampling:spawn_each"}  # callables dropped
+    back = EnvSpec.from_json(spec.to_json())
+    assert back.per_env_kwargs == {"sampler": "pkg.sampling:spawn_each"}
+    named = EnvSpec("Env-v0", entry_point="pkg.mod:Env", per_env_kwargs={"s": "pkg.m:split"})
+    assert EnvSpec.from_json(named.to_json()) == named
+    assert EnvSpec("Env-v0") != named
+    lines = spec.pprint().splitlines()
+    line = next(line for line in lines if line.startswith("per_env_kwargs:"))
+    assert "pkg.sampling:spawn_each" in line and "_split" in line
+    with pytest.raises(ValueError, match="per_env_kwargs"):
+        EnvSpec.from_json('{"id": "Env-v0", "per_env_kwargs": {"s": "bad ref"}}')

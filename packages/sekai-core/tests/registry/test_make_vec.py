@@ -1,4 +1,4 @@
-"""make_vec(): modes, defaults, kwargs, wrappers, samplers and missing backends."""
+"""make_vec(): modes, defaults, kwargs, wrappers, per-sub-env kwargs and missing backends."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ class NativeVec:
 
 
 class Sampler:
-    """An episode sampler whose spawn() returns numbered children."""
+    """A stateful object (like an episode sampler) whose spawn() returns numbered children."""
 
     def __init__(self, name: str = "root") -> None:
         self.name = name
@@ -40,6 +40,11 @@ class Sampler:
     def spawn(self) -> Sampler:
         self.children += 1
         return Sampler(f"{self.name}.{self.children}")
+
+
+def spawn_each(value: Any, num_envs: int) -> list[Any]:
+    """A plugin's per_env_kwargs splitter: ``value.spawn()`` for every sub-env."""
+    return [value.spawn() for _ in range(num_envs)]
 
 
 def _stub(name: str) -> type:
@@ -118,8 +123,10 @@ def test_native_gets_vector_kwargs(registry: EnvRegistry) -> None:
         registry.make_vec("Env-v0", 2, vector_kwargs={"a": 3})
 
 
-def test_native_receives_the_sampler_itself(registry: EnvRegistry) -> None:
-    registry.register("Env-v0", Env, vector_entry_point=NativeVec)
+def test_native_receives_a_per_env_kwarg_itself(registry: EnvRegistry) -> None:
+    registry.register(
+        "Env-v0", Env, vector_entry_point=NativeVec, per_env_kwargs={"sampler": spawn_each}
+    )
     sampler = Sampler()
     vec = registry.make_vec("Env-v0", 3, sampler=sampler)
     assert vec.kwargs["sampler"] is sampler
@@ -241,43 +248,112 @@ def test_sub_envs_get_the_time_limit_override(registry: EnvRegistry, fake_vector
 
 
 @pytest.mark.parametrize("mode", ["sync", "async", "proc"])
-def test_each_sub_env_gets_a_spawned_sampler(
+def test_each_sub_env_gets_its_value_of_a_per_env_kwarg(
     registry: EnvRegistry, fake_vector: Any, mode: str
 ) -> None:
-    registry.register("Env-v0", Env)
+    registry.register("Env-v0", Env, per_env_kwargs={"sampler": spawn_each})
     sampler = Sampler()
-    vec = registry.make_vec("Env-v0", 3, vectorization_mode=mode, sampler=sampler)
-    names = [fn().kwargs["sampler"].name for fn in vec.env_fns]
-    assert names == ["root.1", "root.2", "root.3"]
+    vec = registry.make_vec("Env-v0", 3, vectorization_mode=mode, sampler=sampler, a=1)
+    envs = [fn() for fn in vec.env_fns]
+    assert [env.kwargs["sampler"].name for env in envs] == ["root.1", "root.2", "root.3"]
     assert sampler.children == 3
+    assert [env.kwargs["a"] for env in envs] == [1, 1, 1]
+    assert vec.spec.kwargs["sampler"] is sampler  # the spec records what was given
 
 
-def test_a_registered_sampler_is_spawned_too(registry: EnvRegistry, fake_vector: Any) -> None:
+def test_a_registered_per_env_kwarg_is_split_too(registry: EnvRegistry, fake_vector: Any) -> None:
     sampler = Sampler()
-    registry.register("Env-v0", Env, kwargs={"sampler": sampler})
+    registry.register(
+        "Env-v0", Env, kwargs={"sampler": sampler}, per_env_kwargs={"sampler": spawn_each}
+    )
     vec = registry.make_vec("Env-v0", 2)
     assert [fn().kwargs["sampler"].name for fn in vec.env_fns] == ["root.1", "root.2"]
+    assert sampler.children == 2
 
 
-@pytest.mark.parametrize("mode", ["native", "sync", "async", "proc"])
-def test_a_sampler_without_spawn_is_rejected(
-    registry: EnvRegistry, fake_vector: Any, mode: str
+def test_a_per_env_kwarg_not_given_is_left_alone(registry: EnvRegistry, fake_vector: Any) -> None:
+    calls = []
+
+    def splitter(value: Any, num_envs: int) -> list[Any]:
+        calls.append(value)
+        return [value] * num_envs
+
+    registry.register("Env-v0", Env, per_env_kwargs={"sampler": splitter})
+    vec = registry.make_vec("Env-v0", 2, a=1)
+    assert [fn().kwargs for fn in vec.env_fns] == [{"a": 1}, {"a": 1}]
+    assert calls == []
+
+
+def test_several_per_env_kwargs_each_get_their_splitter(
+    registry: EnvRegistry, fake_vector: Any
 ) -> None:
-    registry.register("Env-v0", Env, vector_entry_point=NativeVec)
-    with pytest.raises(TypeError, match="spawn") as info:
-        registry.make_vec("Env-v0", 2, vectorization_mode=mode, sampler=1.5)
-    assert "1.5" in str(info.value)
+    registry.register(
+        "Env-v0",
+        Env,
+        kwargs={"seed_base": 10},
+        per_env_kwargs={
+            "sampler": spawn_each,
+            "seed_base": lambda base, n: [base + index for index in range(n)],
+        },
+    )
+    vec = registry.make_vec("Env-v0", 2, vectorization_mode="async", sampler=Sampler())
+    kwargs = [fn().kwargs for fn in vec.env_fns]
+    assert [k["seed_base"] for k in kwargs] == [10, 11]
+    assert [k["sampler"].name for k in kwargs] == ["root.1", "root.2"]
 
 
-@pytest.mark.parametrize("sampler", ["random", "sequential", 7])
-def test_a_sampler_name_or_start_reaches_every_sub_env_unchanged(
-    registry: EnvRegistry, fake_vector: Any, sampler: Any
+def test_without_per_env_kwargs_every_sub_env_gets_the_same_object(
+    registry: EnvRegistry, fake_vector: Any
 ) -> None:
-    # sekai 0.2's market envs take sampler="random" / "sequential" / an int start
-    # and build their own sampler from it.
+    # make_vec knows no kwarg by name: an object with spawn() is not spawned
+    # unless the spec declares it.
     registry.register("Env-v0", Env)
-    vec = registry.make_vec("Env-v0", 2, vectorization_mode="sync", sampler=sampler)
-    assert [fn().kwargs["sampler"] for fn in vec.env_fns] == [sampler, sampler]
+    sampler = Sampler()
+    vec = registry.make_vec("Env-v0", 3, vectorization_mode="sync", sampler=sampler)
+    assert all(fn().kwargs["sampler"] is sampler for fn in vec.env_fns)
+    assert sampler.children == 0
+    vec = registry.make_vec("Env-v0", 2, vectorization_mode="sync", sampler=1.5)
+    assert [fn().kwargs["sampler"] for fn in vec.env_fns] == [1.5, 1.5]
+
+
+def test_a_per_env_splitter_named_by_string_is_imported_and_pickles(
+    registry: EnvRegistry, fake_vector: Any, env_module: str
+) -> None:
+    registry.register(
+        "Env-v0",
+        f"{env_module}:RecordingEnv",
+        per_env_kwargs={"tag": f"{env_module}:numbered"},
+    )
+    assert env_module not in sys.modules  # registering imports nothing
+    vec = registry.make_vec("Env-v0", 3, vectorization_mode="proc", tag="t")
+    envs = [pickle.loads(pickle.dumps(fn))() for fn in vec.env_fns]
+    assert [env.kwargs["tag"] for env in envs] == ["t.0", "t.1", "t.2"]
+
+
+@pytest.mark.parametrize(
+    ("result", "error", "match"),
+    [
+        (["a"], ValueError, "must return 2 values.*got 1"),
+        ("ab", TypeError, "must return a sequence of 2 values"),
+        (None, TypeError, "must return a sequence of 2 values"),
+    ],
+)
+def test_a_splitter_must_return_one_value_per_sub_env(
+    registry: EnvRegistry, fake_vector: Any, result: Any, error: type[Exception], match: str
+) -> None:
+    registry.register("Env-v0", Env, per_env_kwargs={"x": lambda value, n: result})
+    with pytest.raises(error, match=match) as info:
+        registry.make_vec("Env-v0", 2, vectorization_mode="sync", x=0)
+    assert "'x'" in str(info.value) and "'Env-v0'" in str(info.value)
+
+
+def test_a_splitter_error_reaches_the_caller(registry: EnvRegistry, fake_vector: Any) -> None:
+    def refuse(value: Any, num_envs: int) -> list[Any]:
+        raise TypeError(f"bad value {value!r}")
+
+    registry.register("Env-v0", Env, per_env_kwargs={"x": refuse})
+    with pytest.raises(TypeError, match=r"bad value 1\.5"):
+        registry.make_vec("Env-v0", 2, vectorization_mode="proc", x=1.5)
 
 
 def test_env_fns_pickle_for_process_backends(

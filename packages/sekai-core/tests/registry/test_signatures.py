@@ -120,6 +120,8 @@ def test_env_spec_fields() -> None:
         ("kwargs", "dict[str, Any]", {}),
         ("additional_wrappers", "tuple[WrapperSpec, ...]", ()),
         ("vector_entry_point", "str | Callable[..., Any] | None", None),
+        # Kwargs make_vec splits per sub-env (an addition to the reference fields).
+        ("per_env_kwargs", "dict[str, str | Callable[..., Any]]", {}),
     ]
 
 

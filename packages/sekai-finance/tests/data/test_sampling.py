@@ -20,6 +20,7 @@ from sekai.finance.sampling import (
     first_start,
     resolve_start,
     sample_start,
+    spawn_samplers,
 )
 
 
@@ -231,3 +232,23 @@ def test_every_sampled_episode_fits(
         if lookback:
             assert now.log_returns(lookback).shape == (lookback, 1)
         assert now.advance(length - 1).has_next
+
+
+def test_spawn_samplers_spawns_one_sampler_per_sub_env() -> None:
+    parent = SequentialStart(2, stride=3)
+    children = spawn_samplers(parent, 3)
+    assert len(children) == 3 and len({id(child) for child in children}) == 3
+    assert all(isinstance(c, SequentialStart) and c is not parent for c in children)
+    assert [(c.start, c.stride) for c in children] == [(2, 3)] * 3
+
+
+@pytest.mark.parametrize("value", ["random", "sequential", 7, None])
+def test_spawn_samplers_passes_names_and_starts_unchanged(value: Any) -> None:
+    assert spawn_samplers(value, 2) == [value, value]
+
+
+@pytest.mark.parametrize("value", [1.5, True, object()])
+def test_spawn_samplers_refuses_what_cannot_be_spawned(value: Any) -> None:
+    with pytest.raises(TypeError, match=r"spawn\(\)") as info:
+        spawn_samplers(value, 2)
+    assert repr(value) in str(info.value)

@@ -63,7 +63,11 @@ def register(id: str, entry_point: str | Callable[..., Any], **kwargs: Any) -> E
             it; a string is imported the first time the env is made.
         **kwargs: The other `EnvSpec` fields: ``reward_threshold``,
             ``nondeterministic``, ``max_episode_steps``, ``kwargs``,
-            ``additional_wrappers``, ``vector_entry_point``.
+            ``additional_wrappers``, ``vector_entry_point``, ``per_env_kwargs``
+            (the constructor kwargs `make_vec` gives one value per sub-env,
+            e.g. ``per_env_kwargs={"sampler": "my_pkg.sampling:spawn_each"}``
+            with ``spawn_each(value, num_envs)`` returning the ``num_envs``
+            values; see `EnvSpec`).
 
     Raises:
         ValueError: If the id or an entry point is malformed.
@@ -159,11 +163,14 @@ def make_vec(
       per-env wrappers apply (neither ``wrappers`` nor ``additional_wrappers``),
       else ``"sync"``.
 
-    Episode samplers: when the env kwargs hold ``sampler=`` (an object with a
-    ``spawn()`` method), every sub-env of ``sync``/``async``/``proc``/``ray`` gets its own
-    ``sampler.spawn()``, drawn here in sub-env order, so the sub-envs are
-    independent copies. The native implementation receives the sampler itself and
-    must give each of its sub-envs ``sampler.spawn()`` likewise.
+    Per-sub-env kwargs: every sub-env receives the same kwargs objects, except
+    those the spec names in ``per_env_kwargs``: the value of each such kwarg
+    (registered or given here) goes through its splitter,
+    ``splitter(value, num_envs)``, called once, here, and sub-env ``i`` of
+    ``sync``/``async``/``proc``/``ray`` receives the ``i``-th value returned
+    (e.g. the market envs of ``sekai-envs`` give each sub-env its own
+    ``sampler.spawn()`` of an episode sampler). The native implementation
+    receives the value itself and makes its per-sub-env values likewise.
 
     The vector env gets a ``spec`` attribute: a copy of the spec with the kwargs
     and time limit used.

@@ -62,21 +62,31 @@ class SubEnvFactory:
         return f"SubEnvFactory({self.spec.id!r})"
 
 
-def _spawns(sampler: Any) -> bool:
-    """Whether ``sampler`` is an object each sub-env needs its own copy of (``spawn()``).
+def _per_env_values(spec: EnvSpec, kwargs: dict[str, Any], num_envs: int) -> dict[str, list[Any]]:
+    """One value per sub-env of each kwarg the spec names in ``per_env_kwargs``.
 
-    A name (``"random"``, ``"sequential"``) or an int start is passed on
-    unchanged: every sub-env builds its own sampler from it.
+    ``kwargs`` are the registered kwargs updated by the caller's; a kwarg absent
+    from them is left alone. Each splitter is called once, in the spec's order.
     """
-    if isinstance(sampler, (str, int)) and not isinstance(sampler, bool):
-        return False
-    if not callable(getattr(sampler, "spawn", None)):
-        raise TypeError(
-            "make_vec gives every sub-env its own copy of the episode sampler with "
-            "sampler.spawn(), so sampler= must be a name ('random', 'sequential'), an int "
-            f"start, or an object with a spawn() method; got {sampler!r}"
-        )
-    return True
+    values: dict[str, list[Any]] = {}
+    for name, reference in spec.per_env_kwargs.items():
+        if name not in kwargs:
+            continue
+        what = f"the per_env_kwargs splitter of {name!r} of {spec.id!r}"
+        splitter = load_reference(reference, what)
+        split = splitter(kwargs[name], num_envs)
+        if isinstance(split, (str, bytes)) or not isinstance(split, Sequence):
+            raise TypeError(
+                f"{what} ({callable_name(reference)}) must return a sequence of "
+                f"{num_envs} values, one per sub-env; got {split!r}"
+            )
+        if len(split) != num_envs:
+            raise ValueError(
+                f"{what} ({callable_name(reference)}) must return {num_envs} values, one per "
+                f"sub-env; got {len(split)}"
+            )
+        values[name] = list(split)
+    return values
 
 
 def _import_backend(mode: str) -> Any:
@@ -141,8 +151,6 @@ def make_vec_from_spec(
 
     kwargs = dict(env_kwargs)
     limit = resolve_time_limit(spec, kwargs.pop("max_episode_steps", None))
-    sampler = {**spec.kwargs, **kwargs}.get("sampler")
-    spawn = sampler is not None and _spawns(sampler)
 
     mode = vectorization_mode
     if mode is None:
@@ -152,6 +160,8 @@ def make_vec_from_spec(
         mode = "native" if native_ok else "sync"
     elif mode == "vector_entry_point":
         mode = "native"
+    # A native implementation receives the values themselves.
+    per_env = {} if mode == "native" else _per_env_values(spec, {**spec.kwargs, **kwargs}, num_envs)
 
     if batch_size is not None:
         if "batch_size" in vector_kwargs:
@@ -172,11 +182,9 @@ def make_vec_from_spec(
     else:
         backend = _import_backend(mode)
         env_fns = []
-        for _ in range(num_envs):
+        for index in range(num_envs):
             sub_kwargs = dict(kwargs)
-            if spawn:
-                assert sampler is not None
-                sub_kwargs["sampler"] = sampler.spawn()
+            sub_kwargs.update((name, split[index]) for name, split in per_env.items())
             sub_limit = -1 if limit is None else limit
             env_fns.append(SubEnvFactory(spec, sub_limit, sub_kwargs, wrappers))
         vec_env = backend(env_fns, **vector_kwargs)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn, overload
@@ -30,6 +30,7 @@ _SPEC_OPTIONS = (
     "kwargs",
     "max_episode_steps",
     "nondeterministic",
+    "per_env_kwargs",
     "reward_threshold",
     "vector_entry_point",
 )
@@ -102,6 +103,7 @@ class EnvRegistry:
         kwargs: dict[str, Any] | None = None,
         additional_wrappers: tuple[WrapperSpec, ...] = (),
         vector_entry_point: str | Callable[..., Any] | None = None,
+        per_env_kwargs: Mapping[str, str | Callable[..., Any]] | None = None,
         **unknown: NoReturn,
     ) -> EnvSpec:
         """Register an environment and return its spec.
@@ -118,6 +120,12 @@ class EnvRegistry:
             kwargs: Keyword arguments for the entry point (copied).
             additional_wrappers: `WrapperSpec` objects `make` applies, in order.
             vector_entry_point: A natively vectorised implementation for `make_vec`.
+            per_env_kwargs: Constructor kwargs that need one value per sub-env in
+                `make_vec`: kwarg name -> splitter, a callable or
+                ``"package.module:attr"`` string called as
+                ``splitter(value, num_envs)`` that returns the ``num_envs``
+                values (see `EnvSpec`); ``None`` for none. Any other kwarg
+                reaches every sub-env as the same object.
             **unknown: Nothing else is accepted: another keyword raises a TypeError
                 that lists the ones above.
 
@@ -141,6 +149,7 @@ class EnvRegistry:
                 "'package.module:attr' string naming it (or, for an env that only has a "
                 "native vector implementation, a vector_entry_point); got None"
             )
+        splitters = {} if per_env_kwargs is None else per_env_kwargs
         spec = EnvSpec(
             id,
             entry_point,
@@ -150,6 +159,8 @@ class EnvRegistry:
             kwargs={} if kwargs is None else kwargs,
             additional_wrappers=additional_wrappers,
             vector_entry_point=vector_entry_point,
+            # A non-mapping reaches EnvSpec as it is, which raises TypeError for it.
+            per_env_kwargs=dict(splitters) if isinstance(splitters, Mapping) else splitters,
         )
         with self._lock:
             # Run the loaders that could provide this id first, so a clash with a

@@ -50,6 +50,18 @@ def _non_str_key(value: object, path: str) -> str | None:
     return None
 
 
+def _check_per_env_kwargs(value: object) -> dict[str, str | Callable[..., Any]]:
+    what = "EnvSpec.per_env_kwargs"
+    if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
+        raise TypeError(
+            f"{what} must be a dict mapping kwarg names (str) to splitters (callables or "
+            f"'package.module:attr' strings); got {value!r}"
+        )
+    for key, splitter in value.items():
+        _check_entry_point(splitter, f"{what}[{key!r}]", optional=False)
+    return dict(value)
+
+
 def _check_kwargs(value: object, what: str) -> dict[str, Any]:
     if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
         raise TypeError(f"{what} must be a dict with str keys; got {value!r}")
@@ -123,6 +135,20 @@ class EnvSpec:
         vector_entry_point: Optionally, a natively vectorised implementation (a
             VecEnv class or factory called as ``factory(num_envs=..., **kwargs)``)
             that `make_vec()` prefers.
+        per_env_kwargs: The constructor kwargs whose value `make_vec()` turns
+            into one value per sub-env, each with its *splitter*: a callable, or
+            ``"package.module:attr"`` naming one (imported when first used),
+            called as ``splitter(value, num_envs)`` and returning a sequence of
+            ``num_envs`` values, the i-th of which sub-env i receives. It is
+            called only when the kwarg is given (registered or passed to
+            `make_vec`), once per `make_vec` call, before the sub-envs are
+            built, with backends ``"sync"``, ``"async"``, ``"proc"`` and
+            ``"ray"``; a native implementation (``vector_entry_point``)
+            receives the value itself. Use it for stateful arguments that
+            sub-envs must not share, e.g. ``{"sampler":
+            "sekai.finance.sampling:spawn_samplers"}`` gives each sub-env its
+            own copy of an episode sampler. Every other kwarg reaches every
+            sub-env as the same object. `make()` ignores this field.
         namespace: The namespace part of the id (derived, not an argument).
         name: The name part of the id (derived).
         version: The version number of the id (derived).
@@ -136,6 +162,7 @@ class EnvSpec:
     kwargs: dict[str, Any] = field(default_factory=dict)
     additional_wrappers: tuple[WrapperSpec, ...] = field(default_factory=tuple)
     vector_entry_point: str | Callable[..., Any] | None = None
+    per_env_kwargs: dict[str, str | Callable[..., Any]] = field(default_factory=dict)
 
     namespace: str | None = field(init=False, repr=False, compare=False)
     name: str = field(init=False, repr=False, compare=False)
@@ -164,6 +191,7 @@ class EnvSpec:
                 type_error=ValueError,  # 0.2 raises ValueError for any bad limit
             )
         self.kwargs = _check_kwargs(self.kwargs, "EnvSpec.kwargs")
+        self.per_env_kwargs = _check_per_env_kwargs(self.per_env_kwargs)
         wrappers = self.additional_wrappers
         if isinstance(wrappers, (str, bytes, Mapping)) or not hasattr(wrappers, "__iter__"):
             raise TypeError(
@@ -205,7 +233,11 @@ class EnvSpec:
         return make_env(self, max_episode_steps, kwargs)
 
     def to_dict(self) -> dict[str, Any]:
-        """The spec's fields as a dict (callable entry points become ``None``)."""
+        """The spec's fields as a dict.
+
+        Callable entry points become ``None``; ``per_env_kwargs`` keeps only the
+        splitters given as ``"module:attr"`` strings.
+        """
         return {
             "id": self.id,
             "entry_point": self.entry_point if isinstance(self.entry_point, str) else None,
@@ -217,13 +249,19 @@ class EnvSpec:
             "vector_entry_point": (
                 self.vector_entry_point if isinstance(self.vector_entry_point, str) else None
             ),
+            "per_env_kwargs": {
+                name: splitter
+                for name, splitter in self.per_env_kwargs.items()
+                if isinstance(splitter, str)
+            },
         }
 
     def to_json(self) -> str:
         """Serialise the spec to a JSON string.
 
         Entry points given as callables cannot be written as JSON and become
-        ``null``; ``"module:attr"`` strings are kept. Tuples in ``kwargs`` come back
+        ``null`` (splitters of ``per_env_kwargs`` given as callables are left
+        out); ``"module:attr"`` strings are kept. Tuples in ``kwargs`` come back
         as lists from `from_json`.
 
         Raises:
@@ -309,6 +347,8 @@ class EnvSpec:
         else:
             lines.append("additional_wrappers: none")
         lines.append(f"vector_entry_point: {callable_name(self.vector_entry_point)}")
+        splitters = {name: callable_name(s) for name, s in self.per_env_kwargs.items()}
+        lines.append(f"per_env_kwargs: {splitters!r}")
         return "\n".join(lines)
 
 

@@ -8,6 +8,9 @@ __all__ = ["register_envs"]
 
 _CLASSIC = "sekai.envs.classic_control"
 _FINANCE = "sekai.envs.finance"
+# The market envs take an episode sampler that sub-envs must not share: make_vec
+# gives each sub-env of a non-native vector env its own sampler.spawn().
+_SPAWN_SAMPLER = {"sampler": "sekai.finance.sampling:spawn_samplers"}
 
 # id: (module, single env, native vector env, time limit, reward threshold), as in
 # Gymnasium 1.x.
@@ -48,16 +51,19 @@ def register_envs() -> None:
         "Portfolio-v0",
         entry_point=f"{_FINANCE}.portfolio:PortfolioEnv",
         vector_entry_point=f"{_FINANCE}.portfolio_vector:PortfolioVecEnv",
+        per_env_kwargs=_SPAWN_SAMPLER,
     )
     register(
         "Trading-v0",
         entry_point=f"{_FINANCE}.trading:TradingEnv",
         vector_entry_point=f"{_FINANCE}.trading_vector:TradingVecEnv",
+        per_env_kwargs=_SPAWN_SAMPLER,
     )
     register(
         "Market-v0",
         entry_point=f"{_FINANCE}.market_env:MarketEnv",
         vector_entry_point=f"{_FINANCE}.market_vector:MarketVecEnv",
+        per_env_kwargs=_SPAWN_SAMPLER,
     )
     register(
         "MarketMaking-v0",

@@ -62,6 +62,7 @@ __all__ = [
     "first_start",
     "resolve_start",
     "sample_start",
+    "spawn_samplers",
 ]
 
 
@@ -234,6 +235,43 @@ def as_sampler(sampler: str | int | EpisodeSampler) -> EpisodeSampler:
         f"sampler must be 'random', 'sequential', an int or an EpisodeSampler, got "
         f"{sampler!r}{hint}"
     )
+
+
+def spawn_samplers(sampler: Any, num_envs: int) -> list[Any]:
+    """One ``sampler=`` value per sub-env of a vector env: the splitter `make_vec` uses.
+
+    The market envs of ``sekai-envs`` (``Trading-v0``, ``Portfolio-v0``,
+    ``Market-v0``) declare ``per_env_kwargs={"sampler":
+    "sekai.finance.sampling:spawn_samplers"}``, so that
+    `sekai.registry.make_vec` gives each sub-env its own copy of an episode
+    sampler and sub-envs never share a sampler's state. A plugin env taking
+    ``sampler=`` like them can declare the same.
+
+    Args:
+        sampler: A name (``"random"``, ``"sequential"``) or an int start, which
+            every sub-env receives unchanged (each builds its own sampler from
+            it), ``None`` (likewise), or an object with a ``spawn()`` method
+            (a start or window sampler).
+        num_envs: The number of sub-envs.
+
+    Returns:
+        ``num_envs`` values: ``sampler`` itself each time for a name, an int or
+        ``None``, else ``sampler.spawn()`` called ``num_envs`` times, in
+        sub-env order.
+
+    Raises:
+        TypeError: ``sampler`` is none of these.
+    """
+    num_envs = check_int(num_envs, "spawn_samplers: num_envs", minimum=1)
+    if sampler is None or (isinstance(sampler, (str, int)) and not isinstance(sampler, bool)):
+        return [sampler] * num_envs
+    if not callable(getattr(sampler, "spawn", None)):
+        raise TypeError(
+            "make_vec gives every sub-env its own copy of the episode sampler with "
+            "sampler.spawn(), so sampler= must be a name ('random', 'sequential'), an int "
+            f"start, or an object with a spawn() method; got {sampler!r}"
+        )
+    return [sampler.spawn() for _ in range(num_envs)]
 
 
 def first_start(lookback: int, warmup: int = 0) -> int:
