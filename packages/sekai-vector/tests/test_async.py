@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sekai.error import AsyncCallPending
+from sekai.error import AsyncCallPending, ResetRequired
 from sekai.vector import AsyncVecEnv, SyncVecEnv, VecEnv, VecStepResult
 
 
@@ -179,3 +179,62 @@ def test_a_failing_sub_env_leaves_no_call_running(kit: Any) -> None:
         with pytest.raises(ValueError, match="sub-env failed"):
             vec.step([1, 1, 2])
         assert finished == [1, 2]  # both completed before the error propagated
+
+
+class _Stuck:
+    """Makes a CountingEnv's async_step wait for ever (until cancelled) on chosen steps."""
+
+    def __init__(self) -> None:
+        self.stuck: set[int] = set()  # ids of the sub-envs that hang on their next step
+
+    def env(self, kit: Any, i: int) -> Any:
+        stuck = self.stuck
+
+        class Hanging(kit.CountingEnv):  # type: ignore[name-defined,misc]
+            async def async_step(self, action: int) -> Any:
+                if i in stuck:
+                    await asyncio.Event().wait()  # nothing sets it
+                return self.step(action)
+
+        return Hanging(100)
+
+
+def test_step_timeout_cancels_a_hung_sub_env_and_asks_for_a_reset(kit: Any) -> None:
+    hang = _Stuck()
+    with AsyncVecEnv([lambda i=i: hang.env(kit, i) for i in range(3)], step_timeout=0.2) as vec:
+        vec.reset(seed=0)
+        vec.step([1, 1, 1])
+        hang.stuck.add(1)
+        with pytest.raises(ResetRequired, match=r"sub-env 1 did not finish its step"):
+            vec.step([1, 1, 1])
+        with pytest.raises(ResetRequired, match="call reset"):
+            vec.step([1, 1, 1])  # the sub-envs are out of step until a reset
+        hang.stuck.clear()
+        vec.reset(seed=0)
+        assert vec.step([1, 1, 1]).observations[:, 1].tolist() == [1, 1, 1]
+
+
+def test_step_timeout_is_checked() -> None:
+    with pytest.raises(ValueError, match=r"step_timeout.*> 0"):
+        AsyncVecEnv([], step_timeout=0)
+    with pytest.raises(TypeError, match="step_timeout"):
+        AsyncVecEnv([], step_timeout="1")  # type: ignore[arg-type]
+
+
+def test_reset_after_wait_for_gave_up_on_a_hung_step_does_not_wait_for_it(kit: Any) -> None:
+    hang = _Stuck()
+    vec = AsyncVecEnv([lambda i=i: hang.env(kit, i) for i in range(2)])
+
+    async def run() -> None:
+        await vec.async_reset(seed=0)
+        hang.stuck.add(0)
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(vec.async_step([1, 1]), 0.1)
+        hang.stuck.clear()
+        # The cancelled step's sub-env 0 still hangs; a reset drops it instead of waiting.
+        await vec.async_reset(seed=0)
+        result = await vec.async_step([1, 1])
+        assert result.observations[:, 1].tolist() == [1, 1]
+
+    asyncio.run(run())
+    vec.close()

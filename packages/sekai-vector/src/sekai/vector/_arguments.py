@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from sekai._validation import check_int, is_int
+from sekai._validation import check_int, check_real, is_int
 from sekai.utils.seeding import SeedType, make_seed_sequence
 
 __all__ = [
@@ -157,3 +157,17 @@ def per_env_values(values: object, num_envs: int, name: str) -> list[Any]:
             )
         return values
     return [values] * num_envs
+
+
+def check_step_timeout(step_timeout: object, owner: str) -> float | None:
+    """The ``step_timeout`` argument of a backend: ``None`` or seconds > 0 (``inf`` allowed)."""
+    if step_timeout is None:
+        return None
+    return check_real(
+        step_timeout,
+        f"{owner}: step_timeout",
+        finite=False,
+        minimum=0,
+        min_open=True,
+        expected="None or a number of seconds > 0",
+    )

@@ -144,7 +144,9 @@ class HookedVecEnv(VecEnv[ObsType, ActType]):
             try:
                 if self.closed:
                     raise VecEnvClosed(f"{self!r} is closed")
-                if self._unfinished:
+                if self._unfinished and call == "reset":
+                    await exposed_await(self._async_drop_interrupted())
+                elif self._unfinished:
                     await exposed_await(self._async_finish_interrupted())
                 self._check_state(call)
             except BaseException:
@@ -187,7 +189,7 @@ class HookedVecEnv(VecEnv[ObsType, ActType]):
         if self.closed:
             raise VecEnvClosed(f"{self!r} is closed")
         if self._unfinished:
-            exposed(self._finish_interrupted)
+            exposed(self._drop_interrupted if call == "reset" else self._finish_interrupted)
         self._check_state(call)
 
     def _check_state(self, call: str) -> None:
@@ -459,6 +461,19 @@ class HookedVecEnv(VecEnv[ObsType, ActType]):
     async def _async_finish_interrupted(self) -> None:
         """Hook: the async form of `_finish_interrupted`; the default runs it."""
         self._finish_interrupted()
+
+    def _drop_interrupted(self) -> None:
+        """Hook: a reset comes next: end what an interrupted call left, as soon as possible.
+
+        The default finishes it (`_finish_interrupted`); a backend that can
+        stop the interrupted work (tasks on an event loop) stops it instead,
+        so a reset is never held up by a sub-env that hangs.
+        """
+        self._finish_interrupted()
+
+    async def _async_drop_interrupted(self) -> None:
+        """Hook: the async form of `_drop_interrupted`; the default runs it."""
+        self._drop_interrupted()
 
 
 class _Closing:

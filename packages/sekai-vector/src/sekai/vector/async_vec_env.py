@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -13,8 +13,10 @@ from numpy.typing import NDArray
 from sekai.core import ActType, Env, ObsType, ResetResult, StepResult
 from sekai.error import AsyncCallPending, ResetRequired, SyncCallInEventLoop
 from sekai.utils.seeding import SeedType
+from sekai.vector._arguments import check_step_timeout
 from sekai.vector._autoreset import Ending, async_end_episode
 from sekai.vector._in_process import EnvListVecEnv, Row
+from sekai.vector._interrupts import exposed, exposed_await, protect
 from sekai.vector._lifecycle import abandon
 from sekai.vector.results import VecResetResult, VecStepResult
 
@@ -46,6 +48,37 @@ def _first_failure(outcomes: list[Any], indices: Sequence[int]) -> Exception | N
                 "own code; call reset()"
             )
     return interrupted
+
+
+class _LoopCall:
+    """AsyncVecEnv's step, reset or recv running as a task, and what an interrupt leaves of it.
+
+    ``idle`` -> `start` -> ``running`` -> `finish` -> ``idle``; an interrupt
+    while running either leaves the task to run on (`leave`: the next call
+    settles it with `take_left`) or ends it (`finish`).
+    """
+
+    __slots__ = ("call", "left", "task")
+
+    def __init__(self) -> None:
+        self.task: asyncio.Task[Any] | None = None
+        self.call = ""
+        self.left = False  # interrupted, still running: the next call settles it
+
+    def start(self, task: asyncio.Task[Any], call: str) -> None:
+        self.task, self.call, self.left = task, call, False
+
+    def finish(self) -> None:
+        self.task, self.call, self.left = None, "", False
+
+    def leave(self) -> None:
+        self.left = True
+
+    def take_left(self) -> tuple[asyncio.Task[Any] | None, str]:
+        """The task an interrupt left and its call; the state is idle again."""
+        task, call = (self.task, self.call) if self.left else (None, "")
+        self.finish()
+        return task, call
 
 
 class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
@@ -87,6 +120,14 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
             instead.
         batch_size: How many sub-envs `recv` hands back (``None``:
             all of them): the first to finish among those sent.
+        step_timeout: Seconds each sub-env's step (with its autoreset) or
+            reset may take; ``None`` (the default) waits without limit. A
+            sub-env that takes longer is cancelled where it stands (at the
+            ``await`` it waits on), the call raises
+            [`ResetRequired`][sekai.error.ResetRequired] naming it once the others
+            are done, and so does every later call until `reset`. A
+            sub-env that blocks the event loop (a long computation with no
+            ``await``) cannot be timed out this way: use ``ProcVecEnv``.
 
     Partial batches: `send` starts one task per sub-env (on the
     running event loop when called from one, else on the private loop) and
@@ -109,18 +150,16 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         *,
         autoreset: bool = True,
         batch_size: int | None = None,
+        step_timeout: float | None = None,
     ) -> None:
+        self.step_timeout = check_step_timeout(step_timeout, type(self).__name__)
         super().__init__(env_fns, autoreset=autoreset, batch_size=batch_size)
         self._loop: asyncio.AbstractEventLoop | None = None
         # Partial batches: the task of each sub-env in flight, and the rows of
         # those finished but not handed back yet (in the order they finished).
         self._tasks: dict[asyncio.Task[Row], int] = {}
         self._finished: deque[tuple[int, Row]] = deque()
-        # The task of the last step or reset that an interrupt left (it runs
-        # on), and which call it is.
-        self._interrupted: asyncio.Task[Any] | None = None
-        self._leftover: asyncio.Task[Any] | None = None
-        self._leftover_call = ""
+        self._running = _LoopCall()
 
     # -- the sync API, on the private loop ---------------------------------------------
 
@@ -139,13 +178,15 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
             )
         loop = self._private_loop()
         task = loop.create_task(coroutine)
+        running = self._running
+        running.start(task, method)
         try:
-            return loop.run_until_complete(task)
+            result = exposed(loop.run_until_complete, task)
         except Exception:
+            running.finish()
             raise
-        except BaseException:
-            self._interrupted = task  # see _on_interrupt
-            raise
+        running.finish()
+        return result  # an interrupt leaves the task recorded: see _on_interrupt
 
     def _private_loop(self) -> asyncio.AbstractEventLoop:
         loop = self._loop
@@ -169,28 +210,30 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
     async def _async_reset_batch(
         self, seeds: list[SeedType], options: list[dict[str, Any] | None]
     ) -> VecResetResult[Any]:
-        return await self._shielded(self._reset_all(seeds, options))
+        return await self._shielded(self._reset_all(seeds, options), "reset")
 
     async def _async_step_batch(self, batch: list[Any]) -> VecStepResult[Any]:
-        return await self._shielded(self._step_all(batch))
+        return await self._shielded(self._step_all(batch), "step")
 
-    async def _shielded(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
+    async def _shielded(self, coroutine: Coroutine[Any, Any, _T], call: str) -> _T:
         """Run ``coroutine`` as a task that a cancellation of the caller does not stop."""
         task = asyncio.ensure_future(coroutine)
+        running = self._running
+        running.start(task, call)
         try:
-            return await asyncio.shield(task)
+            result: _T = await exposed_await(asyncio.shield(task))
         except Exception:
+            running.finish()
             raise
-        except BaseException:  # cancelled: the task runs on
-            self._interrupted = task  # see _on_interrupt
-            raise
+        running.finish()
+        return result  # cancelled: the task runs on, recorded (see _on_interrupt)
 
     async def _reset_all(
         self, seeds: list[SeedType], options: list[dict[str, Any] | None]
     ) -> VecResetResult[Any]:
         outcomes: list[Any] = await asyncio.gather(
             *[
-                env.async_reset(seed=seeds[i], options=options[i])
+                self._in_time(env.async_reset(seed=seeds[i], options=options[i]), i, "reset")
                 for i, env in enumerate(self.envs)
             ],
             return_exceptions=True,
@@ -206,7 +249,8 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         active = self._active()
         indices = range(self.num_envs) if active is None else active
         outcomes: list[Any] = await asyncio.gather(
-            *[self._step_one(i, envs[i], batch[i]) for i in indices], return_exceptions=True
+            *[self._in_time(self._step_one(i, envs[i], batch[i]), i, "step") for i in indices],
+            return_exceptions=True,
         )
         failure = _first_failure(outcomes, indices)
         if failure is not None:
@@ -220,6 +264,22 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
             raise failure
         return self._batch(active, [result for result, _ in outcomes], [e for _, e in outcomes])
 
+    def _in_time(self, call: Coroutine[Any, Any, _T], i: int, what: str) -> Awaitable[_T]:
+        """``call`` of sub-env ``i``, cancelled after ``step_timeout`` seconds (if set)."""
+        timeout = self.step_timeout
+        if timeout is None:
+            return call
+        return self._timed(call, timeout, i, what)
+
+    async def _timed(self, call: Coroutine[Any, Any, _T], timeout: float, i: int, what: str) -> _T:
+        try:
+            return await asyncio.wait_for(call, timeout)
+        except asyncio.TimeoutError:
+            raise ResetRequired(
+                f"{self!r}: sub-env {i} did not finish its {what} within step_timeout="
+                f"{timeout:g} s; it was cancelled where it stood, so call reset()"
+            ) from None
+
     async def _step_one(
         self, i: int, env: Env[Any, Any], action: Any
     ) -> tuple[StepResult[Any], Ending | None]:
@@ -230,51 +290,70 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
     # -- interrupted calls -------------------------------------------------------------
 
     def _on_interrupt(self, call: str) -> None:
-        task, self._interrupted = self._interrupted, None
-        if call in ("step", "reset") and task is not None:
+        running = self._running
+        task = running.task
+        if task is not None and call in ("step", "reset") and running.call == call:
             if not task.done():  # its sub-envs run on: the next call lets them finish
-                self._leftover, self._leftover_call = task, call
+                running.leave()
                 self._unfinished = True
                 return
+            running.finish()
             if not task.cancelled() and isinstance(task.exception(), Exception | None):
                 return  # it completed for every sub-env (or failed as a step does)
         elif call == "recv" and (task is None or not task.done()):
             # Interrupted while waiting for the first to finish: only the wait
             # stops; the sub-envs in flight run on for the next recv().
+            running.finish()
             if task is not None:
                 task.cancel()
                 self._unwind([task])
             return
+        running.finish()
         super()._on_interrupt(call)  # the state is unknown: a reset is needed
 
     def _finish_interrupted(self) -> None:
-        task = self._leftover
+        task = self._running.task
         if task is not None and not task.done():
             loop = task.get_loop()
             if loop.is_running():
                 raise AsyncCallPending(
-                    f"{self!r}: an interrupted {self._leftover_call}() is still running on its "
+                    f"{self!r}: an interrupted {self._running.call}() is still running on its "
                     "event loop; make the next call there, with await"
                 )
             if not loop.is_closed():
-                loop.run_until_complete(asyncio.wait([task]))
-        self._settle_leftover()
+                exposed(loop.run_until_complete, asyncio.wait([task]))
+        self._settle_left()
 
     async def _async_finish_interrupted(self) -> None:
-        task = self._leftover
+        task = self._running.task
         if task is not None and not task.done():
             loop = task.get_loop()
             if loop is asyncio.get_running_loop():
-                await asyncio.wait([task])
+                await exposed_await(asyncio.wait([task]))
             elif not loop.is_running() and not loop.is_closed():
                 self._finish_interrupted()  # pragma: no cover - needs a third loop
                 return
-        self._settle_leftover()
+        self._settle_left()
 
-    def _settle_leftover(self) -> None:
+    def _drop_interrupted(self) -> None:
+        # A reset follows: an interrupted call that still runs (a sub-env that
+        # hangs, after asyncio.wait_for gave up on it) is cancelled, not awaited.
+        task = self._running.task
+        if task is not None and not task.done() and not task.get_loop().is_running():
+            task.cancel()
+            self._unwind([task])
+        self._settle_left()
+
+    async def _async_drop_interrupted(self) -> None:
+        task = self._running.task
+        if task is not None and not task.done() and task.get_loop() is asyncio.get_running_loop():
+            task.cancel()
+            await exposed_await(asyncio.wait([task]))
+        self._drop_interrupted()
+
+    def _settle_left(self) -> None:
         """The interrupted call is over (or cannot finish): what state it left."""
-        task, call = self._leftover, self._leftover_call
-        self._leftover = None
+        task, call = self._running.take_left()
         self._unfinished = False
         if task is None:
             return
@@ -311,7 +390,7 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         if self._frozen.mask[i]:
             return self._row(i, None, None)
         env = self.envs[i]
-        result, ending = await self._step_one(i, env, action)
+        result, ending = await self._in_time(self._step_one(i, env, action), i, "step")
         return self._row(i, result, ending)
 
     async def _async_recv_batch(self, count: int) -> VecStepResult[Any]:
@@ -343,7 +422,7 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         self._unwind(tasks)
 
     def _release(self) -> None:
-        leftover, self._leftover = self._leftover, None
+        leftover, _ = self._running.take_left()
         self._unfinished = False
         if leftover is not None and not leftover.done() and not leftover.get_loop().is_closed():
             leftover.cancel()
@@ -370,3 +449,7 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
                 loop, self._loop = self._loop, None
                 if loop is not None and not loop.is_closed():
                     loop.close()
+
+
+for _method in (AsyncVecEnv._run, AsyncVecEnv._shielded, AsyncVecEnv._on_interrupt):
+    protect(_method)
