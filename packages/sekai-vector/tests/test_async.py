@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -187,10 +189,13 @@ class _Stuck:
     def __init__(self) -> None:
         self.stuck: set[int] = set()  # ids of the sub-envs that hang on their next step
 
+    def fns(self, kit: Any, n: int) -> list[Callable[[], Any]]:
+        return [functools.partial(self.env, kit, i) for i in range(n)]
+
     def env(self, kit: Any, i: int) -> Any:
         stuck = self.stuck
 
-        class Hanging(kit.CountingEnv):  # type: ignore[name-defined,misc]
+        class Hanging(kit.CountingEnv):  # type: ignore[misc]
             async def async_step(self, action: int) -> Any:
                 if i in stuck:
                     await asyncio.Event().wait()  # nothing sets it
@@ -201,7 +206,7 @@ class _Stuck:
 
 def test_step_timeout_cancels_a_hung_sub_env_and_asks_for_a_reset(kit: Any) -> None:
     hang = _Stuck()
-    with AsyncVecEnv([lambda i=i: hang.env(kit, i) for i in range(3)], step_timeout=0.2) as vec:
+    with AsyncVecEnv(hang.fns(kit, 3), step_timeout=0.2) as vec:
         vec.reset(seed=0)
         vec.step([1, 1, 1])
         hang.stuck.add(1)
@@ -223,7 +228,7 @@ def test_step_timeout_is_checked() -> None:
 
 def test_reset_after_wait_for_gave_up_on_a_hung_step_does_not_wait_for_it(kit: Any) -> None:
     hang = _Stuck()
-    vec = AsyncVecEnv([lambda i=i: hang.env(kit, i) for i in range(2)])
+    vec = AsyncVecEnv(hang.fns(kit, 2))
 
     async def run() -> None:
         await vec.async_reset(seed=0)
