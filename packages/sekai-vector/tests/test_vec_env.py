@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from sekai.error import InvalidAction, ResetRequired, VecEnvClosed
 from sekai.spaces import Box, MultiDiscrete
 from sekai.utils.seeding import make_seed_sequence
-from sekai.vector import VecResetResult, VecStepResult
+from sekai.vector import SyncVecEnv, VecResetResult, VecStepResult
 
 
 def test_spaces_are_single_env_and_batch_spaces_have_leading_axis(make_vec: Any) -> None:
@@ -331,3 +331,31 @@ def test_seeded_runs_give_equal_results(make_vec: Any) -> None:
         assert first.step(actions) == second.step(actions)
     assert first.step([0, 1, 2]) != second.step([1, 1, 2])
     assert first.reset(seed=3) != second.reset(seed=4)
+
+
+def test_sync_step_timeout_stops_a_sub_env_that_loops_and_asks_for_a_reset(kit: Any) -> None:
+    hang = {"on": False}
+
+    class Looping(kit.CountingEnv):  # type: ignore[misc]
+        def step(self, action: int) -> Any:
+            while hang["on"]:  # pure Python: the watchdog's exception lands here
+                pass
+            return super().step(action)
+
+    with SyncVecEnv([lambda: Looping(100)] * 2, step_timeout=0.3) as vec:
+        vec.reset(seed=0)
+        vec.step([1, 1])
+        hang["on"] = True
+        with pytest.raises(ResetRequired, match=r"step_timeout=0\.3 s.*reset\(\)"):
+            vec.step([1, 1])
+        hang["on"] = False
+        with pytest.raises(ResetRequired):
+            vec.step([1, 1])  # out of step until a reset
+        vec.reset(seed=0)
+        assert vec.step([1, 1]).observations[:, 1].tolist() == [1, 1]
+        assert vec.step([1, 1]).observations[:, 1].tolist() == [2, 2]  # nothing fires late
+
+
+def test_sync_step_timeout_is_checked(kit: Any) -> None:
+    with pytest.raises(ValueError, match=r"step_timeout.*> 0"):
+        SyncVecEnv(kit.counting_fns((3,)), step_timeout=-1)

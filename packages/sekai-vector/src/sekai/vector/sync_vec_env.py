@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import ActType, Env, ObsType, StepResult
+from sekai.error import ResetRequired
 from sekai.utils.seeding import SeedType
+from sekai.vector._arguments import check_step_timeout
 from sekai.vector._autoreset import Ending, end_episode
 from sekai.vector._in_process import EnvListVecEnv
+from sekai.vector._watchdog import Overrun, Watchdog
 from sekai.vector.results import VecResetResult, VecStepResult
 
 __all__ = ["SyncVecEnv"]
+
+_R = TypeVar("_R")
 
 
 class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
@@ -52,6 +58,16 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
             all of them). Sub-envs run one after another here, so a partial
             batch is simply the ones sent first; it lets code written for
             the concurrent backends run unchanged.
+        step_timeout: Seconds a call may spend in the sub-envs (a step of
+            all of them with their autoresets, a reset, a `recv`);
+            ``None`` (the default) waits without limit. Past it, the sub-env
+            running then is stopped where it stands (an exception is raised
+            inside it, in this thread, that ``except Exception`` does not
+            catch), and the call raises [`ResetRequired`][sekai.error.ResetRequired],
+            as does every later call until `reset`. A sub-env blocked
+            inside one long C call (a sleep, a read with no timeout) is
+            stopped only when that call returns: use ``ProcVecEnv``, whose
+            workers can be killed, for those.
 
     Raises:
         TypeError: ``env_fns`` is not a sequence of callables, one returned
@@ -74,12 +90,36 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         autoreset: bool = True,
         copy: bool = True,
         batch_size: int | None = None,
+        step_timeout: float | None = None,
     ) -> None:
         if not isinstance(copy, bool):
             raise TypeError(f"SyncVecEnv: copy must be a bool, got {copy!r}")
+        self.step_timeout = check_step_timeout(step_timeout, "SyncVecEnv")
         super().__init__(env_fns, autoreset=autoreset, batch_size=batch_size)
         self.copy = copy
         self._queue: deque[tuple[int, Any]] = deque()  # sent, not stepped yet: FIFO
+        self._watchdog: Watchdog | None = None
+        if self.step_timeout is not None:
+            self._watchdog = Watchdog(self.step_timeout, f"{self!r} step_timeout")
+            # The timed hooks shadow the plain ones on this instance only, so a
+            # vector env without a time limit pays nothing for the feature.
+            self._step_batch = functools.partial(self._timed, "step", self._step_batch)  # type: ignore[method-assign]
+            self._reset_batch = functools.partial(self._timed, "reset", self._reset_batch)  # type: ignore[method-assign]
+            self._recv_batch = functools.partial(self._timed, "recv", self._recv_batch)  # type: ignore[method-assign]
+
+    def _timed(self, call: str, hook: Callable[..., _R], *args: Any) -> _R:
+        """``hook(*args)`` under the watchdog: past ``step_timeout``, stopped and reported."""
+        watchdog = self._watchdog
+        if watchdog is None:  # closed meanwhile
+            return hook(*args)
+        try:
+            return watchdog.run(hook, *args)
+        except Overrun:
+            raise ResetRequired(
+                f"{self!r}: a {call}() of the sub-envs did not finish within step_timeout="
+                f"{watchdog.timeout:g} s; the sub-env running then was stopped where it stood, "
+                "so call reset()"
+            ) from None
 
     def _reset_batch(
         self, seeds: list[SeedType], options: list[dict[str, Any] | None]
@@ -148,3 +188,9 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
 
     def _drop_in_flight(self) -> None:
         self._queue.clear()
+
+    def _release(self) -> None:
+        watchdog, self._watchdog = self._watchdog, None
+        if watchdog is not None:
+            watchdog.close()
+        super()._release()
