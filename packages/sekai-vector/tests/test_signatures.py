@@ -15,10 +15,14 @@ _SEED_OPTIONS = "*, seed=None, options=None"
 # (owner, member or None for the constructor, "name=default" list as written in the
 # reference; "*" starts the keyword-only arguments). ``self`` is left out. The
 # backends' trailing ``batch_size=None`` (partial batches) extends the reference,
-# and so does ProcVecEnv's ``step_timeout=None``.
+# and so does every backend's ``step_timeout=None``.
 SIGNATURES: list[tuple[Any, str | None, str]] = [
-    (vector.SyncVecEnv, None, "env_fns, *, autoreset=True, copy=True, batch_size=None"),
-    (vector.AsyncVecEnv, None, "env_fns, *, autoreset=True, batch_size=None"),
+    (
+        vector.SyncVecEnv,
+        None,
+        "env_fns, *, autoreset=True, copy=True, batch_size=None, step_timeout=None",
+    ),
+    (vector.AsyncVecEnv, None, "env_fns, *, autoreset=True, batch_size=None, step_timeout=None"),
     (
         vector.ProcVecEnv,
         None,
