@@ -28,11 +28,11 @@ import functools
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from types import CodeType, FrameType
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
 
-__all__ = ["deliver_held", "exposed", "install_handler", "protect", "protected"]
+__all__ = ["deliver_held", "exposed", "exposed_await", "install_handler", "protect", "protected"]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -76,11 +76,13 @@ def exposed(function: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> 
     return function(*args, **kwargs)
 
 
-async def exposed_await(awaitable: Any) -> Any:
-    """Await ``awaitable`` where a Ctrl-C acts at once (a held one goes off first)."""
+async def exposed_await(
+    function: Callable[_P, Awaitable[_R]], *args: _P.args, **kwargs: _P.kwargs
+) -> _R:
+    """Await ``function(*args, **kwargs)`` where a Ctrl-C acts at once (a held one first)."""
     if held:
         deliver_held(None)
-    return await awaitable
+    return await function(*args, **kwargs)
 
 
 _EXPOSED.update((exposed.__code__, exposed_await.__code__))

@@ -83,6 +83,10 @@ def _current_task() -> asyncio.Task[Any] | None:
         return None
 
 
+def _ended_interrupted(task: asyncio.Task[Any]) -> bool:
+    return not task.cancelled() and isinstance(task.exception(), KeyboardInterrupt)
+
+
 def abandon(vec: HookedVecEnv[Any, Any], reason: str) -> None:
     """Drop what is in flight; the vector env needs a reset (``reason`` says why)."""
     try:
@@ -145,9 +149,9 @@ class HookedVecEnv(VecEnv[ObsType, ActType]):
                 if self.closed:
                     raise VecEnvClosed(f"{self!r} is closed")
                 if self._unfinished and call == "reset":
-                    await exposed_await(self._async_drop_interrupted())
+                    await exposed_await(self._async_drop_interrupted)
                 elif self._unfinished:
-                    await exposed_await(self._async_finish_interrupted())
+                    await exposed_await(self._async_finish_interrupted)
                 self._check_state(call)
             except BaseException:
                 self._leave()
@@ -177,7 +181,13 @@ class HookedVecEnv(VecEnv[ObsType, ActType]):
         ):
             loop = holder.get_loop()
             if not loop.is_running() and not loop.is_closed():
-                exposed(loop.run_until_complete, asyncio.wait([holder]))
+                try:
+                    exposed(loop.run_until_complete, asyncio.wait([holder]))
+                except KeyboardInterrupt:
+                    # The loop re-raises a KeyboardInterrupt the task ends with:
+                    # that one is the interrupted call's, already seen by the caller.
+                    if not (holder.done() and _ended_interrupted(holder)):
+                        raise
                 if not holder.cancelled():
                     holder.exception()  # retrieved: its error was the interrupted call's
                 if self._gate.acquire(False):
@@ -223,7 +233,7 @@ class HookedVecEnv(VecEnv[ObsType, ActType]):
         if _held:
             deliver_held(None)
         try:
-            result: _R = await exposed_await(hook(*args))
+            result: _R = await exposed_await(hook, *args)
             return result
         except Exception as error:
             self._after_failure(call, error)

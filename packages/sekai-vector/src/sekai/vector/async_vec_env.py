@@ -23,6 +23,7 @@ from sekai.vector.results import VecResetResult, VecStepResult
 __all__ = ["AsyncVecEnv"]
 
 _T = TypeVar("_T")
+FIRST_COMPLETED = asyncio.FIRST_COMPLETED
 
 
 def _first_failure(outcomes: list[Any], indices: Sequence[int]) -> Exception | None:
@@ -221,7 +222,7 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         running = self._running
         running.start(task, call)
         try:
-            result: _T = await exposed_await(asyncio.shield(task))
+            result: _T = await exposed_await(asyncio.shield, task)
         except Exception:
             running.finish()
             raise
@@ -329,7 +330,7 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         if task is not None and not task.done():
             loop = task.get_loop()
             if loop is asyncio.get_running_loop():
-                await exposed_await(asyncio.wait([task]))
+                await exposed_await(asyncio.wait, [task])
             elif not loop.is_running() and not loop.is_closed():
                 self._finish_interrupted()  # pragma: no cover - needs a third loop
                 return
@@ -348,7 +349,7 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         task = self._running.task
         if task is not None and not task.done() and task.get_loop() is asyncio.get_running_loop():
             task.cancel()
-            await exposed_await(asyncio.wait([task]))
+            await exposed_await(asyncio.wait, [task])
         self._drop_interrupted()
 
     def _settle_left(self) -> None:
@@ -396,7 +397,7 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
     async def _async_recv_batch(self, count: int) -> VecStepResult[Any]:
         tasks, finished = self._tasks, self._finished
         while len(finished) < count:
-            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await exposed_await(asyncio.wait, tasks, return_when=FIRST_COMPLETED)
             for task in sorted(done, key=tasks.__getitem__):  # ties by sub-env id
                 i = tasks[task]
                 try:
@@ -451,5 +452,12 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
                     loop.close()
 
 
-for _method in (AsyncVecEnv._run, AsyncVecEnv._shielded, AsyncVecEnv._on_interrupt):
+# _async_recv_batch: a Ctrl-C must not land between reading a sub-env's row and
+# recording it, where it would be taken for that sub-env's own interrupt.
+for _method in (
+    AsyncVecEnv._run,
+    AsyncVecEnv._shielded,
+    AsyncVecEnv._on_interrupt,
+    AsyncVecEnv._async_recv_batch,
+):
     protect(_method)
