@@ -6,6 +6,7 @@ The sub-env helpers of every backend (build, close, reach attributes) live in
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ from sekai.vector._autoreset import (
     flags_all_false,
     rewards_array,
 )
+from sekai.vector._interrupts import exposed, protected
 from sekai.vector._lifecycle import HookedVecEnv
 from sekai.vector._obs_batch import ObsStacker, make_obs_stacker
 from sekai.vector._sub_envs import (
@@ -101,20 +103,31 @@ class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
         self._closed = True  # until construction succeeds
         fns = check_env_fns(env_fns, owner)
         self._batch_size = check_batch_size(batch_size, len(fns), owner)
-        self.envs: list[Env[ObsType, ActType]] = build_envs(fns, owner)
-        self.num_envs = len(self.envs)
-        first = self.envs[0]
-        self.observation_space = first.observation_space
-        self.action_space = first.action_space
-        self.metadata = first.metadata
-        self.autoreset = autoreset
-        # The lifecycle's action check also splits the batch: one pass per step.
-        self._check_actions = make_action_splitter(self.action_space, self.num_envs)
-        self._stack = make_obs_stacker(self.observation_space, self.num_envs)
-        self._copy = copier_for(self.observation_space)
-        self._frozen = FrozenEnvs(self.num_envs, self._copy)
-        self._stackers: dict[int, ObsStacker] = {self.num_envs: self._stack}
-        self._closed = False
+        # Filled as the factories return, so whatever stops the construction
+        # (an error, a Ctrl-C) finds every env built and closes it. A subclass
+        # sets its own state before calling this, which must come last.
+        self.envs: list[Env[ObsType, ActType]] = []
+        self._open_envs: list[Env[ObsType, ActType]] = []  # not closed yet, see close()
+        try:
+            build_envs(fns, owner, into=self.envs)
+            self.num_envs = len(self.envs)
+            first = self.envs[0]
+            self.observation_space = first.observation_space
+            self.action_space = first.action_space
+            self.metadata = first.metadata
+            self.autoreset = autoreset
+            # The lifecycle's action check also splits the batch: one pass per step.
+            self._check_actions = make_action_splitter(self.action_space, self.num_envs)
+            self._stack = make_obs_stacker(self.observation_space, self.num_envs)
+            self._copy = copier_for(self.observation_space)
+            self._frozen = FrozenEnvs(self.num_envs, self._copy)
+            self._stackers: dict[int, ObsStacker] = {self.num_envs: self._stack}
+            self._open_envs = list(self.envs)
+            self._closed = False
+        except BaseException:
+            with contextlib.suppress(Exception):  # the construction error is the one to report
+                close_all(self.envs)
+            raise
 
     @property
     def frozen(self) -> NDArray[np.bool_]:
@@ -311,6 +324,10 @@ class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
     def close(self) -> None:
         """Close every sub-env; the first error is re-raised after all are closed.
 
+        A Ctrl-C stops it at the sub-env being closed; calling ``close()``
+        again goes on from that sub-env (the ones already closed are not
+        closed twice).
+
         Raises:
             AsyncCallPending: Another thread is running a call of this
                 vector env (nothing is closed).
@@ -318,12 +335,25 @@ class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
         if self._closed:
             return
         with self._closing():
+            self._release()
+            self._clear_in_flight()
+            first = self._close_open_envs()
             self._closed = True
+        if first is not None:
+            raise first
+
+    @protected
+    def _close_open_envs(self) -> BaseException | None:
+        """Close the sub-envs not closed yet, in order; the first error, returned."""
+        first: BaseException | None = None
+        pending = self._open_envs
+        while pending:
             try:
-                self._release()
-            finally:
-                self._clear_in_flight()
-                close_all(self.envs)
+                exposed(pending[0].close)
+            except Exception as error:
+                first = first or error
+            del pending[0]  # after its close returned or raised: never closed twice
+        return first
 
     def _release(self) -> None:
         """Drop what is in flight before the sub-envs close (AsyncVecEnv adds its loop's work)."""

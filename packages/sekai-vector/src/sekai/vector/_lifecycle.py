@@ -30,6 +30,7 @@ plain calls.
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -504,6 +505,8 @@ class _Closing:
     def __exit__(self, *exc: object) -> None:
         if self._held:
             self._vec._gate.release()
+        if _held:  # a Ctrl-C held back while the gate was taken or given back
+            deliver_held(sys._getframe(1))
 
 
 for _method in (

@@ -19,6 +19,7 @@ from typing import Any
 from sekai.core import ActType, Env, ObsType, Wrapper
 from sekai.error import SpaceMismatch
 from sekai.spaces import Space
+from sekai.vector._interrupts import exposed, protected
 
 __all__ = [
     "build_env",
@@ -50,7 +51,10 @@ def build_env(
     fn: Callable[[], Env[ObsType, ActType]], owner: str, index: int
 ) -> Env[ObsType, ActType]:
     """Call one env factory; anything but an Env is closed (if it can be) and rejected."""
-    env: object = fn()
+    return _checked_env(fn(), owner, index)
+
+
+def _checked_env(env: object, owner: str, index: int) -> Env[Any, Any]:
     if not isinstance(env, Env):
         closer = getattr(env, "close", None)
         if callable(closer):
@@ -93,9 +97,19 @@ def check_same_spaces(
 
 
 def build_envs(
-    env_fns: Sequence[Callable[[], Env[ObsType, ActType]]], owner: str = "build_envs"
+    env_fns: Sequence[Callable[[], Env[ObsType, ActType]]],
+    owner: str = "build_envs",
+    into: list[Env[ObsType, ActType]] | None = None,
 ) -> list[Env[ObsType, ActType]]:
     """Call every factory; if one fails, close the envs already built and re-raise.
+
+    Args:
+        env_fns: The factories.
+        owner: Who builds them, for the error messages.
+        into: A list of the caller's to append each env to as soon as its
+            factory returns: the caller then owns every env built even if a
+            Ctrl-C stops the construction half-way, and closes them if its
+            own construction fails later. It is emptied if this fails.
 
     Raises:
         TypeError: ``env_fns`` is not a sequence of callables, or a factory
@@ -104,18 +118,28 @@ def build_envs(
         SpaceMismatch: The envs do not all have the same spaces.
     """
     check_env_fns(env_fns, owner)
-    envs: list[Env[ObsType, ActType]] = []
+    envs: list[Env[ObsType, ActType]] = [] if into is None else into
     try:
-        for i, fn in enumerate(env_fns):
-            envs.append(build_env(fn, owner, i))
+        _build_into(envs, env_fns, owner)
         check_same_spaces(
             owner, [(i, env.observation_space, env.action_space) for i, env in enumerate(envs)]
         )
     except BaseException:
         with contextlib.suppress(Exception):  # the construction error is the one to report
             close_all(envs)
+        envs.clear()
         raise
     return envs
+
+
+@protected
+def _build_into(
+    envs: list[Env[Any, Any]], env_fns: Sequence[Callable[[], Env[Any, Any]]], owner: str
+) -> None:
+    # Protected: an env is in ``envs`` as soon as its factory returns; only
+    # the factories themselves can be interrupted.
+    for i, fn in enumerate(env_fns):
+        envs.append(_checked_env(exposed(fn), owner, i))
 
 
 def read_attr(env: Env[Any, Any], name: str) -> Any:

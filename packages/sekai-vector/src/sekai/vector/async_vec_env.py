@@ -154,13 +154,13 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         step_timeout: float | None = None,
     ) -> None:
         self.step_timeout = check_step_timeout(step_timeout, type(self).__name__)
-        super().__init__(env_fns, autoreset=autoreset, batch_size=batch_size)
         self._loop: asyncio.AbstractEventLoop | None = None
         # Partial batches: the task of each sub-env in flight, and the rows of
         # those finished but not handed back yet (in the order they finished).
         self._tasks: dict[asyncio.Task[Row], int] = {}
         self._finished: deque[tuple[int, Row]] = deque()
         self._running = _LoopCall()
+        super().__init__(env_fns, autoreset=autoreset, batch_size=batch_size)  # last: see there
 
     # -- the sync API, on the private loop ---------------------------------------------
 

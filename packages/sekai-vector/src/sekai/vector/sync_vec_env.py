@@ -95,23 +95,25 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         if not isinstance(copy, bool):
             raise TypeError(f"SyncVecEnv: copy must be a bool, got {copy!r}")
         self.step_timeout = check_step_timeout(step_timeout, "SyncVecEnv")
-        super().__init__(env_fns, autoreset=autoreset, batch_size=batch_size)
         self.copy = copy
         self._queue: deque[tuple[int, Any]] = deque()  # sent, not stepped yet: FIFO
-        self._watchdog: Watchdog | None = None
+        self._watchdog: Watchdog | None = None  # started by the first timed call
         if self.step_timeout is not None:
-            self._watchdog = Watchdog(self.step_timeout, f"{self!r} step_timeout")
             # The timed hooks shadow the plain ones on this instance only, so a
             # vector env without a time limit pays nothing for the feature.
             self._step_batch = functools.partial(self._timed, "step", self._step_batch)  # type: ignore[method-assign]
             self._reset_batch = functools.partial(self._timed, "reset", self._reset_batch)  # type: ignore[method-assign]
             self._recv_batch = functools.partial(self._timed, "recv", self._recv_batch)  # type: ignore[method-assign]
+        super().__init__(env_fns, autoreset=autoreset, batch_size=batch_size)  # last: see there
 
     def _timed(self, call: str, hook: Callable[..., _R], *args: Any) -> _R:
         """``hook(*args)`` under the watchdog: past ``step_timeout``, stopped and reported."""
         watchdog = self._watchdog
-        if watchdog is None:  # closed meanwhile
-            return hook(*args)
+        if watchdog is None:
+            timeout = self.step_timeout
+            if timeout is None:  # pragma: no cover - only timed hooks come here
+                return hook(*args)
+            watchdog = self._watchdog = Watchdog(timeout, f"{self!r} step_timeout")
         try:
             return watchdog.run(hook, *args)
         except Overrun:
