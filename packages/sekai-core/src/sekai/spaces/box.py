@@ -8,7 +8,7 @@ from typing import Any, Literal, SupportsFloat, SupportsIndex
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
-from sekai._validation import check_shape
+from sekai._internal.validation import check_shape
 from sekai.spaces._arrays import as_bool_mask, check_dtype_numeric, readonly
 from sekai.spaces._jsonbounds import decode_array, encode_array
 from sekai.spaces.space import Space, check_type_name

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.spaces._arrays import as_bool_mask
 from sekai.spaces._jsonbounds import decode_array, encode_array
 from sekai.spaces.box import BoundType, Box

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_int, is_int
+from sekai._internal.validation import check_int, is_int
 from sekai.spaces.box import Box
 from sekai.spaces.discrete import Discrete
 from sekai.spaces.multi_binary import MultiBinary

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.core.env import Env
 from sekai.core.results import ResetResult, StepResult
 from sekai.core.wrapper import not_an_env_hint

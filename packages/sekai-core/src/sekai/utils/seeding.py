@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sekai._validation import check_int, check_seed
+from sekai._internal.validation import check_int, check_seed
 
 __all__ = ["SeedType", "SeededRNG", "child_seeds", "make_seed_sequence", "np_random"]
 
