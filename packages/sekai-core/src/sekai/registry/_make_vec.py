@@ -142,7 +142,7 @@ def make_vec_from_spec(
     kwargs = dict(env_kwargs)
     limit = resolve_time_limit(spec, kwargs.pop("max_episode_steps", None))
     sampler = {**spec.kwargs, **kwargs}.get("sampler")
-    spawn = sampler is not None and _spawns(sampler)
+    spawner = sampler if sampler is not None and _spawns(sampler) else None
 
     mode = vectorization_mode
     if mode is None:
@@ -174,9 +174,8 @@ def make_vec_from_spec(
         env_fns = []
         for _ in range(num_envs):
             sub_kwargs = dict(kwargs)
-            if spawn:
-                assert sampler is not None
-                sub_kwargs["sampler"] = sampler.spawn()
+            if spawner is not None:
+                sub_kwargs["sampler"] = spawner.spawn()
             sub_limit = -1 if limit is None else limit
             env_fns.append(SubEnvFactory(spec, sub_limit, sub_kwargs, wrappers))
         vec_env = backend(env_fns, **vector_kwargs)

@@ -138,7 +138,11 @@ class MaskedBox(Dict):
                 are left empty.
         """
         values_space = self.spaces["values"]
-        assert isinstance(values_space, Box)
+        if not isinstance(values_space, Box):  # only if .spaces was edited directly
+            raise TypeError(
+                f"MaskedBox.sample: spaces['values'] must be a Box, got {values_space!r} "
+                "(it was replaced after the MaskedBox was built)"
+            )
         values_mask: Any = None
         slot_mask: Any = None
         if isinstance(mask, Mapping):
