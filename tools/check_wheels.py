@@ -5,7 +5,10 @@
   other wheel would hide every other portion of the namespace);
 - no file is shipped by two wheels (uninstalling one would delete it for both);
 - every top-level subpackage a wheel ships (``sekai/core``, ...) carries a
-  ``py.typed`` marker.
+  ``py.typed`` marker;
+- the files other distributions import from a wheel are in it (``REQUIRED``:
+  sekai-core's internal package, ``sekai/_internal``, is not public but every
+  other sekai distribution imports it).
 
 Usage: ``python tools/check_wheels.py DIST_DIR``
 """
@@ -27,6 +30,15 @@ EXPECTED = (
     "sekai_compat",
     "sekai",
 )
+
+# Files a wheel must ship although no public module names them: other distributions import them.
+REQUIRED = {
+    "sekai_core": (
+        "sekai/_internal/__init__.py",
+        "sekai/_internal/py.typed",
+        "sekai/_internal/validation.py",
+    ),
+}
 
 
 def _project(wheel: Path) -> str:
@@ -59,6 +71,9 @@ def check(dist: Path) -> list[str]:
         for package in sorted(top_level):
             if f"{package}/py.typed" not in files:
                 problems.append(f"{wheel.name}: {package} has no py.typed marker")
+        for required in REQUIRED.get(name, ()):
+            if required not in files:
+                problems.append(f"{wheel.name} does not ship {required}")
         print(f"{wheel.name}: {len(files)} files, packages: {', '.join(sorted(packages))}")
     if "sekai" in wheels:
         with zipfile.ZipFile(wheels["sekai"]) as archive:

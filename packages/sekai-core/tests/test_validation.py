@@ -1,4 +1,4 @@
-"""sekai._validation: the argument checks every distribution shares."""
+"""sekai._internal.validation: the argument checks every distribution shares."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from sekai._validation import (
+from sekai._internal.validation import (
     check_bool,
     check_callable,
     check_choice,
@@ -255,7 +255,7 @@ def test_check_shape_refusals() -> None:
 def test_importing_it_loads_neither_numpy_nor_sekai_core() -> None:
     # sekai.registry depends on it and must stay free of numpy until an env is made.
     code = (
-        "import sys, sekai._validation; "
+        "import sys, sekai._internal.validation; "
         "print(sorted(m for m in ('numpy', 'sekai.core') if m in sys.modules))"
     )
     output = subprocess.run(

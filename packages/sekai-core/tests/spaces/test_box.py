@@ -162,3 +162,15 @@ def test_degenerate_box_with_signed_zero_bounds_samples(low: float, high: float)
     sample = space.sample()
     assert sample in space
     assert np.all(sample == 0.0)
+
+
+@pytest.mark.parametrize("attribute", ["shape", "dtype"])
+def test_a_subclass_skipping_init_says_so(attribute: str) -> None:
+    class Skipping(Box):
+        def __init__(self) -> None:
+            pass
+
+    with pytest.raises(
+        RuntimeError, match=rf"^Skipping has no {attribute}: its __init__ must call Box.__init__"
+    ):
+        getattr(Skipping(), attribute)

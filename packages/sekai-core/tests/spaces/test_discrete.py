@@ -152,3 +152,17 @@ def test_multi_binary_contains() -> None:
     assert np.array([0, 2, 1]) not in space
     assert np.array([0.0, 1.0, 1.0]) not in space
     assert np.array([0, 1]) not in space
+
+
+@pytest.mark.parametrize("base", [MultiDiscrete, MultiBinary])
+@pytest.mark.parametrize("attribute", ["shape", "dtype"])
+def test_a_subclass_skipping_init_says_so(base: type, attribute: str) -> None:
+    class Skipping(base):  # type: ignore[misc, valid-type]
+        def __init__(self) -> None:
+            pass
+
+    if base is MultiBinary and attribute == "dtype":
+        assert Skipping().dtype == np.int8  # fixed, whatever __init__ did
+        return
+    with pytest.raises(RuntimeError, match=rf"^Skipping has no {attribute}: its __init__ must"):
+        getattr(Skipping(), attribute)

@@ -185,3 +185,17 @@ def test_masked_box_batches_and_flattens_like_a_dict() -> None:
 def test_sequence_in_tuple_repr() -> None:
     space = Tuple([Sequence(Discrete(2), max_length=3, stack=True)])
     assert repr(space) == "Tuple(Sequence(Discrete(2), max_length=3, stack=True))"
+
+
+def test_stacking_after_the_feature_space_was_replaced_by_an_unstackable_one() -> None:
+    space = Sequence(Box(0.0, 1.0, (2,)), max_length=3, stack=True, seed=0)
+    space.feature_space = Dict({"a": Discrete(2)})
+    with pytest.raises(TypeError, match=r"stack=True needs a feature space with a fixed shape"):
+        space.sample()
+
+
+def test_masked_box_sample_refuses_values_that_are_no_longer_a_box() -> None:
+    space = MaskedBox(-1.0, 1.0, (2,), max_size=3, seed=0)
+    space.spaces["values"] = Discrete(3)
+    with pytest.raises(TypeError, match=r"spaces\['values'\] must be a Box, got Discrete\(3\)"):
+        space.sample()

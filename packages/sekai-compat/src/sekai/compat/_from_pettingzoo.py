@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.compat.gymnasium_spaces import convert_from_gymnasium
 from sekai.core import MAResetResult, MAStepResult, MultiAgentEnv
 from sekai.spaces import Space

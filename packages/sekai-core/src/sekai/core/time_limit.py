@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.core.env import ActType, Env
 from sekai.core.results import ObsType, ResetResult, StepResult
 from sekai.core.wrapper import Wrapper, contains_self_resetting_layer

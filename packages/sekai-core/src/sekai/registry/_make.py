@@ -6,7 +6,7 @@ import contextlib
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from sekai._validation import is_int
+from sekai._internal.validation import is_int
 from sekai.registry._loading import callable_name, load_reference
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ import importlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.registry._loading import callable_name, load_reference
 from sekai.registry._make import close_quietly, make_env, resolve_time_limit
 

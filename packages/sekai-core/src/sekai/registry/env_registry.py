@@ -9,7 +9,7 @@ from contextvars import ContextVar
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn, overload
 
-from sekai._validation import check_callable, check_int
+from sekai._internal.validation import check_callable, check_int
 from sekai.error import EnvAlreadyRegistered, EnvNotFound
 from sekai.registry import _plugins
 from sekai.registry._ids import format_env_id, parse_env_id, validate_namespace

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sekai._validation import check_bool, check_int, check_real
+from sekai._internal.validation import check_bool, check_int, check_real
 from sekai.registry._ids import ENV_ID_RE, parse_env_id
 from sekai.registry._loading import callable_name, validate_reference
 

@@ -1,7 +1,7 @@
 """Checks and conversions of the array arguments of the space classes (private).
 
 Masks, dtypes and read-only bounds; the plain int / shape checks are in
-`sekai._validation`.
+`sekai._internal.validation`.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.spaces.box import Box
 from sekai.spaces.dict import Dict
 from sekai.spaces.discrete import Discrete

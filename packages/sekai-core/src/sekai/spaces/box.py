@@ -8,10 +8,10 @@ from typing import Any, Literal, SupportsFloat, SupportsIndex
 import numpy as np
 from numpy.typing import DTypeLike, NDArray
 
-from sekai._validation import check_shape
+from sekai._internal.validation import check_shape
 from sekai.spaces._arrays import as_bool_mask, check_dtype_numeric, readonly
 from sekai.spaces._jsonbounds import decode_array, encode_array
-from sekai.spaces.space import Space, check_type_name
+from sekai.spaces.space import Space, check_type_name, skipped_init
 from sekai.utils.seeding import SeedType
 
 __all__ = ["BoundedFlag", "Box", "SeedType", "float_dtype"]
@@ -268,14 +268,18 @@ class Box(Space[NDArray[Any]]):
     @property
     def shape(self) -> tuple[int, ...]:
         """Shape of every sample."""
-        assert self._shape is not None
-        return self._shape
+        shape = self._shape
+        if shape is None:
+            raise skipped_init(self, "shape", "Box")
+        return shape
 
     @property
     def dtype(self) -> np.dtype[Any]:
         """The dtype of every sample."""
-        assert self._dtype is not None
-        return self._dtype
+        dtype = self._dtype
+        if dtype is None:
+            raise skipped_init(self, "dtype", "Box")
+        return dtype
 
     @property
     def is_bounded(self) -> BoundedFlag:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.spaces._arrays import as_choice_mask
 from sekai.spaces.space import Space, check_type_name
 from sekai.utils.seeding import SeedType

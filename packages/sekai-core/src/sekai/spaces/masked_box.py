@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.spaces._arrays import as_bool_mask
 from sekai.spaces._jsonbounds import decode_array, encode_array
 from sekai.spaces.box import BoundType, Box
@@ -138,7 +138,11 @@ class MaskedBox(Dict):
                 are left empty.
         """
         values_space = self.spaces["values"]
-        assert isinstance(values_space, Box)
+        if not isinstance(values_space, Box):  # only if .spaces was edited directly
+            raise TypeError(
+                f"MaskedBox.sample: spaces['values'] must be a Box, got {values_space!r} "
+                "(it was replaced after the MaskedBox was built)"
+            )
         values_mask: Any = None
         slot_mask: Any = None
         if isinstance(mask, Mapping):

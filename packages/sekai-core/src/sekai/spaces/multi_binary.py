@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_shape
+from sekai._internal.validation import check_shape
 from sekai.spaces._arrays import as_bool_mask, readonly
-from sekai.spaces.space import Space, check_type_name
+from sekai.spaces.space import Space, check_type_name, skipped_init
 from sekai.utils.seeding import SeedType
 
 __all__ = ["MultiBinary", "SeedType"]
@@ -48,8 +48,10 @@ class MultiBinary(Space[NDArray[np.int8]]):
     @property
     def shape(self) -> tuple[int, ...]:
         """Shape of every sample."""
-        assert self._shape is not None
-        return self._shape
+        shape = self._shape
+        if shape is None:
+            raise skipped_init(self, "shape", "MultiBinary")
+        return shape
 
     @property
     def dtype(self) -> np.dtype[Any]:

@@ -10,7 +10,7 @@ from numpy.typing import DTypeLike, NDArray
 
 from sekai.spaces._arrays import as_choice_mask, check_dtype_numeric, readonly
 from sekai.spaces._jsonbounds import decode_array, encode_array
-from sekai.spaces.space import Space, check_type_name
+from sekai.spaces.space import Space, check_type_name, skipped_init
 from sekai.utils.seeding import SeedType
 
 __all__ = ["MultiDiscrete", "SeedType"]
@@ -87,14 +87,18 @@ class MultiDiscrete(Space[NDArray[Any]]):
     @property
     def shape(self) -> tuple[int, ...]:
         """Shape of every sample (``nvec.shape``)."""
-        assert self._shape is not None
-        return self._shape
+        shape = self._shape
+        if shape is None:
+            raise skipped_init(self, "shape", "MultiDiscrete")
+        return shape
 
     @property
     def dtype(self) -> np.dtype[Any]:
         """The dtype of every sample."""
-        assert self._dtype is not None
-        return self._dtype
+        dtype = self._dtype
+        if dtype is None:
+            raise skipped_init(self, "dtype", "MultiDiscrete")
+        return dtype
 
     def sample(self, mask: Any | None = None) -> NDArray[Any]:
         """Draw a random array, each entry uniformly among the values its mask allows.

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_int, is_int
+from sekai._internal.validation import check_int, is_int
 from sekai.spaces.box import Box
 from sekai.spaces.discrete import Discrete
 from sekai.spaces.multi_binary import MultiBinary
@@ -158,8 +158,13 @@ class Sequence(Space[Any]):
 
     def _stack(self, elements: list[Any]) -> NDArray[Any]:
         feature = self.feature_space
-        assert feature.shape is not None and feature.dtype is not None
-        out = np.empty((len(elements), *feature.shape), dtype=feature.dtype)
+        shape, dtype = feature.shape, feature.dtype
+        if shape is None or dtype is None:  # checked by __init__ unless feature_space was replaced
+            raise TypeError(
+                f"Sequence with stack=True needs a feature space with a fixed shape and dtype, "
+                f"got {feature!r}"
+            )
+        out = np.empty((len(elements), *shape), dtype=dtype)
         if elements:
             np.stack(elements, axis=0, out=out)
         return out

@@ -323,6 +323,18 @@ def unsupported(operation: str, space: Any) -> TypeError:
     )
 
 
+def skipped_init(space: Any, attribute: str, base: str) -> RuntimeError:
+    """The error raised when ``space`` lacks ``attribute``: its ``__init__`` skipped ``base``'s.
+
+    ``Space`` keeps class-level ``None`` defaults for such subclasses, but a ``Box``
+    (or ``MultiDiscrete``, ``MultiBinary``) always has a shape and a dtype.
+    """
+    return RuntimeError(
+        f"{type(space).__name__} has no {attribute}: its __init__ must call "
+        f"{base}.__init__ (or set the {attribute} some other way)"
+    )
+
+
 def not_fixed_shape(operation: str, space: Any) -> TypeError:
     """The error raised for spaces without a fixed shape (e.g. ``Sequence``)."""
     return TypeError(

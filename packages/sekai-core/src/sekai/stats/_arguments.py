@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.stats.collectors import InMemoryTracker, LoggingTracker
 from sekai.stats.episode import EpisodeStats
 from sekai.stats.tracker import StatsTracker

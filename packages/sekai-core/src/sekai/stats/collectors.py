@@ -7,7 +7,7 @@ import math
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.stats.episode import EpisodeStats
 
 if TYPE_CHECKING:

@@ -17,11 +17,11 @@ import math
 from collections.abc import Callable, Coroutine, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial, singledispatch
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 import numpy as np
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.core.env import Env
 from sekai.core.results import ResetResult, StepResult
 from sekai.core.wrapper import not_an_env_hint
@@ -310,7 +310,6 @@ def _rollout(
         ok, step = _call(report, "step()", partial(env.step, action))
         if not ok or not _check_step_result(step, obs_space, check_obs, report, i + 1):
             return False
-        assert isinstance(step, StepResult)
         if step.terminated or step.truncated:
             ok, result = _call(report, "reset()", env.reset)
             if not ok or not _check_reset_result(result, obs_space, check_obs, report):
@@ -335,7 +334,8 @@ def _check_reset_result(
 
 def _check_step_result(
     result: Any, obs_space: Space[Any], check_obs: bool, report: _Report, step: int
-) -> bool:
+) -> TypeGuard[StepResult[Any]]:
+    """Report what is wrong with ``result``; whether it is a StepResult to go on with."""
     where = f"step() #{step}"
     if not isinstance(result, StepResult):
         report.error(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sekai._validation import check_choice, check_int, check_real
+from sekai._internal.validation import check_choice, check_int, check_real
 from sekai.spaces import Space
 from sekai.utils._normalization import StatsKind, build_normalizer, load_state, state_of
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_real, is_int
+from sekai._internal.validation import check_real, is_int
 
 __all__ = ["ExponentialMovingStats", "RunningMeanStd"]
 

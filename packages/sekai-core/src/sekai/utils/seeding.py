@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sekai._validation import check_int, check_seed
+from sekai._internal.validation import check_int, check_seed
 
 __all__ = ["SeedType", "SeededRNG", "child_seeds", "make_seed_sequence", "np_random"]
 
@@ -40,7 +40,8 @@ def np_random(seed: SeedType = None) -> tuple[np.random.Generator, int]:
         seed = check_seed(seed)
     sequence = np.random.SeedSequence(seed)
     entropy = sequence.entropy
-    assert isinstance(entropy, int)  # SeedSequence(None | int) always has int entropy
+    if not isinstance(entropy, int):  # internal: SeedSequence(None | int) has int entropy
+        raise RuntimeError(f"np_random: expected an int entropy from numpy, got {entropy!r}")
     return np.random.Generator(np.random.PCG64(sequence)), entropy
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_int, check_real
+from sekai._internal.validation import check_int, check_real
 from sekai.core import MAResetResult, MAStepResult, MultiAgentEnv
 from sekai.error import InvalidAction, ResetRequired
 from sekai.spaces import Box, Discrete, Space

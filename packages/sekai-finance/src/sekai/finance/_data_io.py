@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_choice, check_int
+from sekai._internal.validation import check_choice, check_int
 from sekai.finance import _shared_frames as _frames
 from sekai.finance._shared_inputs import (
     assets_tuple,

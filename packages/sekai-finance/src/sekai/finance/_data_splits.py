@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sekai._validation import check_int, is_int
+from sekai._internal.validation import check_int, is_int
 from sekai.finance._data_time import TimeLike, show
 from sekai.finance._shared_inputs import readonly
 

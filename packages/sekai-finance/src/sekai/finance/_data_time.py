@@ -14,7 +14,7 @@ from typing import Any, TypeAlias
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import is_int
+from sekai._internal.validation import is_int
 
 __all__ = ["Time", "TimeLike", "periods_per_year", "show", "time_value"]
 

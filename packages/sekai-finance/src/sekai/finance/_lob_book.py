@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.finance._lob_types import (
     BACKGROUND,
     MAX_PRICE,

@@ -9,7 +9,7 @@ from itertools import accumulate
 
 import numpy as np
 
-from sekai._validation import check_int, check_real
+from sekai._internal.validation import check_int, check_real
 from sekai.finance._lob_book import OrderBook
 from sekai.finance._lob_types import BACKGROUND, MAX_PRICE, Fill, Side
 

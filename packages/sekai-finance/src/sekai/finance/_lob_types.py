@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from sekai._validation import check_int, is_int
+from sekai._internal.validation import check_int, is_int
 
 __all__ = [
     "BACKGROUND",
@@ -123,7 +123,7 @@ def checked_side(side: object, what: str) -> Side:
 
 
 def checked_price(price: object, what: str) -> int:
-    """``price`` as an int in ``[1, MAX_PRICE]`` (see ``sekai._validation.check_int``)."""
+    """``price`` as an int in ``[1, MAX_PRICE]`` (see ``sekai._internal.validation.check_int``)."""
     return check_int(
         price,
         what,

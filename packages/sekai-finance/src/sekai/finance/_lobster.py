@@ -23,7 +23,7 @@ from typing import IO, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_int, check_real
+from sekai._internal.validation import check_int, check_real
 from sekai.finance._lob_book import OrderBook
 from sekai.finance._lob_types import BACKGROUND, MAX_PRICE, MAX_QUANTITY, Fill, Side
 

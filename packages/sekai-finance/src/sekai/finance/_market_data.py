@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_choice
+from sekai._internal.validation import check_choice
 from sekai.finance import (
     _data_io as _io,
     _data_sharing as _sharing,

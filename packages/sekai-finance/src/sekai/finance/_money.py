@@ -21,7 +21,7 @@ from typing import Any, TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import is_real
+from sekai._internal.validation import is_real
 
 __all__ = ["F64", "Array", "as_array", "check_rate_array", "sum_assets", "unwrap"]
 

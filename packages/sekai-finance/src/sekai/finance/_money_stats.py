@@ -23,7 +23,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from sekai._validation import check_real
+from sekai._internal.validation import check_real
 from sekai.finance._money import F64, as_array
 from sekai.finance._renamed import either
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, SupportsIndex
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_int, is_int
+from sekai._internal.validation import check_int, is_int
 from sekai.error import LookAheadError
 from sekai.finance._data_time import Time, TimeLike, show, time_value
 from sekai.finance._shared_inputs import readonly

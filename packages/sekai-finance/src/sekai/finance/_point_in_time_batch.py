@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, SupportsIndex
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.error import LookAheadError
 from sekai.finance._batch_sources import (
     OF_PATHS,

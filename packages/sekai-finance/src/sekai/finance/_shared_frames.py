@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_choice
+from sekai._internal.validation import check_choice
 
 __all__ = ["long_arrays", "read_table", "require_pandas", "wide_arrays"]
 

@@ -5,7 +5,7 @@ may be scalars or 1-D arrays, an optional correlation matrix and an optional
 ``n_assets``. The rules live here, once:
 
 - a parameter is a real number or a 1-D array of real numbers; every element
-  is checked with `sekai._validation.check_real` (so the messages read
+  is checked with `sekai._internal.validation.check_real` (so the messages read
   ``"GBM: sigma[1] must be a finite real number >= 0, got -0.1"``);
 - the number of assets is the length of the 1-D parameters (length-1 arrays
   broadcast like scalars), of ``corr``, or ``n_assets``; they must agree, and
@@ -21,7 +21,7 @@ from typing import Any, Generic, NoReturn, TypeVar, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_int, check_real
+from sekai._internal.validation import check_int, check_real
 
 __all__ = [
     "Parameter",

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.finance._simulation import (
     Parameter,
     broadcast,

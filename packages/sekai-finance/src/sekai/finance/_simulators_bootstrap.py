@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.finance import _simulation_paths as paths
 from sekai.finance._simulation import (
     Parameter,

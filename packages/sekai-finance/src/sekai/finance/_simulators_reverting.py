@@ -11,7 +11,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from sekai._validation import check_real
+from sekai._internal.validation import check_real
 from sekai.finance import _simulation_paths as paths
 from sekai.finance._simulation import Parameter, frozen, per_asset, time_step
 from sekai.finance._simulators_base import _DT, F64, _Batch, _Diffusion, _Model

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from sekai._validation import check_callable, check_int
+from sekai._internal.validation import check_callable, check_int
 from sekai.finance import _simulation_paths as paths
 from sekai.finance._simulation import Parameter, broadcast, frozen, n_assets_of, per_asset
 from sekai.finance._simulators_base import F64, MarketModel, _Batch, _Model

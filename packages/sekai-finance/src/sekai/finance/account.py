@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_bool, check_real, is_real
+from sekai._internal.validation import check_bool, check_real, is_real
 from sekai.finance._money import F64, Array, as_array, sum_assets, unwrap
 
 __all__ = ["AccountConfig", "Settlement", "project_weights", "settle", "turnover"]

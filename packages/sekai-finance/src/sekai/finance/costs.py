@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_real, is_real
+from sekai._internal.validation import check_real, is_real
 from sekai.finance._money import F64, Array, as_array, check_rate_array, sum_assets, unwrap
 
 __all__ = [

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_callable, check_int, check_real, is_int, is_real
+from sekai._internal.validation import check_callable, check_int, check_real, is_int, is_real
 from sekai.error import LookAheadError
 from sekai.utils.seeding import np_random
 

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from sekai._validation import check_int, check_real
+from sekai._internal.validation import check_int, check_real
 from sekai.core import RESET_INFO, ActType, Env, ObsType, ResetResult, StepResult, Wrapper
 from sekai.finance._money_stats import (
     annualized_return,

@@ -51,7 +51,7 @@ except ImportError as error:  # pragma: no cover (exercised in a subprocess by t
         "which brings it with Pillow"
     ) from error
 
-from sekai._validation import check_bool, check_int, check_real
+from sekai._internal.validation import check_bool, check_int, check_real
 from sekai.finance._lob_types import Side
 
 __all__ = ["OrderBookChart", "PriceChart", "UniverseChart"]

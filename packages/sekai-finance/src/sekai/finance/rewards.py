@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_real
+from sekai._internal.validation import check_real
 from sekai.finance._money import F64, Array, as_array, unwrap
 
 __all__ = [

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_int, is_int
+from sekai._internal.validation import check_int, is_int
 from sekai.finance._data_time import time_value
 from sekai.finance._simulation_paths import stationary_distribution
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from sekai._validation import check_int, check_real, is_int
+from sekai._internal.validation import check_int, check_real, is_int
 from sekai.utils.seeding import SeedType, make_seed_sequence
 
 __all__ = [

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.core import ActType, Env, InfoDict, ObsType, ResetResult, StepResult
 from sekai.error import InvalidObservation
 from sekai.spaces._layout import copier_for

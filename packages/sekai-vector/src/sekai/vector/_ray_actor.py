@@ -41,7 +41,7 @@ from typing import Any, NamedTuple
 import cloudpickle
 import ray
 
-from sekai._validation import check_real
+from sekai._internal.validation import check_real
 from sekai.core import Env, InfoDict
 from sekai.error import InvalidObservation, VecEnvWorkerError
 from sekai.spaces import Space

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_int, check_real
+from sekai._internal.validation import check_int, check_real
 from sekai.core import ActType, Env, InfoDict, ObsType
 from sekai.spaces import Space
 from sekai.spaces._layout import DictNode, Layout, TupleNode, layout_of

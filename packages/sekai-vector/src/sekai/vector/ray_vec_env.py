@@ -23,7 +23,7 @@ except ImportError as _missing:
         "(or `pip install ray cloudpickle`)"
     ) from _missing
 
-from sekai._validation import check_bool, check_int, check_real
+from sekai._internal.validation import check_bool, check_int, check_real
 from sekai.core import ActType, Env, InfoDict, ObsType
 from sekai.error import VecEnvWorkerError
 from sekai.spaces._layout import copier_for

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_bool, check_real
+from sekai._internal.validation import check_bool, check_real
 from sekai.rendering._core import (
     ColorSpec,
     Panel,

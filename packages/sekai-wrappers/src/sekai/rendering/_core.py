@@ -13,7 +13,7 @@ from typing import Any, ClassVar, TypeAlias
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_real
+from sekai._internal.validation import check_real
 from sekai.rendering._history import History
 from sekai.rendering.canvas import Canvas
 from sekai.rendering.charts import (

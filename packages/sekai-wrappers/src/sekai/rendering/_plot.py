@@ -9,7 +9,7 @@ from typing import Literal, TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_choice
+from sekai._internal.validation import check_choice
 from sekai.rendering._geometry import Box
 from sekai.rendering.canvas import Canvas
 from sekai.rendering.text import font_sizes, text_width

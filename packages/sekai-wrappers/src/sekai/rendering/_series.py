@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sekai._validation import check_bool, check_real
+from sekai._internal.validation import check_bool, check_real
 from sekai.rendering._core import ColorSpec, Source, check_source, weight
 from sekai.rendering.charts import MINUS, MISSING, format_number
 

@@ -22,7 +22,7 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_bool, check_int, check_real
+from sekai._internal.validation import check_bool, check_int, check_real
 from sekai.rendering._pillow import pillow
 from sekai.rendering._raster import dashes, finite_runs, text_mask
 from sekai.rendering.text import face

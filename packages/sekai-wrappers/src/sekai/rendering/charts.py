@@ -17,7 +17,7 @@ from typing import Any, Literal, TypeAlias, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_bool, check_int, check_real
+from sekai._internal.validation import check_bool, check_int, check_real
 from sekai.rendering._geometry import Box
 from sekai.rendering._plot import MarkerShape, Plot, _triangle_points
 from sekai.rendering.canvas import Canvas

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_int, check_real, is_real
+from sekai._internal.validation import check_int, check_real, is_real
 from sekai.rendering._charts import BarChart, LineChart, StackedArea
 from sekai.rendering._core import (
     ColorSpec,

@@ -8,7 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sekai._validation import check_bool, check_callable, check_choice, check_int, check_real
+from sekai._internal.validation import (
+    check_bool,
+    check_callable,
+    check_choice,
+    check_int,
+    check_real,
+)
 from sekai.core import ActType, Env, ObsType, ResetResult, StepResult, Wrapper
 from sekai.core.wrapper import contains_self_resetting_layer
 from sekai.rendering._writers import (

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_bool, check_real
+from sekai._internal.validation import check_bool, check_real
 from sekai.rendering._pillow import EXTRA, pillow
 
 __all__ = ["Face", "FontSizes", "Glyph", "face", "font_sizes", "text_width"]

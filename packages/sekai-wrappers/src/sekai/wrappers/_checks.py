@@ -1,6 +1,6 @@
 """Argument handling and warnings shared by the wrappers.
 
-The plain type and range checks live in `sekai._validation`.
+The plain type and range checks live in `sekai._internal.validation`.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from sekai._validation import check_callable
+from sekai._internal.validation import check_callable
 from sekai.core import Env
 from sekai.core.wrapper import contains_self_resetting_layer
 from sekai.error import DeprecatedAPI

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.core import ActType, Env, ObsType, StepResult, Wrapper
 
 __all__ = ["ActionRepeat"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from sekai._validation import check_real
+from sekai._internal.validation import check_real
 from sekai.core import ActType, Env, ObsType, RewardWrapper
 
 __all__ = ["ClipReward"]

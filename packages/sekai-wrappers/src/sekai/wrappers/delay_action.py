@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.core import ActionWrapper, ActType, Env, ObsType, ResetResult, SeedType as SeedType
 from sekai.spaces import Box
 from sekai.wrappers._checks import warn_if_around_autoreset

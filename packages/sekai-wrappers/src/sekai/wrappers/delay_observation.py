@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Literal
 
-from sekai._validation import check_choice, check_int
+from sekai._internal.validation import check_choice, check_int
 from sekai.core import ActType, Env, ObservationWrapper, ResetResult
 from sekai.wrappers._checks import warn_if_around_autoreset
 from sekai.wrappers._copy import copier_for

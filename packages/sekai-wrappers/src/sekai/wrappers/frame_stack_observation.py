@@ -6,7 +6,7 @@ from collections import deque
 from functools import partial
 from typing import Any, Literal
 
-from sekai._validation import check_choice, check_int
+from sekai._internal.validation import check_choice, check_int
 from sekai.core import ActType, Env, ResetResult, SeedType as SeedType, StepResult, Wrapper
 from sekai.spaces import batch_space, concatenate
 from sekai.wrappers._checks import warn_if_around_autoreset

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sekai._validation import check_choice, check_real
+from sekai._internal.validation import check_choice, check_real
 from sekai.core import ActType, Env, ObservationWrapper
 from sekai.utils.normalization import ObservationNormalizer, StatsKind
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from sekai._validation import check_real
+from sekai._internal.validation import check_real
 from sekai.core import (
     ActType,
     Env,

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from sekai._validation import check_choice, check_int
+from sekai._internal.validation import check_choice, check_int
 from sekai.core import ActType, Env, ObservationWrapper
 from sekai.error import InvalidObservation
 from sekai.spaces import Box, Dict, MaskedBox, Sequence, Space, Tuple

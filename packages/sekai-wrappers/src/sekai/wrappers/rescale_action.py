@@ -78,9 +78,8 @@ class RescaleAction(ActionWrapper[ObsType, NDArray[np.float32], NDArray[np.float
         self._dtype = space.dtype
         self._shape = space.shape
         self._env_low, self._env_high, self._env_zero = space.low, space.high, space.zero()
-        self.action_space = Box(low, high, space.shape, space.dtype)
-        wrapper_space = self.action_space
-        assert isinstance(wrapper_space, Box)
+        wrapper_space = Box(low, high, space.shape, space.dtype)
+        self.action_space = wrapper_space
         self._low, self._high = wrapper_space.low, wrapper_space.high
         self._masked = supports_action_mask(env)
 

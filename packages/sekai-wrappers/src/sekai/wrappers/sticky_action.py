@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from sekai._validation import check_probability, check_seed
+from sekai._internal.validation import check_probability, check_seed
 from sekai.core import ActionWrapper, ActType, Env, ObsType, ResetResult
 from sekai.utils.seeding import SeedType
 from sekai.wrappers._checks import warn_if_around_autoreset

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.core import ActType, Env, ObservationWrapper, ResetResult, TimeLimit, Wrapper
 from sekai.spaces import Box, Dict, Space
 from sekai.wrappers._checks import warn_if_around_autoreset

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from sekai._validation import check_real
+from sekai._internal.validation import check_real
 from sekai.error import InvalidAction
 
 __all__ = ["box_action", "choices", "discrete_action", "float_bound", "reset_bounds"]

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import Env, ResetResult
+from sekai.error import ResetRequired
 from sekai.utils.seeding import SeedType
 
 __all__ = ["Bounds", "ClassicEnv"]
@@ -98,6 +99,13 @@ class ClassicEnv(Env[NDArray[np.float32], ActT], Generic[ActT, FloatT]):
     def _begin(self, values: list[Any]) -> None:
         """Make ``values`` the state, after a reset or an assignment to `state`."""
         self._state = values
+
+    def _current_state(self) -> list[Any]:
+        """The state; `ResetRequired` before the first reset (or assignment to `state`)."""
+        state = self._state
+        if state is None:
+            raise ResetRequired(f"{self._name}: call reset() first")
+        return state
 
     def _observation(self) -> NDArray[np.float32]:
         """The observation of the current state (default: the state rounded to float32)."""

@@ -78,10 +78,16 @@ class InitialStates:
         """Draw ahead again."""
         self.paused = False
 
+    def _followed(self) -> tuple[np.random.Generator, ...]:
+        """The generators followed; `follow` comes first (the vector env's ``_followed_rngs``)."""
+        rngs = self.rngs
+        if rngs is None:
+            raise RuntimeError("initial states: internal error, follow(rngs) was never called")
+        return rngs
+
     def take(self, indices: NDArray[np.intp]) -> NDArray[np.float64]:
         """The next default draw of each sub-env in ``indices``: shape ``(len(indices), width)``."""
-        rngs = self.rngs
-        assert rngs is not None
+        rngs = self._followed()
         if self.shared or self.paused:
             return np.array(
                 [rngs[i].uniform(self.low, self.high, size=self.width) for i in indices.tolist()]
@@ -106,8 +112,7 @@ class InitialStates:
 
     def draw(self, index: int, low: Any, high: Any) -> NDArray[np.float64]:
         """Sub-env ``index``'s next draw with other bounds, from its exact stream position."""
-        rngs = self.rngs
-        assert rngs is not None
+        rngs = self._followed()
         self.settle(index)
         values: NDArray[np.float64] = rngs[index].uniform(low, high, size=self.width)
         return values

@@ -139,8 +139,7 @@ class AcrobotEnv(ClassicEnv[np.int64, np.float64]):
         super()._start(draws.astype(np.float32).astype(np.float64))  # rounded as Gymnasium does
 
     def _observation(self) -> NDArray[np.float32]:
-        assert self._state is not None
-        theta1, theta2, omega1, omega2 = self._state
+        theta1, theta2, omega1, omega2 = self._current_state()
         return np.array(
             [
                 math.cos(theta1),

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_real
+from sekai._internal.validation import check_real
 from sekai.core import StepResult
 from sekai.envs.classic_control._common import discrete_action, reset_bounds
 from sekai.envs.classic_control._env_base import ClassicEnv

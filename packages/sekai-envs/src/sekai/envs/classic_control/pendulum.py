@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_real
+from sekai._internal.validation import check_real
 from sekai.core import StepResult
 from sekai.envs.classic_control._common import box_action
 from sekai.envs.classic_control._env_base import Bounds, ClassicEnv
@@ -133,9 +133,7 @@ class PendulumEnv(ClassicEnv[NDArray[np.float32], np.float64]):
         self.last_u = None
 
     def _observation(self) -> NDArray[np.float32]:
-        state = self._state
-        assert state is not None
-        theta, omega = state
+        theta, omega = self._current_state()
         return np.array([math.cos(theta), math.sin(theta), omega], dtype=np.float32)
 
     def step(self, action: NDArray[np.float32]) -> StepResult[NDArray[np.float32]]:

@@ -32,7 +32,7 @@ except ImportError as error:  # pragma: no cover (sekai-wrappers is missing)
         "them (or sekai-wrappers[render])"
     ) from error
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.core import Env
 from sekai.error import ResetRequired
 from sekai.finance._renamed import either

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_real
+from sekai._internal.validation import check_real
 from sekai.finance.account import AccountConfig, Settlement, settle, turnover
 from sekai.finance.costs import CostModel
 from sekai.finance.rewards import LogReturn, RewardFunction, StepOutcome

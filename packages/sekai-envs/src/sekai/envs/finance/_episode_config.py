@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.envs.finance._cost_inputs import CostInputs
 from sekai.envs.finance._execution import check_execution, check_opens
 from sekai.envs.finance._price_sources import History, Simulated

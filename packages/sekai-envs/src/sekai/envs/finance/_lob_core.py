@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_int, check_real
+from sekai._internal.validation import check_int, check_real
 from sekai.error import InvalidAction
 from sekai.finance.lob import Fill, OrderBook, Side, ZeroIntelligenceFlow
 from sekai.spaces import Box, Dict, MaskedBox, MultiDiscrete

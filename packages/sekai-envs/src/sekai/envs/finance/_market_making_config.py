@@ -15,7 +15,7 @@ from functools import cached_property
 
 import numpy as np
 
-from sekai._validation import check_int, check_real
+from sekai._internal.validation import check_int, check_real
 from sekai.envs.finance._kernel import config_field
 from sekai.spaces import Box
 

@@ -35,7 +35,7 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_int, check_real
+from sekai._internal.validation import check_int, check_real
 from sekai.envs.finance._kernel import config_field
 from sekai.error import InvalidAction
 from sekai.spaces import Box

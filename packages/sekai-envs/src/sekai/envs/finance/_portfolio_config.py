@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_bool, check_int, check_real
+from sekai._internal.validation import check_bool, check_int, check_real
 from sekai.envs.finance._account_step import account_config, check_reward, positive_capital
 from sekai.envs.finance._episode_config import EpisodeConfig
 from sekai.envs.finance._kernel import config_field

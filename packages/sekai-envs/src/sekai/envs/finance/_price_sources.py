@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_real
+from sekai._internal.validation import check_real
 from sekai.envs.finance._execution import calendar_years
 from sekai.envs.finance.market import validate_prices
 from sekai.finance.data import MarketData, PointInTime, PointInTimeBatch

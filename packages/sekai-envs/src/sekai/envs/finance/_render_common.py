@@ -37,7 +37,7 @@ except ImportError as error:  # pragma: no cover (exercised in a subprocess by t
         "brings them (or sekai-wrappers[render])"
     ) from error
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 
 __all__ = [
     "BarChart",

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_int, check_real, is_real
+from sekai._internal.validation import check_int, check_real, is_real
 from sekai.core import Env, MAResetResult, MAStepResult, MultiAgentEnv, ResetResult, StepResult
 from sekai.envs.finance._lob_core import LobConfig, MarketCore, Trader, read_action
 from sekai.error import InvalidAction, ResetRequired

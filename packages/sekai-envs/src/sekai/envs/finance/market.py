@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sekai._validation import check_int, check_real, is_int
+from sekai._internal.validation import check_int, check_real, is_int
 from sekai.finance._renamed import either
 from sekai.finance.data import MarketData
 from sekai.finance.simulators import GBM

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_int
+from sekai._internal.validation import check_int
 from sekai.core import ResetResult, StepResult
 from sekai.envs.finance._kernel import passed_arguments, row_infos
 from sekai.envs.finance._market_config import MarketConfig, MarketParameters

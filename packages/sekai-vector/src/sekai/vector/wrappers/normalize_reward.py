@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sekai._validation import check_real
+from sekai._internal.validation import check_real
 from sekai.core import ActType, ObsType
 from sekai.utils.running_stats import RunningMeanStd
 from sekai.vector.results import VecResetResult, VecStepResult, step_result_like

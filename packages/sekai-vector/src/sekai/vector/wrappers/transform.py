@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._validation import check_callable
+from sekai._internal.validation import check_callable
 from sekai.core import ActType, ObsType
 from sekai.spaces import Space
 from sekai.vector.vec_env import VecEnv

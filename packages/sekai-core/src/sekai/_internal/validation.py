@@ -1,4 +1,4 @@
-"""Argument checks shared by every sekai distribution (private).
+"""Argument checks shared by every sekai distribution (internal: see `sekai._internal`).
 
 One place for the questions every constructor asks ("is this an int >= 1?",
 "a finite real number?", "a callable?"), so the rules (bools are not ints,
