@@ -31,9 +31,10 @@ from typing import TYPE_CHECKING, Any
 
 from sekai.error import VecEnvWorkerError
 from sekai.vector._proc_channel import Channel
-from sekai.vector._proc_protocol import HEADER, Command, Reply, Status, make_reply, worker_error
+from sekai.vector._proc_protocol import HEADER, Command
 from sekai.vector._proc_shm import BlockLayout, BlockViews
 from sekai.vector._proc_worker import worker_main
+from sekai.vector._replies import Reply, Status, make_reply, worker_error
 
 if TYPE_CHECKING:
     from multiprocessing.shared_memory import SharedMemory
@@ -251,7 +252,9 @@ class WorkerPool:
         self.send(Command.ATTACH, [(self.shm.name, layout)] * len(self.workers))
         for reply in self.gather():
             if reply.status != Status.OK:
-                raise worker_error(reply.payload, "attaching the shared memory")
+                raise worker_error(
+                    reply.payload, "attaching the shared memory", "ProcVecEnv", "a worker"
+                )
         return self.views
 
     # -- commands --------------------------------------------------------------------
@@ -602,7 +605,7 @@ class WorkerPool:
                         w.reported = True
                         failure = w.death_error()
                 elif reply.status == Status.ERROR and failure is None:
-                    failure = worker_error(reply.payload, "close()")
+                    failure = worker_error(reply.payload, "close()", "ProcVecEnv", "a worker")
         finally:
             self._stop(deadline, late)
         return failure

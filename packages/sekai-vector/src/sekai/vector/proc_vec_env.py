@@ -23,9 +23,10 @@ from sekai.vector._in_process import check_batch_size, check_env_fns, check_same
 from sekai.vector._obs_batch import ObsStacker, make_obs_stacker
 from sekai.vector._proc_context import get_context
 from sekai.vector._proc_pool import WorkerPool, close_quietly
-from sekai.vector._proc_protocol import (
+from sekai.vector._proc_protocol import Command
+from sekai.vector._proc_shm import BlockViews, block_layout
+from sekai.vector._replies import (
     Batch,
-    Command,
     Failure,
     Reply,
     Started,
@@ -34,7 +35,6 @@ from sekai.vector._proc_protocol import (
     invalid_observation,
     worker_error,
 )
-from sekai.vector._proc_shm import BlockViews, block_layout
 from sekai.vector._rows import select_rows
 from sekai.vector.results import VecResetResult, VecStepResult
 from sekai.vector.vec_env import HookedVecEnv
@@ -279,9 +279,9 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
             if status == Status.ATTRIBUTE_ERROR:
                 raise AttributeError(payload)
             if status == Status.INVALID_OBSERVATION:
-                raise invalid_observation(payload)
+                raise invalid_observation(payload, "ProcVecEnv")
             if status != Status.OK:
-                raise worker_error(payload, what)
+                raise worker_error(payload, what, "ProcVecEnv", "a worker")
 
     def _keep_frozen(self, replies: list[Reply]) -> None:
         """Mark what the workers froze in a step, whether or not it failed elsewhere."""

@@ -33,7 +33,6 @@ from sekai.vector._arguments import per_env_values
 from sekai.vector._autoreset import rewards_array
 from sekai.vector._in_process import check_batch_size, check_env_fns, check_same_spaces
 from sekai.vector._obs_batch import ObsStacker, make_obs_stacker
-from sekai.vector._proc_protocol import Batch, Failure, Reply, Started, Status
 from sekai.vector._ray_actor import (
     ActorCall,
     ActorSlot,
@@ -41,11 +40,18 @@ from sekai.vector._ray_actor import (
     Restart,
     check_actor_options,
     default_num_workers,
-    invalid_observation,
     remote_group,
     scheduling_strategies,
     stacks_observations,
     wait_all,
+)
+from sekai.vector._replies import (
+    Batch,
+    Failure,
+    Reply,
+    Started,
+    Status,
+    invalid_observation,
     worker_error,
 )
 from sekai.vector._rows import get_row
@@ -399,9 +405,9 @@ class RayVecEnv(HookedVecEnv[ObsType, ActType]):
             if status == _ATTRIBUTE_ERROR:
                 raise AttributeError(payload)
             if status == _INVALID:
-                raise invalid_observation(payload)
+                raise invalid_observation(payload, "RayVecEnv")
             if status != _OK:
-                raise worker_error(payload, what)
+                raise worker_error(payload, what, "RayVecEnv", "an actor")
 
     def _batches(self, replies: list[Reply], what: str) -> list[Batch]:
         """The batches of a step or reset; what the actors froze is recorded first.
@@ -451,7 +457,9 @@ class RayVecEnv(HookedVecEnv[ObsType, ActType]):
         self._running = None
         self._check_alive()
         calls = [
-            ActorCall(slot, "reset", (seeds[slot.first : slot.end], options[slot.first : slot.end]))
+            ActorCall(
+                slot, "reset", ((seeds[slot.first : slot.end], options[slot.first : slot.end]),)
+            )
             for slot in self._slots
         ]
         self._running = ("reset", calls)
@@ -561,7 +569,7 @@ class RayVecEnv(HookedVecEnv[ObsType, ActType]):
         slot = self._slots[k]
         ids = [i for i, _ in items]
         args = ([i - slot.first for i in ids], [action for _, action in items])
-        self._sent[k] = (ActorCall(slot, "step_some", args), ids)
+        self._sent[k] = (ActorCall(slot, "step_some", (args,)), ids)
 
     def _ready(self, timeout: float | None) -> list[int]:
         """The busy actors that have answered, waiting up to ``timeout`` for the first one."""
@@ -669,7 +677,7 @@ class RayVecEnv(HookedVecEnv[ObsType, ActType]):
             AttributeError: A sub-env has no such attribute.
             VecEnvWorkerError: The method raised in a sub-env.
         """
-        payloads = [(method, args, kwargs)] * self.num_workers
+        payloads = [((method, args, kwargs),)] * self.num_workers
         return self._per_env_results("call", payloads, f"call({method!r})")
 
     def get_attr(self, name: str) -> list[Any]:
@@ -692,7 +700,7 @@ class RayVecEnv(HookedVecEnv[ObsType, ActType]):
         """
         self._check_open()
         per_env = per_env_values(values, self.num_envs, name)
-        payloads = [(name, per_env[slot.first : slot.end]) for slot in self._slots]
+        payloads = [((name, per_env[slot.first : slot.end]),) for slot in self._slots]
         self._per_env_results("set_attr", payloads, f"set_attr({name!r})")
 
     # -- shutdown ---------------------------------------------------------------------
@@ -746,7 +754,7 @@ class RayVecEnv(HookedVecEnv[ObsType, ActType]):
                     failure = failure or slot.death_error(error, hint=hint)
                 else:
                     if reply.status != _OK and failure is None:
-                        failure = worker_error(reply.payload, "close()")
+                        failure = worker_error(reply.payload, "close()", "RayVecEnv", "an actor")
         finally:
             for slot in late:
                 with contextlib.suppress(Exception):
