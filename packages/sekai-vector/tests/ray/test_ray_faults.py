@@ -139,14 +139,16 @@ def test_a_sub_env_raising_is_reported_and_the_vector_env_stays_usable(ray_vec: 
 def test_a_failing_factory_is_reported_and_every_actor_killed(
     monkeypatch: pytest.MonkeyPatch, leaks: Any
 ) -> None:
+    from sekai.vector._ray_pool import ActorPool
+
     created: list[Any] = []
-    create = RayVecEnv._create
+    create = ActorPool._create
 
     def spy(self: Any, slot: Any) -> Any:
         created.append(create(self, slot))
         return created[-1]
 
-    monkeypatch.setattr(RayVecEnv, "_create", spy)
+    monkeypatch.setattr(ActorPool, "_create", spy)
 
     def broken() -> Env[Any, Any]:
         raise OSError("market data feed unavailable")

@@ -22,16 +22,13 @@ is started with a `Restart`: it resets its sub-envs and answers the
 next step of each of them, without stepping it, with the row described in
 `Restart`.
 
-The rest of the module is the parent's side (as `sekai.vector._proc_pool`
-is for ProcVecEnv): `ActorSlot` (one actor, its sub-envs, its
-replacements), `ActorCall` (a remote call that can be sent again to a
-replacement), `RaySession` (the Ray session RayVecEnvs started
-themselves) and the checks of the actor options.
+The rest of the module is what the parent needs to create actors:
+`RaySession` (the Ray session RayVecEnvs started themselves), `remote_group`
+and the checks of the actor options; `sekai.vector._ray_pool` talks to them.
 """
 
 from __future__ import annotations
 
-import asyncio
 import pickle
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -42,7 +39,6 @@ import ray
 
 from sekai._validation import check_real
 from sekai.core import InfoDict
-from sekai.error import VecEnvWorkerError
 from sekai.spaces import Space
 from sekai.spaces._layout import ArrayLeaf, layout_of, leaves
 from sekai.vector._env_group import (
@@ -57,8 +53,6 @@ from sekai.vector._replies import Batch, Reply, Status, make_reply
 
 __all__ = [
     "WORKER_RESTARTED",
-    "ActorCall",
-    "ActorSlot",
     "EnvGroup",
     "RaySession",
     "Restart",
@@ -67,7 +61,6 @@ __all__ = [
     "remote_group",
     "scheduling_strategies",
     "stacks_observations",
-    "wait_all",
 ]
 
 WORKER_RESTARTED = "worker_restarted"
@@ -297,67 +290,6 @@ _RESERVED_OPTIONS = frozenset(
 )
 
 
-class ActorSlot:
-    """The parent's view of one actor: its sub-envs, its handle, its restarts."""
-
-    __slots__ = ("count", "dead", "first", "handle", "hint", "index", "restarts", "strategy")
-
-    def __init__(self, index: int, first: int, count: int, strategy: Any) -> None:
-        self.index = index
-        self.first = first
-        self.count = count
-        self.strategy = strategy
-        self.handle: Any = None
-        self.restarts = 0
-        self.dead = False
-        self.hint = ""  # what the error of a call after its death advises
-
-    @property
-    def end(self) -> int:
-        """One past the index of its last sub-env."""
-        return self.first + self.count
-
-    @property
-    def plural(self) -> str:
-        """``"s"`` when it runs several sub-envs (for messages)."""
-        return "s" if self.count > 1 else ""
-
-    @property
-    def sub_envs(self) -> str:
-        """The indices of its sub-envs, as text."""
-        return ", ".join(str(i) for i in range(self.first, self.end))
-
-    def death_error(
-        self, cause: BaseException | None, *, hint: str, earlier: bool = False
-    ) -> VecEnvWorkerError:
-        """The error reporting this actor's death (``cause``: Ray's error, quoted)."""
-        when = "died earlier" if earlier else "died unexpectedly"
-        reason = "" if cause is None else " (" + " ".join(_ANSI.sub("", str(cause)).split()) + ")"
-        return VecEnvWorkerError(
-            f"RayVecEnv: actor {self.index} (sub-env{self.plural} {self.sub_envs}) {when}"
-            f"{reason}; {hint}",
-            self.first,
-            None,
-        )
-
-
-class ActorCall:
-    """One remote call to an actor, kept so it can be sent again to a replacement."""
-
-    __slots__ = ("args", "method", "ref", "slot")
-
-    def __init__(self, slot: ActorSlot, method: str, args: tuple[Any, ...]) -> None:
-        self.slot = slot
-        self.method = method
-        self.args = args
-        self.ref: Any = None
-        self.send()
-
-    def send(self) -> None:
-        """Send the call to the slot's current actor (again, after a replacement)."""
-        self.ref = getattr(self.slot.handle, self.method).remote(*self.args)
-
-
 class RaySession:
     """The Ray session RayVecEnvs started themselves: shut down when the last of them closes.
 
@@ -408,14 +340,6 @@ def remote_group() -> Any:
     if not _REMOTE_GROUP:
         _REMOTE_GROUP.append(ray.remote(EnvGroup))
     return _REMOTE_GROUP[0]
-
-
-async def wait_all(calls: list[ActorCall]) -> None:
-    """Wait, without blocking the event loop, until every call has answered (or failed)."""
-    refs = [call.ref for call in calls]
-    ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
-    if len(ready) < len(refs):
-        await asyncio.to_thread(ray.wait, refs, num_returns=len(refs))
 
 
 def check_actor_options(num_cpus: float, resources: object, extra: object) -> dict[str, Any]:
