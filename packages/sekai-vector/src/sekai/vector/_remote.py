@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from sekai._validation import check_real
 from sekai.core import ActType, InfoDict, ObsType
 from sekai.spaces import Space
 from sekai.spaces._layout import DictNode, Layout, TupleNode, layout_of
@@ -44,7 +45,7 @@ from sekai.vector.vec_env import HookedVecEnv
 if TYPE_CHECKING:
     from sekai.vector._proc_shm import BlockViews
 
-__all__ = ["RemoteVecEnv", "Transport", "make_slicer", "split_evenly"]
+__all__ = ["RemoteVecEnv", "Transport", "check_step_timeout", "make_slicer", "split_evenly"]
 
 _OK = Status.OK.value
 
@@ -470,6 +471,20 @@ def _join(parts: list[Any]) -> Any:
     if isinstance(first, tuple):
         return tuple(_join([part[j] for part in parts]) for j in range(len(first)))
     return np.concatenate(parts)
+
+
+def check_step_timeout(value: object, backend: str) -> float | None:
+    """The ``step_timeout`` argument of ``backend``, checked: ``None`` or seconds > 0."""
+    if value is None:
+        return None
+    return check_real(
+        value,
+        f"{backend}: step_timeout",
+        finite=False,
+        minimum=0,
+        min_open=True,
+        expected="None or a number of seconds > 0",
+    )
 
 
 def split_evenly(num_envs: int, num_workers: int) -> list[tuple[int, int]]:

@@ -14,7 +14,7 @@ from sekai.vector._in_process import check_batch_size, check_env_fns
 from sekai.vector._proc_context import get_context
 from sekai.vector._proc_pool import WorkerPool, close_quietly
 from sekai.vector._proc_shm import BlockViews, block_layout
-from sekai.vector._remote import RemoteVecEnv, split_evenly
+from sekai.vector._remote import RemoteVecEnv, check_step_timeout, split_evenly
 
 __all__ = ["ProcVecEnv"]
 
@@ -154,18 +154,7 @@ class ProcVecEnv(RemoteVecEnv[ObsType, ActType]):
             minimum=0,
             expected="a number of seconds >= 0 (inf: no limit)",
         )
-        self.step_timeout = (
-            None
-            if step_timeout is None
-            else check_real(
-                step_timeout,
-                "ProcVecEnv: step_timeout",
-                finite=False,
-                minimum=0,
-                min_open=True,
-                expected="None or a number of seconds > 0",
-            )
-        )
+        self.step_timeout = check_step_timeout(step_timeout, "ProcVecEnv")
         n = len(fns)
         self.num_envs = n
         self._batch_size = check_batch_size(batch_size, n, "ProcVecEnv")

@@ -29,7 +29,7 @@ from sekai.vector._ray_actor import (
     stacks_observations,
 )
 from sekai.vector._ray_pool import ActorPool, ActorSlot
-from sekai.vector._remote import RemoteVecEnv, split_evenly
+from sekai.vector._remote import RemoteVecEnv, check_step_timeout, split_evenly
 from sekai.vector._replies import Reply
 from sekai.vector.results import VecResetResult
 
@@ -214,18 +214,7 @@ class RayVecEnv(RemoteVecEnv[ObsType, ActType]):
             minimum=0,
             expected="a number of seconds >= 0",
         )
-        self.step_timeout = (
-            None
-            if step_timeout is None
-            else check_real(
-                step_timeout,
-                "RayVecEnv: step_timeout",
-                finite=False,
-                minimum=0,
-                min_open=True,
-                expected="None or a number of seconds > 0",
-            )
-        )
+        self.step_timeout = check_step_timeout(step_timeout, "RayVecEnv")
         if address is not None and not isinstance(address, str):
             raise TypeError(f"RayVecEnv: address must be None or a str, got {address!r}")
         options = check_actor_options(cpus, resources, actor_options)
