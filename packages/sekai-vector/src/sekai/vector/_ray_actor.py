@@ -30,7 +30,6 @@ and the checks of the actor options; `sekai.vector._ray_pool` talks to them.
 from __future__ import annotations
 
 import pickle
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -67,7 +66,6 @@ WORKER_RESTARTED = "worker_restarted"
 """The info key of the row that ends an episode interrupted by the death of its actor."""
 
 _OK = Status.OK.value
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")  # colours in Ray's error messages
 
 
 def stacks_observations(space: Space[Any]) -> bool:
