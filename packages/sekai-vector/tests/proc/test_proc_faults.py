@@ -265,6 +265,26 @@ def test_a_step_within_the_timeout_is_untouched(proc: Any, gate: Any) -> None:
     assert vec.step([2, 0]).observations[:, 0].tolist() == [1, 1]
 
 
+def _never_starts() -> Env[Any, int]:
+    time.sleep(60)
+    return Odd()
+
+
+def test_a_worker_that_does_not_start_within_the_step_timeout(leaks: Any) -> None:
+    from sekai.vector import ProcVecEnv
+
+    began = time.monotonic()
+    with pytest.raises(
+        VecEnvWorkerError,
+        match=r"worker 1 \(sub-env 1\) did not start \(build its sub-envs\) within "
+        r"step_timeout=0.5 s and was terminated",
+    ) as info:
+        ProcVecEnv([Odd, _never_starts, Odd], context="fork" if FORK else None, step_timeout=0.5)
+    assert info.value.index == 1
+    assert time.monotonic() - began < 20
+    leaks.assert_released()  # every worker stopped, no pipe or shared memory left
+
+
 @pytest.mark.parametrize("value", [0, -1, float("nan"), "1"])
 def test_bad_step_timeouts(value: Any) -> None:
     from sekai.vector import ProcVecEnv

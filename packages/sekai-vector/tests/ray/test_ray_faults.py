@@ -139,14 +139,16 @@ def test_a_sub_env_raising_is_reported_and_the_vector_env_stays_usable(ray_vec: 
 def test_a_failing_factory_is_reported_and_every_actor_killed(
     monkeypatch: pytest.MonkeyPatch, leaks: Any
 ) -> None:
+    from sekai.vector._ray_pool import ActorPool
+
     created: list[Any] = []
-    create = RayVecEnv._create
+    create = ActorPool._create
 
     def spy(self: Any, slot: Any) -> Any:
         created.append(create(self, slot))
         return created[-1]
 
-    monkeypatch.setattr(RayVecEnv, "_create", spy)
+    monkeypatch.setattr(ActorPool, "_create", spy)
 
     def broken() -> Env[Any, Any]:
         raise OSError("market data feed unavailable")
@@ -288,3 +290,62 @@ def test_close_reports_a_failing_close_and_kills_a_hanging_one(ray_vec: Any) -> 
     for handle in handles:
         with pytest.raises(RayActorError):
             ray.get(handle.ping.remote())
+
+
+# -- step_timeout ------------------------------------------------------------------------
+
+
+def test_a_step_timeout_kills_the_late_actor(ray_vec: Any, leaks: Any) -> None:
+    fns = [lambda: Fragile(slow=60.0)] * 4
+    vec = ray_vec(fns, num_workers=2, step_timeout=1.0, restart_failed=True, restart_delay=0)
+    late = vec.actors[1]
+    vec.reset()
+    with pytest.raises(
+        VecEnvWorkerError,
+        match=r"actor 1 \(sub-envs 2, 3\) did not answer step\(\) within step_timeout=1 s "
+        r"and was killed; close this vector env",
+    ) as info:
+        vec.step([0, 0, 1, 0])
+    assert info.value.index == 2
+    leaks.assert_dead([late])  # killed, and not replaced
+    assert vec.restarts == 0
+    with pytest.raises(VecEnvWorkerError, match=r"actor 1 \(sub-envs 2, 3\) was killed earlier"):
+        vec.step([0, 0, 0, 0])
+    with pytest.raises(VecEnvWorkerError, match="was killed earlier"):
+        vec.get_attr("t")
+    vec.close()  # reported already: close() does not raise it again
+
+
+def test_a_step_timeout_while_recv_waits(ray_vec: Any) -> None:
+    vec = ray_vec([lambda: Fragile(slow=60.0)] * 3, step_timeout=1.0, batch_size=1)
+    vec.reset()
+    vec.send(np.array([0, 1, 0]))
+    assert sorted(vec.recv().env_ids.tolist() + vec.recv().env_ids.tolist()) == [0, 2]
+    with pytest.raises(
+        VecEnvWorkerError, match=r"actor 1 \(sub-env 1\) did not answer a step sent by send\(\)"
+    ):
+        vec.recv()
+    with pytest.raises(ResetRequired):
+        vec.recv()
+    with pytest.raises(VecEnvWorkerError, match="was killed earlier"):
+        vec.reset()
+
+
+def test_a_step_timeout_in_async_step_and_a_call_within_it(ray_vec: Any) -> None:
+    vec = ray_vec([lambda: Fragile(slow=0.2)] * 2, num_workers=1, step_timeout=30.0)
+    vec.reset()
+    assert vec.step([1, 1]).observations[:, 1].tolist() == [1, 1]  # in time: untouched
+    vec = ray_vec([lambda: Fragile(slow=60.0)] * 2, num_workers=1, step_timeout=1.0)
+    vec.reset()
+
+    async def main() -> None:
+        with pytest.raises(VecEnvWorkerError, match=r"actor 0 \(sub-envs 0, 1\) did not answer"):
+            await vec.async_step([1, 0])
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("value", [0, -1, float("nan"), "1"])
+def test_bad_step_timeouts(value: Any) -> None:
+    with pytest.raises((TypeError, ValueError), match="step_timeout"):
+        RayVecEnv([Fragile], num_cpus=0, step_timeout=value)

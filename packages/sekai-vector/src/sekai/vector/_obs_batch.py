@@ -227,7 +227,8 @@ def _batcher(layout: Layout, num_envs: int) -> ObsBatcher:
             finish=finish_tuple,
             row=lambda batch, i: tuple(part.row(batch[j], i) for j, part in indexed),
         )
-    assert isinstance(layout, CustomLeaf)
+    if not isinstance(layout, CustomLeaf):
+        raise TypeError(f"internal: no batching rule for the observation layout {layout!r}")
     space = layout.space
     split: list[Callable[[Any], Any]] = []  # built on first use: iterate is optional
 
@@ -324,7 +325,8 @@ def _stacker(layout: Layout, num_envs: int) -> Callable[[list[Any]], Any]:
             return tuple(stack([obs[j] for obs in observations]) for j, stack in indexed)
 
         return stack_tuple
-    assert isinstance(layout, CustomLeaf)
+    if not isinstance(layout, CustomLeaf):
+        raise TypeError(f"internal: no batching rule for the observation layout {layout!r}")
     space = layout.space
 
     def stack_custom(observations: list[Any]) -> Any:

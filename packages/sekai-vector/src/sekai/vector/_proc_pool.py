@@ -2,13 +2,15 @@
 
 A `WorkerPool` starts the workers, sends each command once per worker,
 gathers the replies and turns failures into
-[`VecEnvWorkerError`][sekai.error.VecEnvWorkerError]. It never blocks on a dead worker:
+[`VecEnvWorkerError`][sekai.error.VecEnvWorkerError]. It is ProcVecEnv's
+`sekai.vector._remote.Transport`. It never blocks on a dead worker:
 every wait watches the worker's pipe *and* its process sentinel, so a worker
 that dies is noticed at once. Replies are matched to commands by a sequence
 number; replies to a command the parent stopped waiting for (Ctrl-C, a
 cancelled ``await``) are read and dropped before the next command is sent.
 With a ``timeout`` (``ProcVecEnv(step_timeout=...)``), a worker that has not
-answered a command within it is killed and reported as dead, with the reason.
+answered a command within it (or, at start-up, not built its sub-envs within
+it) is killed and reported as dead, with the reason.
 
 The pool holds no reference to the vector env, so a finaliser can release it
 when the vector env is garbage collected or the interpreter exits.
@@ -26,14 +28,15 @@ import signal
 import threading
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sekai.error import VecEnvWorkerError
 from sekai.vector._proc_channel import Channel
-from sekai.vector._proc_protocol import HEADER, Command, Reply, Status, make_reply, worker_error
+from sekai.vector._proc_protocol import HEADER, Command
 from sekai.vector._proc_shm import BlockLayout, BlockViews
 from sekai.vector._proc_worker import worker_main
+from sekai.vector._replies import Reply, Status, make_reply, worker_error
 
 if TYPE_CHECKING:
     from multiprocessing.shared_memory import SharedMemory
@@ -93,9 +96,10 @@ class WorkerHandle:
         uncertain: A send to it was interrupted: it may or may not have the command.
         alive: False once it is known to have exited.
         reported: Its death was already raised to the user.
-        deadline: When its answer to the last command is late (``None``:
-            never), under a timeout.
-        command: The last command sent to it.
+        deadline: When its answer to the last command (or its start-up
+            reply) is late (``None``: never), under a timeout.
+        command: The last command sent to it (``None``: none yet, it is
+            starting).
         fate: Why the parent ended it (a timeout), else ``None``.
     """
 
@@ -133,7 +137,7 @@ class WorkerHandle:
         self.started = False
         self.poller: Any = None
         self.deadline: float | None = None
-        self.command = Command.PING
+        self.command: Command | None = None
         self.fate: str | None = None
 
     @property
@@ -189,8 +193,11 @@ class WorkerPool:
 
         A forked worker inherits its factories, so ``fork`` passes the lists as they are.
 
+        Under a timeout, a worker whose start-up reply is late is killed.
+
         Raises:
-            VecEnvWorkerError: A worker died during start-up.
+            VecEnvWorkerError: A worker died during start-up, or did not
+                start in time.
         """
         fork = self.context.get_start_method() == "fork"
         # Workers die with this process (see _proc_worker._die_with_parent).
@@ -215,6 +222,8 @@ class WorkerPool:
                 _block_sigint()
                 process.start()
                 handle.started = True
+                if self.timeout is not None:
+                    handle.deadline = time.monotonic() + self.timeout
             except EOFError as error:  # the fork server died: usually an unguarded script
                 handle.alive = False
                 raise RuntimeError(
@@ -251,13 +260,17 @@ class WorkerPool:
         self.send(Command.ATTACH, [(self.shm.name, layout)] * len(self.workers))
         for reply in self.gather():
             if reply.status != Status.OK:
-                raise worker_error(reply.payload, "attaching the shared memory")
+                raise worker_error(
+                    reply.payload, "attaching the shared memory", "ProcVecEnv", "a worker"
+                )
         return self.views
 
     # -- commands --------------------------------------------------------------------
 
     def check_alive(self) -> None:
         """Raise for a worker already known to be dead."""
+        if not self.broken:
+            return
         for w in self.workers:
             if not w.alive:
                 w.reported = True
@@ -274,8 +287,7 @@ class WorkerPool:
         """
         if self.dirty:
             self.drain()
-        if self.broken:
-            self.check_alive()
+        self.check_alive()
 
     def send(self, command: Command, payloads: Sequence[Any]) -> None:
         """Send one message per worker (``payloads[i]`` to worker ``i``).
@@ -289,6 +301,10 @@ class WorkerPool:
         seq = self.seq + 1
         self._send_all(seq, self._messages(command, seq, payloads), command)
 
+    def send_all(self, command: str, payloads: Sequence[Any]) -> None:
+        """`send` a command named as `sekai.vector._remote.Transport` names it."""
+        self.send(_COMMANDS[command], payloads)
+
     def _messages(self, command: Command, seq: int, payloads: Sequence[Any]) -> list[bytes]:
         """The messages of a command: header, then each payload pickled (cloudpickle if needed)."""
         header = HEADER.pack(command, seq)
@@ -300,7 +316,7 @@ class WorkerPool:
                 messages.append(header + self.cloudpickle.dumps(payload, _HIGHEST))
         return messages
 
-    def send_some(self, command: Command, payloads: dict[int, Any]) -> None:
+    def send_some(self, command: str, payloads: Mapping[int, Any]) -> None:
         """Send a command to some idle workers only (``payloads`` by worker index).
 
         The others may still be busy with an earlier one (partial batches):
@@ -309,11 +325,11 @@ class WorkerPool:
         Raises:
             VecEnvWorkerError: A worker is already known to be dead.
         """
-        if self.broken:
-            self.check_alive()
+        self.check_alive()
         seq = self.seq + 1
+        code = _COMMANDS[command]
         workers = [self.workers[i] for i in payloads]
-        self._send_all(seq, self._messages(command, seq, list(payloads.values())), command, workers)
+        self._send_all(seq, self._messages(code, seq, list(payloads.values())), code, workers)
 
     def ready_among(self, indices: Sequence[int]) -> list[int]:
         """Wait until one of these workers has answered (or died); the indices of all that have.
@@ -390,10 +406,8 @@ class WorkerPool:
 
     def _time_out(self, w: WorkerHandle) -> None:
         """End ``w``, which did not answer in time: it is dead from now on."""
-        w.fate = (
-            f"did not answer {_CALLED[w.command]} within step_timeout={self.timeout:g} s and "
-            "was terminated"
-        )
+        what = "start (build its sub-envs)" if w.command is None else f"answer {_CALLED[w.command]}"
+        w.fate = f"did not {what} within step_timeout={self.timeout:g} s and was terminated"
         with contextlib.suppress(Exception):
             w.process.kill()
         self._mark_dead(w)
@@ -401,7 +415,7 @@ class WorkerPool:
     def _answered(self, w: WorkerHandle) -> bool:
         return not w.alive or w.received or w.channel.has_message() or bool(w.conn.poll())
 
-    def reply_of(self, index: int) -> Reply:
+    def reply_of(self, index: int, what: str = "") -> Reply:
         """Read worker ``index``'s reply to its last command.
 
         Raises:
@@ -444,8 +458,8 @@ class WorkerPool:
                 w.uncertain = True
                 raise
 
-    def gather(self) -> list[Reply]:
-        """Wait for every worker's reply to the last command.
+    def gather(self, what: str = "") -> list[Reply]:
+        """Wait for every worker's reply to the last command (``what``: unused, see Transport).
 
         Every reply is read before anything is raised, so the workers are idle
         and in step with the parent afterwards.
@@ -555,7 +569,7 @@ class WorkerPool:
                     self._time_out(w)
         self.dirty = False
 
-    async def wait_ready(self) -> None:
+    async def wait_all(self) -> None:
         """Wait, without blocking the loop, until every worker has answered, died or is late."""
         for w in self.workers:
             if self._answered(w):
@@ -602,7 +616,7 @@ class WorkerPool:
                         w.reported = True
                         failure = w.death_error()
                 elif reply.status == Status.ERROR and failure is None:
-                    failure = worker_error(reply.payload, "close()")
+                    failure = worker_error(reply.payload, "close()", "ProcVecEnv", "a worker")
         finally:
             self._stop(deadline, late)
         return failure
@@ -650,6 +664,15 @@ class WorkerPool:
                 shm.close()
             shm.unlink()
 
+
+_COMMANDS = {
+    "step": Command.STEP,
+    "step_some": Command.STEP_SOME,
+    "reset": Command.RESET,
+    "call": Command.CALL,
+    "get_attr": Command.GET_ATTR,
+    "set_attr": Command.SET_ATTR,
+}
 
 _CALLED = {
     Command.STEP: "step()",

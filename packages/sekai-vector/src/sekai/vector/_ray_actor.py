@@ -3,12 +3,12 @@
 `EnvGroup` is the Ray counterpart of a ProcVecEnv worker process: it
 owns a contiguous group of sub-envs, steps the ones it is asked to with the
 per-sub-env rule of every vector env
-(`end_episode`, through the worker logic of
-`sekai.vector._proc_worker`) and reports the sub-envs it freezes. It is
+(`end_episode`, through the `sekai.vector._env_group.SubEnvGroup` a ProcVecEnv
+worker runs too) and reports the sub-envs it freezes. It is
 a plain class, made a Ray actor with ``ray.remote`` by `remote_group`.
 
-Every method answers with a `Reply`, the
-replies of the process protocol: the result (``Status.OK``), a
+Every method takes the payload a ProcVecEnv worker gets for the same command
+and answers with a `Reply` (see `sekai.vector._replies`): the result (``Status.OK``), a
 `Failure` naming the sub-env that raised,
 with its traceback (``Status.ERROR``), or the message of a name a sub-env
 lacks (``Status.ATTRIBUTE_ERROR``). Steps and resets answer with a
@@ -22,19 +22,14 @@ is started with a `Restart`: it resets its sub-envs and answers the
 next step of each of them, without stepping it, with the row described in
 `Restart`.
 
-The rest of the module is the parent's side (as `sekai.vector._proc_pool`
-is for ProcVecEnv): `ActorSlot` (one actor, its sub-envs, its
-replacements), `ActorCall` (a remote call that can be sent again to a
-replacement), `RaySession` (the Ray session RayVecEnvs started
-themselves) and the checks of the actor options.
+The rest of the module is what the parent needs to create actors:
+`RaySession` (the Ray session RayVecEnvs started themselves), `remote_group`
+and the checks of the actor options; `sekai.vector._ray_pool` talks to them.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import pickle
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -42,47 +37,35 @@ import cloudpickle
 import ray
 
 from sekai._internal.validation import check_real
-from sekai.core import Env, InfoDict
-from sekai.error import InvalidObservation, VecEnvWorkerError
+from sekai.core import InfoDict
 from sekai.spaces import Space
 from sekai.spaces._layout import ArrayLeaf, layout_of, leaves
-from sekai.vector._in_process import build_env, close_all
-from sekai.vector._obs_batch import ObsStacker, make_obs_stacker
-from sekai.vector._proc_protocol import (
-    Batch,
-    Failure,
-    Reply,
-    Status,
-    describe_failure,
-    make_reply,
+from sekai.vector._env_group import (
+    SubEnvFailure,
+    SubEnvGroup,
+    build_group,
+    failure_reply,
+    started,
 )
-from sekai.vector._proc_worker import _LookupFailure, _started, _SubEnvFailure, _Worker
+from sekai.vector._obs_batch import ObsStacker, make_obs_stacker
+from sekai.vector._replies import Batch, Reply, Status, make_reply
 
 __all__ = [
     "WORKER_RESTARTED",
-    "ActorCall",
-    "ActorSlot",
     "EnvGroup",
     "RaySession",
     "Restart",
     "check_actor_options",
     "default_num_workers",
-    "invalid_observation",
     "remote_group",
     "scheduling_strategies",
     "stacks_observations",
-    "wait_all",
-    "worker_error",
 ]
 
 WORKER_RESTARTED = "worker_restarted"
 """The info key of the row that ends an episode interrupted by the death of its actor."""
 
 _OK = Status.OK.value
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")  # colours in Ray's error messages
-_ERROR = Status.ERROR.value
-_ATTRIBUTE_ERROR = Status.ATTRIBUTE_ERROR.value
-_INVALID = Status.INVALID_OBSERVATION.value
 
 
 def stacks_observations(space: Space[Any]) -> bool:
@@ -127,7 +110,7 @@ class EnvGroup:
         self.count = count
         self.end = first + count
         self.autoreset = autoreset
-        self.worker: _Worker | None = None
+        self.worker: SubEnvGroup | None = None
         self.stacked = False
         self.stackers: dict[int, ObsStacker] = {}
         # Sub-envs reset after a restart, not reported yet: local index -> (observation, info).
@@ -138,23 +121,19 @@ class EnvGroup:
     def start(self, restart: Restart | None = None) -> Reply:
         """Build the sub-envs; answer with `Started`."""
         first = self.first
-        envs: list[Env[Any, Any]] = []
         try:
             fns = pickle.loads(self.blob)[first : first + self.count]
-            for i, fn in enumerate(fns):
-                envs.append(build_env(fn, "RayVecEnv", first + i))
+            envs = build_group(fns, first, "RayVecEnv")
         except BaseException as error:
-            with contextlib.suppress(Exception):  # the construction error is the one to report
-                close_all(envs)
-            return make_reply(_ERROR, describe_failure(first + len(envs), error, cloudpickle))
+            return failure_reply(error, None, first, cloudpickle)
         self.blob = b""
-        self.worker = worker = _Worker(envs, first, self.autoreset, cloudpickle)
+        self.worker = worker = SubEnvGroup(envs, first, self.autoreset, cloudpickle)
         self.stacked = stacks_observations(envs[0].observation_space)
         if restart is not None:
             reply = self._answer(lambda: self._restart(restart))
             if reply.status != _OK:
                 return reply
-        return make_reply(_OK, _started(worker.envs, first))
+        return make_reply(_OK, started(worker.envs, first))
 
     def _restart(self, restart: Restart) -> None:
         worker = self._worker()
@@ -181,31 +160,31 @@ class EnvGroup:
         """Step every sub-env of the group with its rows of a checked batch of actions."""
         return self._answer(lambda: self._step(range(self.count), self._worker().split(actions)))
 
-    def step_some(self, indices: list[int], actions: list[Any]) -> Reply:
-        """Step some sub-envs (local indices), one action each: a partial batch."""
-        return self._answer(lambda: self._step(indices, actions))
+    def step_some(self, payload: tuple[list[int], list[Any]]) -> Reply:
+        """Step some sub-envs: ``(local indices, one action each)``, a partial batch."""
+        return self._answer(lambda: self._step(*payload))
 
-    def reset(self, seeds: list[Any], options: list[Any]) -> Reply:
-        """Reset every sub-env with its seed and options."""
+    def reset(self, payload: tuple[list[Any], list[Any]]) -> Reply:
+        """Reset every sub-env: ``(seeds, options)``, one entry per sub-env."""
 
         def run() -> Batch:
             self.pending.clear()
-            infos, observations, *_ = self._worker().reset((seeds, options))
+            infos, observations, *_ = self._worker().reset(payload)
             return Batch(infos, self._batch(observations, range(self.first, self.end)))
 
         return self._answer(run)
 
-    def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Reply:
-        """Call ``name`` on every sub-env (or read it, if it is not callable)."""
-        return self._answer(lambda: self._worker().call((name, args, kwargs)))
+    def call(self, payload: tuple[str, tuple[Any, ...], dict[str, Any]]) -> Reply:
+        """Call ``(name, args, kwargs)`` on every sub-env (or read it, if it is not callable)."""
+        return self._answer(lambda: self._worker().call(payload))
 
     def get_attr(self, name: str) -> Reply:
         """Read ``name`` from every sub-env, through its wrapper stack."""
         return self._answer(lambda: self._worker().get_attr(name))
 
-    def set_attr(self, name: str, values: list[Any]) -> Reply:
-        """Set ``name`` on every sub-env, one value each."""
-        return self._answer(lambda: self._worker().set_attr((name, values)))
+    def set_attr(self, payload: tuple[str, list[Any]]) -> Reply:
+        """Set ``(name, one value per sub-env)`` on every sub-env."""
+        return self._answer(lambda: self._worker().set_attr(payload))
 
     def close(self) -> Reply:
         """Close every sub-env (all of them, even if one raises)."""
@@ -217,49 +196,40 @@ class EnvGroup:
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def _worker(self) -> _Worker:
+    def _worker(self) -> SubEnvGroup:
         worker = self.worker
         if worker is None:
             raise RuntimeError("RayVecEnv: this actor's sub-envs were not built or are closed")
         return worker
 
-    def _answer(self, run: Callable[[], Any], worker: _Worker | None = None) -> Reply:
+    def _answer(self, run: Callable[[], Any], worker: SubEnvGroup | None = None) -> Reply:
         """Run a command; its result, or the failure of the sub-env that raised, as a Reply.
 
         Failures are reported as a ProcVecEnv worker reports them (see
-        `_serve`): with the sub-env's index,
-        what it was doing and the sub-envs a failed step froze all the same.
+        `failure_reply`): with the sub-env's index, what it was doing and the
+        sub-envs a failed step froze all the same.
         """
         worker = worker or self.worker
         if worker is not None:
             worker.current = 0
         try:
             return make_reply(_OK, run())
-        except _LookupFailure as failure:
-            return make_reply(_ATTRIBUTE_ERROR, str(failure))
-        except _SubEnvFailure as failure:
-            error, index = failure.error, failure.index
-            described = describe_failure(index, error, cloudpickle)
-            described = described._replace(during=failure.during, frozen=failure.frozen)
-        except BaseException as error_:
-            error, index = error_, self.first + (worker.current if worker is not None else 0)
-            described = describe_failure(index, error, cloudpickle)
-        status = _INVALID if isinstance(error, InvalidObservation) else _ERROR
-        return make_reply(status, described)
+        except BaseException as error:
+            return failure_reply(error, worker, self.first, cloudpickle)
 
     def _step(self, indices: Sequence[int], actions: list[Any]) -> Batch:
         worker = self._worker()
         ids = [self.first + j for j in indices]
         if not self.pending:
-            infos, observations, rewards, terminated, truncated, frozen = worker._step_rows(
+            infos, observations, rewards, terminated, truncated, frozen = worker.step_rows(
                 indices, actions
             )
             batch = self._batch(observations, ids)
             return Batch(infos, batch, rewards, terminated, truncated, frozen)
         # The first step after a restart: the reset sub-envs report their restart row,
-        # the others step (all of them, even if one raises, as in _step_rows).
+        # the others step (all of them, even if one raises, as in step_rows).
         rows: list[tuple[Any, ...]] = []
-        failure: _SubEnvFailure | None = None
+        failure: SubEnvFailure | None = None
         for j, action in zip(indices, actions, strict=True):
             reset = self.pending.pop(j, None)
             if reset is not None:
@@ -269,8 +239,8 @@ class EnvGroup:
                 rows.append(([info], [observation], [0.0], [False], [True], frozen_now))
                 continue
             try:
-                rows.append(worker._step_rows([j], [action]))
-            except _SubEnvFailure as error:
+                rows.append(worker.step_rows([j], [action]))
+            except SubEnvFailure as error:
                 failure = failure or error
         columns = [[value for row in rows for value in row[k]] for k in range(6)]
         infos, observations, rewards, terminated, truncated, frozen = columns
@@ -316,67 +286,6 @@ _RESERVED_OPTIONS = frozenset(
         "get_if_exists",
     }
 )
-
-
-class ActorSlot:
-    """The parent's view of one actor: its sub-envs, its handle, its restarts."""
-
-    __slots__ = ("count", "dead", "first", "handle", "hint", "index", "restarts", "strategy")
-
-    def __init__(self, index: int, first: int, count: int, strategy: Any) -> None:
-        self.index = index
-        self.first = first
-        self.count = count
-        self.strategy = strategy
-        self.handle: Any = None
-        self.restarts = 0
-        self.dead = False
-        self.hint = ""  # what the error of a call after its death advises
-
-    @property
-    def end(self) -> int:
-        """One past the index of its last sub-env."""
-        return self.first + self.count
-
-    @property
-    def plural(self) -> str:
-        """``"s"`` when it runs several sub-envs (for messages)."""
-        return "s" if self.count > 1 else ""
-
-    @property
-    def sub_envs(self) -> str:
-        """The indices of its sub-envs, as text."""
-        return ", ".join(str(i) for i in range(self.first, self.end))
-
-    def death_error(
-        self, cause: BaseException | None, *, hint: str, earlier: bool = False
-    ) -> VecEnvWorkerError:
-        """The error reporting this actor's death (``cause``: Ray's error, quoted)."""
-        when = "died earlier" if earlier else "died unexpectedly"
-        reason = "" if cause is None else " (" + " ".join(_ANSI.sub("", str(cause)).split()) + ")"
-        return VecEnvWorkerError(
-            f"RayVecEnv: actor {self.index} (sub-env{self.plural} {self.sub_envs}) {when}"
-            f"{reason}; {hint}",
-            self.first,
-            None,
-        )
-
-
-class ActorCall:
-    """One remote call to an actor, kept so it can be sent again to a replacement."""
-
-    __slots__ = ("args", "method", "ref", "slot")
-
-    def __init__(self, slot: ActorSlot, method: str, args: tuple[Any, ...]) -> None:
-        self.slot = slot
-        self.method = method
-        self.args = args
-        self.ref: Any = None
-        self.send()
-
-    def send(self) -> None:
-        """Send the call to the slot's current actor (again, after a replacement)."""
-        self.ref = getattr(self.slot.handle, self.method).remote(*self.args)
 
 
 class RaySession:
@@ -431,14 +340,6 @@ def remote_group() -> Any:
     return _REMOTE_GROUP[0]
 
 
-async def wait_all(calls: list[ActorCall]) -> None:
-    """Wait, without blocking the event loop, until every call has answered (or failed)."""
-    refs = [call.ref for call in calls]
-    ready, _ = ray.wait(refs, num_returns=len(refs), timeout=0)
-    if len(ready) < len(refs):
-        await asyncio.to_thread(ray.wait, refs, num_returns=len(refs))
-
-
 def check_actor_options(num_cpus: float, resources: object, extra: object) -> dict[str, Any]:
     """The Ray options of every actor, checked."""
     options: dict[str, Any] = {"num_cpus": num_cpus, "max_restarts": 0, "max_concurrency": 1}
@@ -487,32 +388,3 @@ def default_num_workers(num_envs: int, num_cpus: float) -> int:
         return num_envs
     cpus = float(ray.cluster_resources().get("CPU", 0.0))  # type: ignore[no-untyped-call]
     return max(1, min(num_envs, int(cpus // num_cpus)))
-
-
-def worker_error(failure: Failure, what: str) -> VecEnvWorkerError:
-    """The VecEnvWorkerError for a sub-env's failure, as an actor reported it.
-
-    As `sekai.vector._proc_protocol.worker_error`, naming RayVecEnv.
-    """
-    index = failure.env_index
-    where = f"sub-env {index}" if index is not None else "an actor"
-    error = VecEnvWorkerError(
-        f"RayVecEnv: {where} raised {failure.message} in {failure.during or what}",
-        index,
-        failure.traceback,
-    )
-    if failure.exception is not None:
-        with contextlib.suppress(Exception):  # a courtesy: the traceback text is there anyway
-            error.__cause__ = pickle.loads(failure.exception)
-    return error
-
-
-def invalid_observation(failure: Failure) -> InvalidObservation:
-    """The InvalidObservation for a value that does not fit, as an actor reported it.
-
-    As `sekai.vector._proc_protocol.invalid_observation`, naming RayVecEnv.
-    """
-    text = failure.message.removeprefix(f"{InvalidObservation.__name__}: ")
-    if not text.startswith("sub-env "):  # raised by the sub-env itself
-        text = f"sub-env {failure.env_index} raised InvalidObservation: {text}"
-    return InvalidObservation(f"RayVecEnv: {text}")

@@ -3,48 +3,24 @@
 from __future__ import annotations
 
 import contextlib
-from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from multiprocessing import util as _mp_util
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import Any, ClassVar
 
 from sekai._internal.validation import check_int, check_real
-from sekai.core import ActType, Env, InfoDict, ObsType
-from sekai.spaces import Space
-from sekai.spaces._layout import DictNode, Layout, TupleNode, layout_of
-from sekai.utils.seeding import SeedType
-from sekai.vector._actions import make_action_checker
-from sekai.vector._arguments import per_env_values
-from sekai.vector._autoreset import rewards_array
-from sekai.vector._in_process import check_batch_size, check_env_fns, check_same_spaces
-from sekai.vector._lifecycle import HookedVecEnv
-from sekai.vector._obs_batch import ObsStacker, make_obs_stacker
+from sekai.core import ActType, Env, ObsType
+from sekai.utils.seeding import SeedType as SeedType  # sekai 0.2 offered it here
+from sekai.vector._arguments import check_step_timeout
+from sekai.vector._in_process import check_batch_size, check_env_fns
 from sekai.vector._proc_context import get_context
 from sekai.vector._proc_pool import WorkerPool, close_quietly
-from sekai.vector._proc_protocol import (
-    Batch,
-    Command,
-    Failure,
-    Reply,
-    Started,
-    Status,
-    as_batch,
-    invalid_observation,
-    worker_error,
-)
 from sekai.vector._proc_shm import BlockViews, block_layout
-from sekai.vector._rows import select_rows
-from sekai.vector.results import VecResetResult, VecStepResult
+from sekai.vector._remote import RemoteVecEnv, split_evenly
 
 __all__ = ["ProcVecEnv"]
 
-_OK = Status.OK.value
 
-
-class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
+class ProcVecEnv(RemoteVecEnv[ObsType, ActType]):
     """Runs sub-environments in worker processes, for CPU-bound simulators.
 
     Each worker process runs a contiguous group of sub-envs and talks to this
@@ -112,7 +88,11 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
             waits without limit. A worker that takes longer is killed and
             the call raises VecEnvWorkerError naming it and its sub-envs,
             once the other workers have answered; every later call reports
-            it dead (close the vector env and build a new one).
+            it dead (close the vector env and build a new one). It bounds
+            start-up too: a worker that has not built its sub-envs within
+            ``step_timeout`` of its start is killed, and the constructor
+            raises VecEnvWorkerError naming it once every worker is stopped
+            (nothing is left running or allocated).
 
     Raises:
         ImportError: cloudpickle is not installed (it comes with the
@@ -122,7 +102,8 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
             not with ``"fork"``, where nothing is pickled).
         SpaceMismatch: The sub-envs do not all have the same spaces.
         VecEnvWorkerError: A factory raised or returned something that is not
-            an Env, or a worker died while starting.
+            an Env, or a worker died while starting (or, with ``step_timeout``,
+            did not start in time).
 
     Examples:
         >>> if __name__ == "__main__":  # doctest: +SKIP
@@ -134,7 +115,11 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
         autoreset: Whether finished sub-envs are reset within the step.
         close_timeout: The ``close_timeout`` argument.
         num_workers: Number of worker processes.
+        step_timeout: The ``step_timeout`` argument.
     """
+
+    _backend: ClassVar[str] = "ProcVecEnv"
+    _worker_name: ClassVar[str] = "a worker"
 
     def __init__(
         self,
@@ -170,18 +155,7 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
             minimum=0,
             expected="a number of seconds >= 0 (inf: no limit)",
         )
-        self.step_timeout = (
-            None
-            if step_timeout is None
-            else check_real(
-                step_timeout,
-                "ProcVecEnv: step_timeout",
-                finite=False,
-                minimum=0,
-                min_open=True,
-                expected="None or a number of seconds > 0",
-            )
-        )
+        self.step_timeout = check_step_timeout(step_timeout, "ProcVecEnv")
         n = len(fns)
         self.num_envs = n
         self._batch_size = check_batch_size(batch_size, n, "ProcVecEnv")
@@ -198,8 +172,7 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
         )
         self.autoreset = autoreset
         mp_context = get_context(context)
-        bounds = _split_evenly(n, self.num_workers)
-        self._bounds = bounds
+        bounds = split_evenly(n, self.num_workers)
         blobs = _factories(fns, bounds, cloudpickle, fork=mp_context.get_start_method() == "fork")
         timeout = self.step_timeout
         pool = WorkerPool(mp_context, cloudpickle, None if timeout == float("inf") else timeout)
@@ -208,12 +181,7 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
             replies = pool.start(
                 blobs, [lo for lo, _ in bounds], [hi - lo for lo, hi in bounds], autoreset
             )
-            self._raise_failures(replies, "its env factory")
-            started: list[Started] = [reply.payload for reply in replies]
-            self.observation_space, self.action_space = check_same_spaces(
-                "ProcVecEnv", [entry for worker in started for entry in worker.spaces]
-            )
-            self.metadata = started[0].metadata
+            self._accept_started(replies)
             layout = (
                 None
                 if shared_memory is False
@@ -225,26 +193,12 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
                     "shapes (Box, Discrete, MultiDiscrete, MultiBinary, or Dict / Tuple / "
                     f"MaskedBox of them), got {self.observation_space!r}"
                 )
-            self._views: BlockViews | None = None if layout is None else pool.attach(layout)
+            views: BlockViews | None = None if layout is None else pool.attach(layout)
         except BaseException:
             close_quietly(pool, self.close_timeout)
             raise
-        self._stack = make_obs_stacker(self.observation_space, n)
-        self._stackers: dict[int, ObsStacker] = {n: self._stack}
-        self._check_actions = make_action_checker(self.action_space, n)
-        self._slice_actions = _make_slicer(self.action_space, bounds)
-        views = self._views
+        self._setup(pool, bounds, block=views)
         self._block_actions = None if views is None else views.actions
-        self._frozen: NDArray[np.bool_] = np.zeros(n, dtype=bool)
-        self._frozen_view: NDArray[np.bool_] = self._frozen.view()
-        self._frozen_view.flags.writeable = False
-        # Partial batches: the worker of each sub-env; per busy worker, the
-        # sub-envs of its command in flight and the ones waiting for it to
-        # finish; the rows answered but not handed back yet.
-        self._worker_of = np.repeat(np.arange(self.num_workers), [hi - lo for lo, hi in bounds])
-        self._sent: dict[int, list[int]] = {}
-        self._waiting: dict[int, list[tuple[int, Any]]] = {}
-        self._answered: deque[tuple[int, Any, float, bool, bool, InfoDict]] = deque()
         self._finalizer = _mp_util.Finalize(
             self, close_quietly, args=(pool, self.close_timeout), exitpriority=10
         )
@@ -255,12 +209,7 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
     @property
     def shared_memory(self) -> bool:
         """Whether observations travel through shared memory (else they are pickled)."""
-        return self._views is not None
-
-    @property
-    def frozen(self) -> NDArray[np.bool_]:
-        """Read-only bool array: which sub-envs are frozen (only with ``autoreset=False``)."""
-        return self._frozen_view
+        return self._block is not None
 
     @property
     def closed(self) -> bool:
@@ -272,27 +221,7 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
     def closed(self, value: bool) -> None:
         self._closed = bool(value)
 
-    # -- round trips --------------------------------------------------------------------
-
-    def _raise_failures(self, replies: list[Reply], what: str) -> None:
-        for status, payload in replies:
-            if status == Status.ATTRIBUTE_ERROR:
-                raise AttributeError(payload)
-            if status == Status.INVALID_OBSERVATION:
-                raise invalid_observation(payload)
-            if status != Status.OK:
-                raise worker_error(payload, what)
-
-    def _keep_frozen(self, replies: list[Reply]) -> None:
-        """Mark what the workers froze in a step, whether or not it failed elsewhere."""
-        frozen = self._frozen
-        for status, payload in replies:
-            if status == _OK:
-                batch = as_batch(payload)
-                if batch.frozen:
-                    frozen[list(batch.frozen)] = True
-            elif isinstance(payload, Failure) and payload.frozen:
-                frozen[list(payload.frozen)] = True
+    # -- steps --------------------------------------------------------------------------
 
     def _send_step(self, batch: Any) -> None:
         pool = self._pool
@@ -302,226 +231,7 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
             block[...] = batch
             pool.send_step_signal()
         else:
-            pool.send(Command.STEP, self._slice_actions(batch))
-
-    def _send_reset(self, seeds: list[SeedType], options: list[dict[str, Any] | None]) -> None:
-        payloads = [(seeds[lo:hi], options[lo:hi]) for lo, hi in self._bounds]
-        self._pool.send(Command.RESET, payloads)
-
-    def _step_batch(self, batch: Any) -> VecStepResult[Any]:
-        self._send_step(batch)
-        return self._step_result(self._pool.gather())
-
-    async def _async_step_batch(self, batch: Any) -> VecStepResult[Any]:
-        self._send_step(batch)
-        await self._pool.wait_ready()
-        return self._step_result(self._pool.gather())
-
-    def _reset_batch(
-        self, seeds: list[SeedType], options: list[dict[str, Any] | None]
-    ) -> VecResetResult[Any]:
-        self._send_reset(seeds, options)
-        return self._reset_result(self._pool.gather())
-
-    async def _async_reset_batch(
-        self, seeds: list[SeedType], options: list[dict[str, Any] | None]
-    ) -> VecResetResult[Any]:
-        self._send_reset(seeds, options)
-        await self._pool.wait_ready()
-        return self._reset_result(self._pool.gather())
-
-    # -- partial batches ------------------------------------------------------------------
-
-    def _send_batch(self, env_ids: NDArray[np.int64], actions: list[Any]) -> None:
-        groups: dict[int, list[tuple[int, Any]]] = {}
-        worker_of = self._worker_of
-        for i, action in zip(env_ids.tolist(), actions, strict=True):
-            groups.setdefault(int(worker_of[i]), []).append((i, action))
-        idle = {}
-        for worker, items in groups.items():
-            if worker in self._sent:  # busy: the actions wait for its answer
-                self._waiting.setdefault(worker, []).extend(items)
-            else:
-                idle[worker] = items
-        self._dispatch(idle)
-
-    def _dispatch(self, groups: dict[int, list[tuple[int, Any]]]) -> None:
-        if not groups:
-            return
-        payloads = {}
-        for worker, items in groups.items():
-            first = self._bounds[worker][0]
-            payloads[worker] = ([i - first for i, _ in items], [action for _, action in items])
-        self._pool.send_some(Command.STEP_SOME, payloads)
-        for worker, items in groups.items():
-            self._sent[worker] = [i for i, _ in items]
-
-    def _collect(self, workers: list[int]) -> None:
-        """Read the answers of ``workers`` into the rows to hand back; send what waited."""
-        pool = self._pool
-        for worker in workers:
-            reply = pool.reply_of(worker)
-            ids = self._sent.pop(worker)
-            if reply.status != _OK:
-                self._keep_frozen([reply])
-                self._raise_failures([reply], "step()")
-            batch = as_batch(reply.payload)
-            if batch.frozen:
-                self._frozen[list(batch.frozen)] = True
-            observations = batch.observations or [None] * len(ids)
-            assert batch.rewards is not None
-            assert batch.terminated is not None and batch.truncated is not None
-            self._answered.extend(
-                zip(
-                    ids,
-                    observations,
-                    batch.rewards,
-                    batch.terminated,
-                    batch.truncated,
-                    batch.infos,
-                    strict=True,
-                )
-            )
-            waiting = self._waiting.pop(worker, None)
-            if waiting:
-                self._dispatch({worker: waiting})
-
-    def _recv_batch(self, count: int) -> VecStepResult[Any]:
-        while len(self._answered) < count:
-            self._collect(self._pool.ready_among(sorted(self._sent)))
-        return self._hand_back(count)
-
-    async def _async_recv_batch(self, count: int) -> VecStepResult[Any]:
-        while len(self._answered) < count:
-            self._collect(await self._pool.ready_among_async(sorted(self._sent)))
-        return self._hand_back(count)
-
-    def _hand_back(self, count: int) -> VecStepResult[Any]:
-        rows = [self._answered.popleft() for _ in range(count)]
-        ids, observations, rewards, terminated, truncated, infos = zip(*rows, strict=True)
-        env_ids = np.array(ids, dtype=np.int64)
-        views = self._views
-        if views is not None:  # the workers wrote the rows: copy them out of the block
-            batch = select_rows(views.observations, env_ids)
-        else:
-            batch = self._stacker_for(count)(list(observations), ids)
-        return VecStepResult(
-            batch,
-            rewards_array(rewards, ids),
-            np.array(terminated, dtype=np.bool_),
-            np.array(truncated, dtype=np.bool_),
-            list(infos),
-            env_ids,
-        )
-
-    def _stacker_for(self, count: int) -> ObsStacker:
-        stack = self._stackers.get(count)
-        if stack is None:
-            stack = self._stackers[count] = make_obs_stacker(self.observation_space, count)
-        return stack
-
-    def _drop_in_flight(self) -> None:
-        # The next command drains the answers still to come (see WorkerPool.prepare).
-        self._sent.clear()
-        self._waiting.clear()
-        self._answered.clear()
-
-    # -- results ------------------------------------------------------------------------
-
-    def _batches(self, replies: list[Reply], what: str) -> list[Batch]:
-        if len(replies) == 1 and replies[0].status == _OK:
-            return [as_batch(replies[0].payload)]
-        if what == "step()" and any(reply.status != _OK for reply in replies):
-            self._keep_frozen(replies)
-        self._raise_failures(replies, what)
-        return [as_batch(reply.payload) for reply in replies]
-
-    def _observations(self, batches: list[Batch]) -> Any:
-        views = self._views
-        if views is not None:
-            return views.copy_observations()
-        if len(batches) == 1:
-            observations = batches[0].observations
-            assert observations is not None
-            return self._stack(observations)
-        return self._stack(_concat(batch.observations for batch in batches))
-
-    def _reset_result(self, replies: list[Reply]) -> VecResetResult[Any]:
-        batches = self._batches(replies, "reset()")
-        self._frozen[:] = False
-        infos = batches[0].infos if len(batches) == 1 else _concat(b.infos for b in batches)
-        return VecResetResult(self._observations(batches), infos)
-
-    def _step_result(self, replies: list[Reply]) -> VecStepResult[Any]:
-        batches = self._batches(replies, "step()")
-        infos = batches[0].infos if len(batches) == 1 else _concat(b.infos for b in batches)
-        for batch in batches:
-            if batch.frozen:
-                self._frozen[list(batch.frozen)] = True
-        views = self._views
-        if views is not None:
-            return VecStepResult(
-                views.copy_observations(),
-                views.rewards.copy(),
-                views.terminated.copy(),
-                views.truncated.copy(),
-                infos,
-            )
-        return VecStepResult(
-            self._observations(batches),
-            rewards_array(_concat(b.rewards for b in batches)),
-            np.array(_concat(b.terminated for b in batches), dtype=np.bool_),
-            np.array(_concat(b.truncated for b in batches), dtype=np.bool_),
-            infos,
-        )
-
-    # -- sub-env attributes -----------------------------------------------------------
-
-    def _per_env_results(self, command: Command, payloads: list[Any], what: str) -> list[Any]:
-        self._check_open()
-        pool = self._pool
-        self._pending = True
-        try:
-            pool.send(command, payloads)
-            replies = pool.gather()
-        finally:
-            self._pending = False
-        self._raise_failures(replies, what)
-        return _concat(reply.payload for reply in replies)
-
-    def call(self, method: str, *args: Any, **kwargs: Any) -> list[Any]:
-        """Call ``method`` on every sub-env in its worker (or read it, if not callable).
-
-        Arguments and results travel with cloudpickle.
-
-        Raises:
-            AttributeError: A sub-env has no such attribute.
-            VecEnvWorkerError: The method raised in a sub-env.
-        """
-        payloads = [(method, args, kwargs)] * self.num_workers
-        return self._per_env_results(Command.CALL, payloads, f"call({method!r})")
-
-    def get_attr(self, name: str) -> list[Any]:
-        """Read ``name`` from every sub-env, through its wrapper stack.
-
-        Raises:
-            AttributeError: A sub-env has no such attribute.
-            VecEnvWorkerError: Reading it raised another error in a sub-env.
-        """
-        payloads = [name] * self.num_workers
-        return self._per_env_results(Command.GET_ATTR, payloads, f"get_attr({name!r})")
-
-    def set_attr(self, name: str, values: list[Any] | Any) -> None:
-        """Set ``name`` on every sub-env, on the outermost layer that has it.
-
-        Raises:
-            ValueError: ``values`` is a list whose length is not ``num_envs``.
-            AttributeError: A sub-env has no such attribute.
-        """
-        self._check_open()
-        per_env = per_env_values(values, self.num_envs, name)
-        payloads = [(name, per_env[lo:hi]) for lo, hi in self._bounds]
-        self._per_env_results(Command.SET_ATTR, payloads, f"set_attr({name!r})")
+            pool.send_all("step", self._slice_actions(batch))
 
     # -- shutdown ---------------------------------------------------------------------
 
@@ -547,7 +257,7 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
             self._closed = True
             self._finalizer.cancel()
             # No view of the block may outlive its mapping.
-            self._views = None
+            self._block = None
             self._block_actions = None
             failure = self._pool.close(self.close_timeout)
         if failure is not None:
@@ -557,11 +267,6 @@ class ProcVecEnv(HookedVecEnv[ObsType, ActType]):
         """An interrupted step or reset completes in the workers: the pool drops its answers."""
         if call not in ("step", "reset"):
             super()._on_interrupt(call)
-
-
-def _concat(parts: Iterable[list[Any] | None]) -> list[Any]:
-    """One list of the per-worker lists, in worker order."""
-    return [value for part in parts if part is not None for value in part]
 
 
 def _factories(
@@ -601,35 +306,3 @@ def _factories(
                     ) from error
             raise
     return blobs
-
-
-def _split_evenly(num_envs: int, num_workers: int) -> list[tuple[int, int]]:
-    """Split ``num_envs`` sub-envs into ``num_workers`` contiguous, even groups."""
-    size, extra = divmod(num_envs, num_workers)
-    bounds, start = [], 0
-    for i in range(num_workers):
-        stop = start + size + (1 if i < extra else 0)
-        bounds.append((start, stop))
-        start = stop
-    return bounds
-
-
-def _make_slicer(space: Space[Any], bounds: list[tuple[int, int]]) -> Callable[[Any], list[Any]]:
-    """Split a checked batch of actions into one batch per worker (chosen once)."""
-    if len(bounds) == 1:
-        return lambda batch: [batch]
-    cut = _row_slicer(layout_of(space))
-    return lambda batch: [cut(batch, lo, hi) for lo, hi in bounds]
-
-
-def _row_slicer(layout: Layout) -> Callable[[Any, int, int], Any]:
-    """Rows ``lo:hi`` of a batch: dicts and tuples part by part, anything else sliced."""
-    if isinstance(layout, DictNode):
-        items = tuple((key, _row_slicer(child)) for key, child in layout.items)
-        return lambda batch, lo, hi: {key: cut(batch[key], lo, hi) for key, cut in items}
-    if isinstance(layout, TupleNode):
-        parts = tuple(_row_slicer(child) for child in layout.parts)
-        return lambda batch, lo, hi: tuple(
-            cut(part, lo, hi) for cut, part in zip(parts, batch, strict=True)
-        )
-    return lambda batch, lo, hi: batch[lo:hi]
