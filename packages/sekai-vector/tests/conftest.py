@@ -10,7 +10,11 @@ reference native backend the tests run against.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
+import os
+import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -361,3 +365,33 @@ def kit() -> SimpleNamespace:
         counting_fns=counting_fns,
         build_vec=build_vec,
     )
+
+
+def _load_interrupts() -> Any:
+    """The module ``_interrupts.py`` beside this conftest, imported once under its own name."""
+    name = "sekai_vector_test_interrupts"
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(
+            name, Path(__file__).with_name("_interrupts.py")
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses (and cloudpickle) look modules up by name
+        spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def interrupts(pytestconfig: pytest.Config) -> Any:
+    """The Ctrl-C harness of ``_interrupts.py`` (test modules cannot import it by name).
+
+    Its last-resort watchdog writes to the terminal's stderr, which pytest's
+    capture would otherwise swallow when the watchdog ends the process.
+    """
+    module = _load_interrupts()
+    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
+    if module.HANG_OUTPUT is None and capture is not None:
+        with capture.global_and_fixture_disabled():
+            module.HANG_OUTPUT = os.fdopen(os.dup(2), "w")
+    return module
