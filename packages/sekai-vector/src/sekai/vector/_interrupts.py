@@ -89,14 +89,33 @@ _EXPOSED.update((exposed.__code__, exposed_await.__code__))
 
 
 def _protected_at(frame: FrameType | None) -> bool:
+    above: FrameType | None = None  # the frame the walk came from
     while frame is not None:
         code = frame.f_code
         if code in _PROTECTED:
             return True
-        if code in _EXPOSED:
+        if code in _EXPOSED and _calls_into(frame, above):
             return False
+        # A trampoline not inside the code it calls (before the call, after
+        # it returned, or under a tracer) counts as the code around it.
+        above = frame
         frame = frame.f_back
     return False
+
+
+def _calls_into(trampoline: FrameType, above: FrameType | None) -> bool:
+    """Whether ``above`` is the code ``trampoline`` called (its ``function``).
+
+    A callee without Python code (a builtin, which may call back into Python)
+    counts as called whenever a frame is above the trampoline.
+    """
+    if above is None:
+        return False
+    function = trampoline.f_locals.get("function")
+    while isinstance(function, functools.partial):
+        function = function.func
+    code = getattr(getattr(function, "__func__", function), "__code__", None)
+    return code is None or code is above.f_code
 
 
 def deliver_held(caller: FrameType | None) -> None:

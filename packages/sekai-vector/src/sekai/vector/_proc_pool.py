@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sekai.error import VecEnvWorkerError
+from sekai.vector._interrupts import protected
 from sekai.vector._proc_channel import Channel
 from sekai.vector._proc_protocol import HEADER, Command
 from sekai.vector._proc_shm import BlockLayout, BlockViews
@@ -113,6 +114,7 @@ class WorkerHandle:
         "expect",
         "fate",
         "first",
+        "freed",
         "index",
         "poller",
         "process",
@@ -135,6 +137,7 @@ class WorkerHandle:
         self.alive = True
         self.reported = False
         self.started = False
+        self.freed = False  # its pipe and process object are released
         self.poller: Any = None
         self.deadline: float | None = None
         self.command: Command | None = None
@@ -178,7 +181,8 @@ class WorkerPool:
         self.views: BlockViews | None = None
         self.seq = 0
         self.dirty = False
-        self.closed = False
+        self.closed = False  # close() began
+        self.released = False  # every process, pipe and the shared block are gone
 
     # -- start-up --------------------------------------------------------------------
 
@@ -247,6 +251,19 @@ class WorkerPool:
 
     def attach(self, layout: BlockLayout) -> BlockViews:
         """Create the shared block, have every worker map it, and return the parent's views."""
+        shm, views = self._create_block(layout)
+        self.send(Command.ATTACH, [(shm.name, layout)] * len(self.workers))
+        for reply in self.gather():
+            if reply.status != Status.OK:
+                raise worker_error(
+                    reply.payload, "attaching the shared memory", "ProcVecEnv", "a worker"
+                )
+        return views
+
+    @protected
+    def _create_block(self, layout: BlockLayout) -> tuple[SharedMemory, BlockViews]:
+        # Protected: the block is recorded as soon as it exists, so whatever
+        # stops the construction frees it.
         from multiprocessing.shared_memory import SharedMemory
 
         while True:
@@ -256,14 +273,8 @@ class WorkerPool:
                 break
             except FileExistsError:  # pragma: no cover - 32 random bits collided
                 continue
-        self.views = BlockViews(layout, self.shm.buf)
-        self.send(Command.ATTACH, [(self.shm.name, layout)] * len(self.workers))
-        for reply in self.gather():
-            if reply.status != Status.OK:
-                raise worker_error(
-                    reply.payload, "attaching the shared memory", "ProcVecEnv", "a worker"
-                )
-        return self.views
+        self.views = views = BlockViews(layout, self.shm.buf)
+        return self.shm, views
 
     # -- commands --------------------------------------------------------------------
 
@@ -434,6 +445,7 @@ class WorkerPool:
         message = HEADER.pack(Command.STEP_IN_BLOCK, seq)
         self._send_all(seq, [message] * len(self.workers), Command.STEP_IN_BLOCK)
 
+    @protected
     def _send_all(
         self,
         seq: int,
@@ -441,7 +453,11 @@ class WorkerPool:
         command: Command,
         workers: list[WorkerHandle] | None = None,
     ) -> None:
-        """Send ``messages[i]`` to ``workers[i]`` (default: every worker) as command ``seq``."""
+        """Send ``messages[i]`` to ``workers[i]`` (default: every worker) as command ``seq``.
+
+        Protected from Ctrl-C: a command reaches every worker it is for, or
+        none (one that reached only some would put the sub-envs out of step).
+        """
         self.seq = seq
         self.dirty = True
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
@@ -557,17 +573,21 @@ class WorkerPool:
             # number gives one that is certain to come, and the replies read on
             # the way to it are dropped.
             # Under a timeout, a worker keeps the deadline of the command it runs.
-            seq = self.seq = self.seq + 1
-            for w in stale:
-                w.uncertain = False
-                w.received = False
-                w.expect = seq
-                with contextlib.suppress(OSError):
-                    w.channel.send(HEADER.pack(Command.PING, seq))
+            self._ping(stale)
             for w in stale:
                 if self._recv(w, w.deadline) is None:
                     self._time_out(w)
         self.dirty = False
+
+    @protected
+    def _ping(self, workers: list[WorkerHandle]) -> None:
+        seq = self.seq = self.seq + 1
+        for w in workers:
+            w.uncertain = False
+            w.received = False
+            w.expect = seq
+            with contextlib.suppress(OSError):
+                w.channel.send(HEADER.pack(Command.PING, seq))
 
     async def wait_all(self) -> None:
         """Wait, without blocking the loop, until every worker has answered, died or is late."""
@@ -590,7 +610,10 @@ class WorkerPool:
             The first failure (a sub-env's ``close()`` raising, or a worker
             whose death was never reported), as a VecEnvWorkerError, or None.
         """
-        if self.closed:
+        if self.released:
+            return None
+        if self.closed:  # an interrupted close: release what it left, without waiting
+            self._stop(time.monotonic(), [])
             return None
         self.closed = True
         failure: BaseException | None = None
@@ -617,13 +640,21 @@ class WorkerPool:
                         failure = w.death_error()
                 elif reply.status == Status.ERROR and failure is None:
                     failure = worker_error(reply.payload, "close()", "ProcVecEnv", "a worker")
+        except BaseException as error:
+            if not isinstance(error, Exception):  # Ctrl-C: stop the workers now
+                deadline = time.monotonic()
+            raise
         finally:
             self._stop(deadline, late)
         return failure
 
     def _stop(self, deadline: float | None, late: list[WorkerHandle]) -> None:
-        """Join, then terminate, then kill; close pipes; free the shared block."""
-        started = [w for w in self.workers if w.started]
+        """Join, then terminate, then kill; close pipes; free the shared block.
+
+        Interrupted (Ctrl-C), it terminates the workers at once and still
+        frees everything; what a second interrupt leaves, the next call frees.
+        """
+        started = [w for w in self.workers if w.started and not w.freed]
         try:
             for w in started:
                 w.process.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
@@ -645,13 +676,30 @@ class WorkerPool:
                     RuntimeWarning,
                     stacklevel=4,
                 )
+        except BaseException:
+            for w in started:
+                with contextlib.suppress(ValueError):  # closed already
+                    if w.process.is_alive():
+                        w.process.terminate()
+            raise
         finally:
-            for w in self.workers:
-                w.alive = False
-                w.channel.close()
-                with contextlib.suppress(ValueError):  # pragma: no cover - still running after kill
-                    w.process.close()
-            self._free_block()
+            self._release()
+
+    @protected
+    def _release(self) -> None:
+        """Close the pipes and process objects, free the shared block (protected: all or none)."""
+        for w in self.workers:
+            if w.freed:
+                continue
+            w.alive = False
+            w.channel.close()
+            try:
+                w.process.close()
+            except ValueError:  # still running (terminated, not yet gone): the next close ends it
+                continue
+            w.freed = True
+        self._free_block()
+        self.released = all(w.freed or not w.started for w in self.workers)
 
     def _free_block(self) -> None:
         if self.views is not None:

@@ -452,12 +452,21 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
                     loop.close()
 
 
-# _async_recv_batch: a Ctrl-C must not land between reading a sub-env's row and
-# recording it, where it would be taken for that sub-env's own interrupt.
+# Everything AsyncVecEnv's hooks do in the caller's frames is bookkeeping (the
+# sub-envs run in tasks, behind the exposed run of the loop or await): a
+# Ctrl-C there is held until the call ends, so a call that completed is never
+# taken for one that was cut short (its rows would be lost).
 for _method in (
     AsyncVecEnv._run,
     AsyncVecEnv._shielded,
     AsyncVecEnv._on_interrupt,
+    AsyncVecEnv._step_batch,
+    AsyncVecEnv._reset_batch,
+    AsyncVecEnv._recv_batch,
+    AsyncVecEnv._send_batch,
+    AsyncVecEnv._async_step_batch,
+    AsyncVecEnv._async_reset_batch,
     AsyncVecEnv._async_recv_batch,
+    AsyncVecEnv._drop_in_flight,
 ):
     protect(_method)

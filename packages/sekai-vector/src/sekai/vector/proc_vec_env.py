@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Callable, Sequence
 from multiprocessing import util as _mp_util
 from typing import Any, ClassVar
@@ -194,15 +195,17 @@ class ProcVecEnv(RemoteVecEnv[ObsType, ActType]):
                     f"MaskedBox of them), got {self.observation_space!r}"
                 )
             views: BlockViews | None = None if layout is None else pool.attach(layout)
+            self._setup(pool, bounds, block=views)
+            self._block_actions = None if views is None else views.actions
+            self._finalizer = _mp_util.Finalize(
+                self, close_quietly, args=(pool, self.close_timeout), exitpriority=10
+            )
+            self._closed = False
         except BaseException:
-            close_quietly(pool, self.close_timeout)
+            # Whatever stopped the construction (an error, a Ctrl-C at any line):
+            # no worker, pipe or shared block outlives it.
+            close_quietly(pool, 0.0 if _interrupted() else self.close_timeout)
             raise
-        self._setup(pool, bounds, block=views)
-        self._block_actions = None if views is None else views.actions
-        self._finalizer = _mp_util.Finalize(
-            self, close_quietly, args=(pool, self.close_timeout), exitpriority=10
-        )
-        self._closed = False
 
     # -- properties -------------------------------------------------------------------
 
@@ -251,8 +254,9 @@ class ProcVecEnv(RemoteVecEnv[ObsType, ActType]):
             AsyncCallPending: Another thread is running a call of this
                 vector env (nothing is closed).
         """
-        if self._closed:
-            return
+        pool = getattr(self, "_pool", None)
+        if self._closed and (pool is None or pool.released):
+            return  # closed, or never built (a failed construction frees its own)
         with self._closing():
             self._closed = True
             self._finalizer.cancel()
@@ -306,3 +310,9 @@ def _factories(
                     ) from error
             raise
     return blobs
+
+
+def _interrupted() -> bool:
+    """Whether the exception being handled is an interrupt (Ctrl-C, cancellation)."""
+    error = sys.exc_info()[1]
+    return error is not None and not isinstance(error, Exception)
