@@ -28,11 +28,25 @@ class Overrun(BaseException):
     """
 
 
-def _raise_in(thread_id: int, exception: type[BaseException] | None) -> None:
-    """Make ``thread_id`` raise ``exception`` at its next bytecode (``None``: cancel that)."""
+def _raise_in(thread_id: int, exception: type[BaseException]) -> None:
+    """Make ``thread_id`` raise ``exception`` at its next bytecode."""
     ctypes.pythonapi.PyThreadState_SetAsyncExc(
-        ctypes.c_ulong(thread_id), ctypes.py_object(exception) if exception else None
+        ctypes.c_ulong(thread_id), ctypes.py_object(exception)
     )
+
+
+def _absorb_late_overrun() -> None:
+    """Let an `Overrun` fired as the call returned land here, where it is dropped.
+
+    It is raised at the next check of the interpreter's eval breaker, which a
+    jump back makes. (Cancelling it with ``PyThreadState_SetAsyncExc(id,
+    NULL)`` instead would leave that breaker set for good on CPython 3.11.)
+    """
+    try:
+        for _ in range(2):
+            pass
+    except Overrun:
+        pass
 
 
 class Watchdog:
@@ -60,9 +74,10 @@ class Watchdog:
             return function(*args)
         finally:
             with cond:
-                self._deadline = None
-                if self._fired:  # it may not have reached this thread yet: it must not now
-                    _raise_in(self._target, None)
+                self._deadline = None  # from here on, nothing more is raised in this thread
+                fired = self._fired
+            if fired:
+                _absorb_late_overrun()
 
     def _watch(self) -> None:
         cond = self._cond
