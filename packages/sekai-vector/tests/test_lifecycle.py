@@ -90,7 +90,7 @@ def test_a_call_inside_a_running_call_raises_async_call_pending() -> None:
     vec._step_batch = reentrant  # type: ignore[method-assign]
     with pytest.raises(AsyncCallPending):
         vec.step([0, 0])
-    assert not vec._pending  # the failed call does not leave the env stuck
+    assert not vec._gate.locked()  # the failed call does not leave the env stuck
     vec.reset()
 
 

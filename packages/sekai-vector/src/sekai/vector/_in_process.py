@@ -307,19 +307,20 @@ class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
 
     def call(self, method: str, *args: Any, **kwargs: Any) -> list[Any]:
         """Call ``method`` on every sub-env (or read it, if it is not callable)."""
-        self._check_open()
-        return [call_attr(env, method, *args, **kwargs) for env in self.envs]
+        with self._attribute_call("call"):
+            return [call_attr(env, method, *args, **kwargs) for env in self.envs]
 
     def get_attr(self, name: str) -> list[Any]:
         """Read ``name`` from every sub-env, through its wrapper stack."""
-        self._check_open()
-        return [read_attr(env, name) for env in self.envs]
+        with self._attribute_call("get_attr"):
+            return [read_attr(env, name) for env in self.envs]
 
     def set_attr(self, name: str, values: list[Any] | Any) -> None:
         """Set ``name`` on every sub-env, on the outermost layer that has it."""
-        self._check_open()
-        for env, value in zip(self.envs, per_env_values(values, self.num_envs, name), strict=True):
-            write_attr(env, name, value)
+        per_env = per_env_values(values, self.num_envs, name)
+        with self._attribute_call("set_attr"):
+            for env, value in zip(self.envs, per_env, strict=True):
+                write_attr(env, name, value)
 
     def close(self) -> None:
         """Close every sub-env; the first error is re-raised after all are closed.

@@ -30,9 +30,10 @@ plain calls.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -367,34 +368,26 @@ class HookedVecEnv(VecEnv[ObsType, ActType]):
 
     # -- calls a backend runs itself (attributes, close) ----------------------------
 
-    def _check_open(self) -> None:
-        """Raise if closed or if a call is running; finish an interrupted call."""
-        if self.closed:
-            raise VecEnvClosed(f"{self!r} is closed")
-        if self._gate.locked():
-            raise busy_error(self, None)
-        if self._unfinished:
-            self._finish_interrupted()
+    @contextlib.contextmanager
+    def _attribute_call(self, call: str) -> Iterator[None]:
+        """Hold the call gate while ``call`` (``call``, ``get_attr``, ``set_attr``) runs.
 
-    @property
-    def _pending(self) -> bool:
-        """Whether a call of this vector env is running (its call gate is held).
-
-        Assigning ``True`` takes the gate for a call a backend runs itself
-        (``call``, ``get_attr``, ...) and raises
-        [`AsyncCallPending`][sekai.error.AsyncCallPending] if another call holds it;
-        assigning ``False`` releases it.
+        Raises, before the call runs, if the vector env is closed or another
+        call runs; an interrupted call is finished first.
         """
-        return self._gate.locked()
-
-    @_pending.setter
-    def _pending(self, value: bool) -> None:
-        if value:
-            if not self._gate.acquire(False):
-                raise busy_error(self, None)
-            self._owner = threading.get_ident()
-        elif self._gate.locked():
+        if not self._gate.acquire(False):
+            raise busy_error(self, call)
+        try:
+            self._owner = _get_ident()
+            if self.closed:
+                raise VecEnvClosed(f"{self!r} is closed")
+            if self._unfinished:
+                exposed(self._finish_interrupted)
+            yield
+        finally:
             self._gate.release()
+            if _held:
+                deliver_held(None)
 
     def _closing(self) -> _Closing:
         """Hold the call gate while ``close()`` runs.
@@ -526,5 +519,6 @@ for _method in (
     HookedVecEnv.async_recv,
     _Closing.__enter__,
     _Closing.__exit__,
+    HookedVecEnv._attribute_call.__wrapped__,  # type: ignore[attr-defined]
 ):
     protect(_method)

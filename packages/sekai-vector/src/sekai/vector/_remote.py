@@ -414,14 +414,10 @@ class RemoteVecEnv(HookedVecEnv[ObsType, ActType]):
     # -- sub-env attributes -----------------------------------------------------------
 
     def _per_env_results(self, command: str, payloads: list[Any], what: str) -> list[Any]:
-        self._check_open()
         transport = self._transport
-        self._pending = True
-        try:
+        with self._attribute_call(command):
             transport.send_all(command, payloads)
             replies = transport.gather(what)
-        finally:
-            self._pending = False
         self._raise_failures(replies, what)
         return _concat(reply.payload for reply in replies)
 
@@ -455,7 +451,6 @@ class RemoteVecEnv(HookedVecEnv[ObsType, ActType]):
             ValueError: ``values`` is a list whose length is not ``num_envs``.
             AttributeError: A sub-env has no such attribute.
         """
-        self._check_open()
         per_env = per_env_values(values, self.num_envs, name)
         payloads = [(name, per_env[lo:hi]) for lo, hi in self._bounds]
         self._per_env_results("set_attr", payloads, f"set_attr({name!r})")

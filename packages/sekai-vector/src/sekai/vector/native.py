@@ -587,9 +587,9 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
             AttributeError: The env has no such attribute.
             VecEnvClosed: The env is closed.
         """
-        self._check_open()
-        value = getattr(self, name)
-        return self._per_env(value, self._is_shared(name))
+        with self._attribute_call("get_attr"):
+            value = getattr(self, name)
+            return self._per_env(value, self._is_shared(name))
 
     def call(self, method: str, *args: Any, **kwargs: Any) -> list[Any]:
         """Call ``method`` (or read it, if not callable) and split the result per sub-env.
@@ -598,11 +598,11 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
             AttributeError: The env has no such attribute.
             VecEnvClosed: The env is closed.
         """
-        self._check_open()
-        value = getattr(self, method)
-        if callable(value):
-            value = value(*args, **kwargs)
-        return self._per_env(value, self._is_shared(method))
+        with self._attribute_call("call"):
+            value = getattr(self, method)
+            if callable(value):
+                value = value(*args, **kwargs)
+            return self._per_env(value, self._is_shared(method))
 
     def set_attr(self, name: str, values: list[Any] | Any) -> None:
         """Change an existing attribute; a list of ``num_envs`` values is stored as one array.
@@ -618,17 +618,17 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
             ValueError: ``values`` is a list whose length is not ``num_envs``.
             VecEnvClosed: The env is closed.
         """
-        self._check_open()
-        if not hasattr(self, name):
-            raise AttributeError(
-                f"{type(self).__name__} has no attribute {name!r}; set_attr only changes "
-                "existing attributes, since a new one would not affect the simulation"
-            )
-        if isinstance(values, list):
-            if len(values) != self.num_envs:
-                raise ValueError(
-                    f"set_attr({name!r}): a list of values must have one entry per sub-env "
-                    f"({self.num_envs}), got {len(values)}: {values!r}"
+        with self._attribute_call("set_attr"):
+            if not hasattr(self, name):
+                raise AttributeError(
+                    f"{type(self).__name__} has no attribute {name!r}; set_attr only changes "
+                    "existing attributes, since a new one would not affect the simulation"
                 )
-            values = stack_values(values)
-        setattr(self, name, values)
+            if isinstance(values, list):
+                if len(values) != self.num_envs:
+                    raise ValueError(
+                        f"set_attr({name!r}): a list of values must have one entry per "
+                        f"sub-env ({self.num_envs}), got {len(values)}: {values!r}"
+                    )
+                values = stack_values(values)
+            setattr(self, name, values)
