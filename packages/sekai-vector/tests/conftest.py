@@ -367,6 +367,12 @@ def kit() -> SimpleNamespace:
     )
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``interrupted_call``: one test per call the Ctrl-C harness interrupts (its CALLS)."""
+    if "interrupted_call" in metafunc.fixturenames:
+        metafunc.parametrize("interrupted_call", _load_interrupts().CALLS)
+
+
 def _load_interrupts() -> Any:
     """The module ``_interrupts.py`` beside this conftest, imported once under its own name."""
     name = "sekai_vector_test_interrupts"

@@ -28,29 +28,19 @@ from sekai.error import NothingInFlight, ResetRequired, SekaiError
 from sekai.spaces import Box, Discrete
 from sekai.vector import AsyncVecEnv, SyncVecEnv
 
-CALLS = (
-    "init",
-    "step",
-    "send",
-    "recv",
-    "reset",
-    "async_step",
-    "async_reset",
-    "async_recv",
-    "close",
-)
 STRIDE = 7  # in-process calls are quick: a small prime stride
 NUM_ENVS = 3
 
 
-@pytest.mark.parametrize("call", CALLS)
 @pytest.mark.parametrize("vec_backend", ["sync", "async"])
-def test_ctrl_c_at_any_line(vec_backend: str, call: str, interrupts: Any, kit: Any) -> None:
+def test_ctrl_c_at_any_line(
+    vec_backend: str, interrupted_call: str, interrupts: Any, kit: Any
+) -> None:
     """After a Ctrl-C anywhere in ``call``, the contract of `_interrupts` holds."""
     cls = SyncVecEnv if vec_backend == "sync" else AsyncVecEnv
     fns = kit.counting_fns([interrupts.LENGTH] * NUM_ENVS)
     rig = interrupts.Rig(make=lambda: cls(fns), leaks=lambda: "", num_envs=NUM_ENVS)
-    case = interrupts.Case(rig, call)
+    case = interrupts.Case(rig, interrupted_call)
     failures = case.sweep(STRIDE)
     assert case.runs > 1, "the call ran no line of sekai"
     assert not failures, case.summary()

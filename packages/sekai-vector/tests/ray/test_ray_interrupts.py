@@ -22,17 +22,6 @@ import pytest
 ray = pytest.importorskip("ray")
 RayVecEnv = pytest.importorskip("sekai.vector.ray_vec_env").RayVecEnv
 
-CALLS = (
-    "init",
-    "step",
-    "send",
-    "recv",
-    "reset",
-    "async_step",
-    "async_reset",
-    "async_recv",
-    "close",
-)
 STRIDE = 23  # a prime; a vector env that recovered serves the next run
 BUILD_STRIDE = 97  # construction and close start two actors per run
 # The first lines of every call are the lifecycle all backends share (the other
@@ -64,22 +53,21 @@ def ray_leaks() -> str:
     return f"actors alive: {sorted(info['ActorClassName'] for info in alive)}"
 
 
-@pytest.mark.parametrize("call", CALLS)
-def test_ctrl_c_at_any_line(call: str, interrupts: Any, kit: Any) -> None:
+def test_ctrl_c_at_any_line(interrupted_call: str, interrupts: Any, kit: Any) -> None:
     """After a Ctrl-C anywhere in ``call``, the contract of `_interrupts` holds."""
     fns = kit.counting_fns([interrupts.LENGTH] * NUM_ENVS)
 
     def make() -> Any:
         return RayVecEnv(fns, num_workers=NUM_WORKERS, num_cpus=0, close_timeout=3.0)
 
-    builds = call in ("init", "close")
+    builds = interrupted_call in ("init", "close")
     rig = interrupts.Rig(
         make=make,
         leaks=ray_leaks if builds else (lambda: ""),
         num_envs=NUM_ENVS,
         reuse=not builds,
     )
-    case = interrupts.Case(rig, call)
+    case = interrupts.Case(rig, interrupted_call)
     failures = case.sweep(BUILD_STRIDE if builds else STRIDE, FIRST)
     assert case.runs > 1, "the call ran no line of sekai"
     assert not failures, case.summary()
