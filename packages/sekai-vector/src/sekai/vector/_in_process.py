@@ -322,6 +322,7 @@ class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
             for env, value in zip(self.envs, per_env, strict=True):
                 write_attr(env, name, value)
 
+    @protected
     def close(self) -> None:
         """Close every sub-env; the first error is re-raised after all are closed.
 
@@ -333,13 +334,14 @@ class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
             AsyncCallPending: Another thread is running a call of this
                 vector env (nothing is closed).
         """
-        if self._closed:
-            return
+        if self._closed and not self._open_envs:
+            return  # closed (or never built: a failed construction closes its own)
         with self._closing():
-            self._release()
-            self._clear_in_flight()
+            if not self._closed:
+                self._closed = True  # no call runs from here on, even if this is interrupted
+                self._release()
+                self._clear_in_flight()
             first = self._close_open_envs()
-            self._closed = True
         if first is not None:
             raise first
 

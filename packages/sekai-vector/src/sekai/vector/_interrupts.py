@@ -30,15 +30,24 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable
 from types import CodeType, FrameType
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
-__all__ = ["deliver_held", "exposed", "exposed_await", "install_handler", "protect", "protected"]
+__all__ = [
+    "deliver_held",
+    "expose",
+    "exposed",
+    "exposed_await",
+    "install_handler",
+    "protect",
+    "protected",
+]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 _PROTECTED: set[CodeType] = set()
-_EXPOSED: set[CodeType] = set()
+_EXPOSED: set[CodeType] = set()  # trampolines: exposed while inside the code they call
+_EXPOSED_CODE: set[CodeType] = set()  # code exposed as a whole (hooks that run sub-envs)
 # Interrupts held back (signal numbers); main thread only, as signal handlers are.
 held: list[int] = []
 _MAIN = threading.main_thread().ident
@@ -50,8 +59,22 @@ def protect(function: _R) -> _R:
     For the lifecycle methods, which end with `deliver_held`; a
     section called from exposed code uses `protected` instead.
     """
-    _PROTECTED.add(function.__code__)  # type: ignore[attr-defined]
+    code = function.__code__  # type: ignore[attr-defined]
+    _PROTECTED.add(code)
+    _EXPOSED_CODE.discard(code)
     return function
+
+
+def expose(function: Callable[..., Any]) -> None:
+    """Mark ``function``'s code exposed as a whole, even when protected code calls it.
+
+    For the hooks the lifecycle's fast path calls directly (no trampoline):
+    a Ctrl-C in them, or in the sub-envs they run, acts at once. Code
+    already protected stays protected.
+    """
+    code = getattr(function, "__code__", None)
+    if code is not None and code not in _PROTECTED:
+        _EXPOSED_CODE.add(code)
 
 
 def protected(function: Callable[_P, _R]) -> Callable[_P, _R]:
@@ -94,7 +117,7 @@ def _protected_at(frame: FrameType | None) -> bool:
         code = frame.f_code
         if code in _PROTECTED:
             return True
-        if code in _EXPOSED and _calls_into(frame, above):
+        if code in _EXPOSED_CODE or (code in _EXPOSED and _calls_into(frame, above)):
             return False
         # A trampoline not inside the code it calls (before the call, after
         # it returned, or under a tracer) counts as the code around it.

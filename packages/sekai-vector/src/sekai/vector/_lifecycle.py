@@ -44,7 +44,7 @@ from sekai.error import AsyncCallPending, ResetRequired, VecEnvClosed
 from sekai.utils.seeding import SeedType
 from sekai.vector import _interrupts
 from sekai.vector._arguments import NOT_GIVEN, actions_argument, per_env_options, per_env_seeds
-from sekai.vector._interrupts import deliver_held, exposed, exposed_await, protect
+from sekai.vector._interrupts import deliver_held, expose, exposed, exposed_await, protect
 from sekai.vector.results import with_env_ids
 from sekai.vector.vec_env import VecEnv
 
@@ -120,6 +120,12 @@ class HookedVecEnv(VecEnv[ObsType, ActType]):
     _gate: threading.Lock  # held while a call runs; made for every instance by __new__
     _check_actions: Callable[[Any], Any]
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        step_batch = cls.__dict__.get("_step_batch")
+        if step_batch is not None:
+            expose(step_batch)  # step() calls it straight from protected code
+
     def __new__(cls: type[_V], *args: Any, **kwargs: Any) -> _V:
         """Create the instance with its call gate (whatever the subclass's ``__init__`` does)."""
         _interrupts.install_handler()
@@ -138,7 +144,7 @@ class HookedVecEnv(VecEnv[ObsType, ActType]):
             try:
                 self._make_ready(call)
             except BaseException:
-                self._gate.release()
+                self._leave()
                 raise
 
     async def _async_enter(self, call: str) -> None:
@@ -194,6 +200,8 @@ class HookedVecEnv(VecEnv[ObsType, ActType]):
                     holder.exception()  # retrieved: its error was the interrupted call's
                 if self._gate.acquire(False):
                     return
+        if _held:  # a Ctrl-C held back before this call found the gate taken
+            deliver_held(None)
         raise busy_error(self, call)
 
     def _make_ready(self, call: str) -> None:
@@ -261,10 +269,25 @@ class HookedVecEnv(VecEnv[ObsType, ActType]):
         """The per-env seeds and options of a reset; drops what is in flight."""
         seeds = self._per_env_seeds(seed)
         per_env = per_env_options(options, self.num_envs)
+        # Until this reset succeeds, the sub-envs are out of step: an interrupt
+        # from here on must leave the vector env asking for a reset.
+        self._needs_reset = True
+        self._reset_reason = "the last reset() was interrupted"
         if self._flying:
             self._drop_in_flight()
             self._clear_in_flight()
         return seeds, per_env
+
+    def _received(self, result: VecStepResult[Any]) -> None:
+        """Record what a recv handed back; with a Ctrl-C held, drop it and ask for a reset.
+
+        The interrupt goes off as the call ends, so the rows never reach the
+        caller: the sub-envs they belong to stepped without anyone seeing it.
+        """
+        if _held:
+            abandon(self, "the last recv() was interrupted after its sub-envs answered")
+            return
+        self._clear_in_flight(result.env_ids)
 
     def _reset_done(self) -> None:
         self._needs_reset = False
@@ -273,11 +296,30 @@ class HookedVecEnv(VecEnv[ObsType, ActType]):
     # -- the env API -------------------------------------------------------------------
 
     def step(self, actions: Any) -> VecStepResult[Any]:
-        self._enter("step")
+        # The hot path, written out: _enter, _call_hook and _leave in one frame
+        # (the hook's code is exposed by __init_subclass__, so no trampoline).
+        gate = self._gate
+        if not gate.acquire(False):
+            self._take_over("step")
         try:
-            return self._call_hook("step", self._step_batch, self._check_actions(actions))
+            self._owner = _get_ident()
+            if self._needs_reset or self._flying or self._unfinished or self.closed:
+                self._make_ready("step")
+            batch = self._check_actions(actions)
+            if _held:
+                deliver_held(None)
+            try:
+                return self._step_batch(batch)
+            except Exception as error:
+                self._after_failure("step", error)
+                raise
+            except BaseException:
+                self._on_interrupt("step")
+                raise
         finally:
-            self._leave()
+            gate.release()
+            if _held:
+                deliver_held(None)
 
     async def async_step(
         self, actions: Any = NOT_GIVEN, *, action: Any = NOT_GIVEN
@@ -343,7 +385,7 @@ class HookedVecEnv(VecEnv[ObsType, ActType]):
         try:
             self._check_receivable()
             result = self._call_hook("recv", self._recv_batch, self.batch_size)
-            self._clear_in_flight(result.env_ids)
+            self._received(result)
             return result
         finally:
             self._leave()
@@ -353,7 +395,7 @@ class HookedVecEnv(VecEnv[ObsType, ActType]):
         try:
             self._check_receivable()
             result = await self._call_async_hook("recv", self._async_recv_batch, self.batch_size)
-            self._clear_in_flight(result.env_ids)
+            self._received(result)
             return result
         finally:
             self._leave()

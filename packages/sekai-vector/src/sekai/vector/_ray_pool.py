@@ -25,6 +25,7 @@ import ray
 from ray.exceptions import GetTimeoutError, RayActorError, RayError
 
 from sekai.error import VecEnvWorkerError
+from sekai.vector._interrupts import protected
 from sekai.vector._ray_actor import Restart, remote_group
 from sekai.vector._replies import Reply, Status, raise_failures, worker_error
 
@@ -200,8 +201,12 @@ class ActorPool:
 
     # -- commands (the Transport) ------------------------------------------------------
 
+    @protected
     def send_all(self, command: str, payloads: Sequence[Any]) -> None:
-        """Call ``command`` on every actor, ``payloads[k]`` to actor ``k``."""
+        """Call ``command`` on every actor, ``payloads[k]`` to actor ``k``.
+
+        Protected from Ctrl-C: the command reaches every actor or none.
+        """
         self.running = None
         self.check_alive()
         calls = [

@@ -73,11 +73,26 @@ class Watchdog:
         try:
             return function(*args)
         finally:
-            with cond:
-                self._deadline = None  # from here on, nothing more is raised in this thread
-                fired = self._fired
-            if fired:
+            if self._disarm():
                 _absorb_late_overrun()
+
+    def _disarm(self) -> bool:
+        """Stop watching this thread's call; whether the watchdog fired at it.
+
+        A late `Overrun` can land while the lock is taken or given back (just
+        after the C call that takes it returns): it is dropped (the call had
+        finished), the lock given back if this thread holds it, and the
+        disarming done again. The watchdog fires once per call, so it ends.
+        """
+        cond = self._cond
+        while True:
+            try:
+                with cond:
+                    self._deadline = None  # from here on, nothing more is raised here
+                    return self._fired
+            except Overrun:
+                if cond._is_owned():  # type: ignore[attr-defined]  # Condition over an RLock
+                    cond.release()
 
     def _watch(self) -> None:
         cond = self._cond

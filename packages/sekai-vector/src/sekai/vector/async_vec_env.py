@@ -273,9 +273,13 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         return self._timed(call, timeout, i, what)
 
     async def _timed(self, call: Coroutine[Any, Any, _T], timeout: float, i: int, what: str) -> _T:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
         try:
             return await asyncio.wait_for(call, timeout)
         except asyncio.TimeoutError:
+            if loop.time() - started < timeout:
+                raise  # the sub-env's own timeout (an HTTP client's, ...): its error, as it is
             raise ResetRequired(
                 f"{self!r}: sub-env {i} did not finish its {what} within step_timeout="
                 f"{timeout:g} s; it was cancelled where it stood, so call reset()"
@@ -374,7 +378,9 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         loop = self._loop
         private = [task for task in tasks if task.get_loop() is loop]
         if private and loop is not None and not loop.is_running() and not loop.is_closed():
-            loop.run_until_complete(asyncio.gather(*private, return_exceptions=True))
+            # Exposed: a sub-env that ignores its cancellation must not make a
+            # reset or close impossible to interrupt.
+            exposed(loop.run_until_complete, asyncio.gather(*private, return_exceptions=True))
 
     # -- partial batches -------------------------------------------------------------
 
