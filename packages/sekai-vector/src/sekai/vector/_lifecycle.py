@@ -117,6 +117,7 @@ class HookedVecEnv(VecEnv[ObsType, ActType]):
     _unfinished: bool = False  # an interrupted call left work the next call finishes first
     _owner: int = 0  # the thread that started the last call
     _holder: asyncio.Task[Any] | None = None  # the task of the async call holding the gate
+    _holder_call = ""  # which call it is
     _gate: threading.Lock  # held while a call runs; made for every instance by __new__
     _check_actions: Callable[[Any], Any]
 
@@ -152,6 +153,7 @@ class HookedVecEnv(VecEnv[ObsType, ActType]):
             self._take_over(f"async_{call}")
         self._owner = _get_ident()
         self._holder = _current_task()
+        self._holder_call = call
         if self._needs_reset or self._flying or self._unfinished or self.closed:
             try:
                 if self.closed:
@@ -196,8 +198,11 @@ class HookedVecEnv(VecEnv[ObsType, ActType]):
                     # that one is the interrupted call's, already seen by the caller.
                     if not (holder.done() and _ended_interrupted(holder)):
                         raise
-                if not holder.cancelled():
-                    holder.exception()  # retrieved: its error was the interrupted call's
+                finished = not holder.cancelled() and holder.exception() is None
+                if finished and self._holder_call == "recv" and self._gate.acquire(False):
+                    # Its rows go nowhere: those sub-envs stepped unseen.
+                    abandon(self, "an interrupted async_recv() finished with no one to read it")
+                    return
                 if self._gate.acquire(False):
                     return
         if _held:  # a Ctrl-C held back before this call found the gate taken
