@@ -183,7 +183,9 @@ def test_a_native_env_returning_flags_that_are_not_bools(kit: Any) -> None:
         vec.step([0, 0, 2])
 
 
-@pytest.mark.parametrize("reward", ["abc", np.ones(2), {}], ids=repr)
+@pytest.mark.parametrize(
+    "reward", ["abc", np.ones(2), {}, None, "1.5", True, np.bool_(False)], ids=repr
+)
 def test_a_reward_that_is_not_a_number_names_the_sub_env(
     env_list_backend: Any, reward: Any
 ) -> None:
@@ -192,6 +194,44 @@ def test_a_reward_that_is_not_a_number_names_the_sub_env(
     with pytest.raises(InvalidObservation, match=r"sub-env 1 returned reward"):
         vec.step([1, 1, 1])
     vec.close()
+
+
+@pytest.mark.parametrize(
+    "reward", [1, 0.5, np.float32(0.5), np.int64(2), np.uint8(3), np.array(1.5)], ids=repr
+)
+def test_real_rewards_of_any_numeric_type_are_read_as_float64(
+    env_list_backend: Any, reward: Any
+) -> None:
+    vec = env_list_backend(_fns(3, 1, reward=reward))
+    vec.reset()
+    rewards = vec.step([1, 1, 1]).rewards
+    assert rewards.dtype == np.float64 and rewards[1] == float(reward)
+    vec.close()
+
+
+@pytest.mark.parametrize("bad", [None, "1.5", True], ids=repr)
+def test_a_native_env_returning_a_reward_that_is_not_a_real_number(kit: Any, bad: Any) -> None:
+    class Odd(kit.CountingNativeVecEnv):  # type: ignore[misc]
+        def _step(self, actions: Any) -> Any:
+            rewards, terminated, truncated, infos = super()._step(actions)
+            rewards = list(rewards)
+            rewards[1] = bad
+            return rewards, terminated, truncated, infos
+
+    vec = Odd(3, [5, 5, 5])
+    vec.reset()
+    with pytest.raises(InvalidObservation, match=r"sub-env 1 returned reward"):
+        vec.step([0, 0, 0])
+
+
+def test_a_native_env_returning_text_observations_of_the_right_shape(kit: Any) -> None:
+    class Texts(kit.CountingNativeVecEnv):  # type: ignore[misc]
+        def _observe(self) -> Any:
+            return np.asarray(super()._observe()).astype(str)  # the shape is right
+
+    vec = Texts(3, [5, 5, 5])
+    with pytest.raises(InvalidObservation, match=r"dtype <U"):
+        vec.reset()
 
 
 # -- item 10: the state after a failed step -------------------------------------------------

@@ -158,7 +158,7 @@ def test_a_wrong_observation_in_reset(proc: Any, config: dict[str, Any]) -> None
 # -- items 5 and 6: rewards, flags, unpicklable infos; blame in groups -------------------
 
 
-@pytest.mark.parametrize("reward", ["abc", {}], ids=repr)
+@pytest.mark.parametrize("reward", ["abc", {}, None, "1.5", True], ids=repr)
 def test_a_bad_reward_names_its_sub_env_in_a_group(
     proc: Any, config: dict[str, Any], reward: Any
 ) -> None:

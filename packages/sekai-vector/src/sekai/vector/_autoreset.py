@@ -111,38 +111,41 @@ def check_flags(terminated: Sequence[Any], truncated: Sequence[Any], ids: Sequen
             raise flag_error(index, "truncated", truncated[k])
 
 
+# The types a reward usually has: a batch of only these needs no closer look.
+_PLAIN_REALS = frozenset(
+    {float, int, np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8}
+)
+
+
 def rewards_array(rewards: Sequence[Any], ids: Sequence[int] | None = None) -> NDArray[np.float64]:
     """The float64 array of a batch's rewards.
 
     ``ids`` are the sub-envs of the rows (default: ``0, 1, ...``).
 
     Raises:
-        InvalidObservation: A reward numpy cannot turn into one float (text,
-            an array, a dict, ...); the message names the first such sub-env.
-            Like numpy, this reads ``None`` as NaN.
+        InvalidObservation: A reward is not a real number: ``None``, a bool,
+            text (even text that reads as a number), an array, a dict, ...;
+            the message names the first such sub-env.
     """
-    try:
-        array: NDArray[np.float64] = np.array(rewards, dtype=np.float64)
-    except (TypeError, ValueError):
-        pass
-    else:
-        if array.shape == (len(rewards),):
-            return array
-    k = _first_bad_reward(rewards)
-    reward = rewards[k]
-    raise InvalidObservation(
-        f"sub-env {k if ids is None else ids[k]} returned reward {reward!r} "
-        f"({type(reward).__name__}); a reward must be a real number"
-    )
-
-
-def _first_bad_reward(rewards: Sequence[Any]) -> int:
+    if set(map(type, rewards)) <= _PLAIN_REALS:
+        return np.array(rewards, dtype=np.float64)
     for k, reward in enumerate(rewards):
-        if not isinstance(reward, numbers.Real) and (
-            np.ndim(reward) != 0 or np.asarray(reward).dtype.kind not in "fiub"
-        ):
-            return k
-    return 0  # pragma: no cover - numpy refused a batch of real numbers
+        if not _is_real(reward):
+            raise InvalidObservation(
+                f"sub-env {k if ids is None else ids[k]} returned reward {reward!r} "
+                f"({type(reward).__name__}); a reward must be a real number (not a bool, "
+                "None or text)"
+            )
+    return np.array(rewards, dtype=np.float64)
+
+
+def _is_real(reward: Any) -> bool:
+    """A real number: an int or float of Python or numpy, or a 0-d numeric array; no bool."""
+    if isinstance(reward, bool | np.bool_):
+        return False
+    if isinstance(reward, numbers.Real):
+        return True
+    return isinstance(reward, np.ndarray) and reward.ndim == 0 and reward.dtype.kind in "fiu"
 
 
 def autoreset_info(step_info: InfoDict, final_observation: Any, reset_info: InfoDict) -> InfoDict:

@@ -402,7 +402,9 @@ def make_batch_check(space: Space[Any], num_envs: int) -> BatchCheck:
         shape = (num_envs, *leaves[0][2].shape)
 
         def check_array(batch: Any, owner: str) -> None:
-            if getattr(batch, "shape", None) != shape and np.shape(batch) != shape:
+            if (getattr(batch, "shape", None) != shape and np.shape(batch) != shape) or not (
+                _numeric(batch)
+            ):
                 raise _batch_error(owner, "the observations", batch, leaves[0][2], num_envs)
 
         return check_array
@@ -417,10 +419,18 @@ def make_batch_check(space: Space[Any], num_envs: int) -> BatchCheck:
                 raise InvalidObservation(
                     f"{owner} returned observations without {where}: {batch!r}"
                 ) from None
-            if np.shape(part) != (num_envs, *leaf.shape):
+            if np.shape(part) != (num_envs, *leaf.shape) or not _numeric(part):
                 raise _batch_error(owner, where, part, leaf, num_envs)
 
     return check_nested
+
+
+def _numeric(batch: Any) -> bool:
+    """Whether a batch holds numbers (or bools): text or objects of the right shape do not."""
+    dtype = getattr(batch, "dtype", None)
+    if not isinstance(dtype, np.dtype):
+        dtype = np.asarray(batch).dtype
+    return dtype.kind in "biufc"
 
 
 def _batch_error(

@@ -17,7 +17,7 @@ from sekai.spaces import Box, Discrete, MultiBinary, MultiDiscrete, Space
 from sekai.utils.seeding import SeededRNG, SeedType, np_random
 from sekai.vector._actions import make_action_checker
 from sekai.vector._arguments import GENERATOR_SEED_ERROR, check_num_envs
-from sekai.vector._autoreset import FINAL_INFO, FINAL_OBSERVATION, RESET_INFO
+from sekai.vector._autoreset import FINAL_INFO, FINAL_OBSERVATION, RESET_INFO, rewards_array
 from sekai.vector._info_arrays import info_dicts, snapshot_info_arrays
 from sekai.vector._lifecycle import HookedVecEnv
 from sekai.vector._obs_batch import make_batch_check
@@ -457,7 +457,12 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
             self._last_actions = actions
 
         raw_rewards, raw_terminated, raw_truncated, info_arrays = self._step(actions)
-        rewards = np.array(raw_rewards, dtype=np.float64)
+        if isinstance(raw_rewards, np.ndarray) and raw_rewards.dtype.kind in "fiu":
+            rewards = raw_rewards.astype(np.float64)
+        elif np.ndim(raw_rewards) == 1:  # a list, or an object or text array: each checked
+            rewards = rewards_array(list(raw_rewards))
+        else:
+            rewards = np.array(raw_rewards, dtype=np.float64)  # the shape check below says
         terminated = np.array(raw_terminated)
         truncated = np.array(raw_truncated)
         if terminated.dtype.kind != "b":
