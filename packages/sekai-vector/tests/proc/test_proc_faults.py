@@ -7,6 +7,7 @@ ones ``tests/test_faults.py`` checks on the in-process backends.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
 import select
@@ -363,16 +364,26 @@ def _descendants(root: int) -> set[int]:
     return found
 
 
+_GONE_CASES = [
+    (context, where, "holds the GIL")
+    for context in ("forkserver", "spawn", "fork")
+    for where in ("main thread", "other thread")
+] + [("forkserver", "main thread", "waits")]
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-@pytest.mark.parametrize("context", ["forkserver", "fork", "fork-from-a-thread"])
+@pytest.mark.parametrize(("context", "where", "hang"), _GONE_CASES)
 def test_workers_and_shared_memory_go_when_the_parent_is_killed(
-    tmp_path: Path, context: str
+    tmp_path: Path, context: str, where: str, hang: str
 ) -> None:
+    # A sub-env stuck in C code with the GIL held (ctypes.PyDLL does not
+    # release it) stops every thread of its worker, the parent watchdog too:
+    # only something outside the worker can end it.
     script = tmp_path / "parent.py"
     script.write_text(
         textwrap.dedent(
             f"""
-            import os, sys, threading
+            import ctypes, os, sys, threading
             import numpy as np
             from sekai.core import Env, ResetResult, StepResult
             from sekai.spaces import Box, Discrete
@@ -388,15 +399,17 @@ def test_workers_and_shared_memory_go_when_the_parent_is_killed(
                 def step(self, action):
                     if action:
                         print("hanging", flush=True)
-                        threading.Event().wait()  # stuck in user code
+                        if {hang!r} == "holds the GIL":
+                            ctypes.PyDLL(None).sleep(600)
+                        else:
+                            threading.Event().wait()
                     return StepResult(np.zeros(2, np.float32), 0.0, False, False, {{}})
 
             def build():
-                context = {context!r}.split("-")[0]
-                return ProcVecEnv([Hangs, Hangs], context=context)
+                return ProcVecEnv([Hangs, Hangs], context={context!r})
 
             if __name__ == "__main__":
-                if {context!r} == "fork-from-a-thread":
+                if {where!r} == "other thread":
                     made = []
                     thread = threading.Thread(target=lambda: made.append(build()))
                     thread.start()
@@ -414,26 +427,74 @@ def test_workers_and_shared_memory_go_when_the_parent_is_killed(
     parent = subprocess.Popen(
         [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
+    others: set[int] = set()
     try:
         assert parent.stdout is not None
         lines = [parent.stdout.readline().strip() for _ in range(2)]
         assert lines == ["ready", "hanging"], parent.stderr.read() if parent.stderr else ""
         others = _descendants(parent.pid)
-        assert len(others) >= 2  # the workers (and, with forkserver, the server)
+        assert len(others) >= 2  # the workers (and the reaper, the fork server, the tracker)
         segments = [n for n in os.listdir("/dev/shm") if n.startswith(f"sekai_{parent.pid}_")]
         assert len(segments) == 1
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            alive = {pid for pid in others if _alive(pid)}
+            left = [n for n in os.listdir("/dev/shm") if n.startswith(f"sekai_{parent.pid}_")]
+            if not alive and not left:
+                break
+            time.sleep(0.05)  # polling for processes this test does not own
+        assert not alive, f"still running: {sorted(alive)}"
+        assert not left, f"shared memory left: {left}"
     finally:
         parent.kill()
         parent.wait()
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        alive = {pid for pid in others if _alive(pid)}
-        left = [n for n in os.listdir("/dev/shm") if n.startswith(f"sekai_{parent.pid}_")]
-        if not alive and not left:
-            break
-        time.sleep(0.05)  # polling for processes this test does not own
-    assert not alive, f"still running: {sorted(alive)}"
-    assert not left, f"shared memory left: {left}"
+        for pid in filter(_alive, others):  # what a failure left behind
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pidfds are Linux's")
+def test_the_reaper_guards_every_worker_and_ends_with_the_vector_env(proc: Any) -> None:
+    vec = proc([Odd, Odd, Odd], num_workers=3)
+    reaper = vec._pool.reaper._process
+    assert reaper.poll() is None
+    pids = {w.process.pid for w in vec._pool.workers}
+    watched = set()  # the processes it holds a pidfd of
+    for fd in os.listdir(f"/proc/{reaper.pid}/fdinfo"):
+        with open(f"/proc/{reaper.pid}/fdinfo/{fd}") as info:
+            for line in info:
+                if line.startswith("Pid:"):
+                    watched.add(int(line.split()[1]))
+    assert watched == pids | {os.getpid()}
+    vec.close()
+    assert reaper.poll() is not None
+    assert vec._pool.reaper is None
+
+
+@pytest.mark.skipif(
+    "forkserver" not in multiprocessing.get_all_start_methods(), reason="no forkserver"
+)
+@pytest.mark.parametrize("fault", ["reaped elsewhere", "alive but unreachable"])
+def test_a_fork_server_that_stopped_answering_is_replaced(proc: Any, fault: str) -> None:
+    from multiprocessing import forkserver
+
+    proc([Odd], context="forkserver").close()  # the fork server runs
+    server: Any = getattr(forkserver, "_forkserver")  # noqa: B009 - private, untyped
+    old = server._forkserver_pid
+    if fault == "reaped elsewhere":  # e.g. by code that waits for any child
+        os.kill(old, signal.SIGKILL)
+        os.waitpid(old, 0)
+    else:
+        os.unlink(server._forkserver_address)
+    for _ in range(2):  # not only once: every later construction works
+        vec = proc([Odd, Odd], context="forkserver")
+        vec.reset()
+        assert vec.step([1, 1]).observations.shape[0] == 2
+        vec.close()
+    assert server._forkserver_pid != old
+    assert not _alive(old)
 
 
 # -- item 10: interrupted construction prints nothing from the workers -------------------

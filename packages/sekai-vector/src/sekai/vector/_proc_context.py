@@ -4,15 +4,22 @@ The default is ``"forkserver"`` (``"spawn"`` on Windows). numpy, cloudpickle
 and sekai are preloaded into the fork server, and so is the main module (see
 `_ensure_forkserver`), so that each worker forks with them loaded
 instead of importing them again.
+
+A fork server that stopped answering (killed, or reaped by code that waits
+for any child) is replaced by `start_process` instead of failing every later
+start.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
+import signal
 import sys
 from typing import Any
 
-__all__ = ["default_context", "get_context"]
+__all__ = ["default_context", "get_context", "start_process"]
 
 _PRELOAD = (
     "__main__",
@@ -93,3 +100,55 @@ def _ensure_forkserver() -> None:
         forkserver.ensure_running()
     finally:
         spawn.get_preparation_data = original
+
+
+# How a dead or unreachable fork server shows when a process is started: its
+# pid was reaped elsewhere (ChildProcessError), its socket is closed or gone.
+_SERVER_GONE = (ChildProcessError, ConnectionError, FileNotFoundError)
+
+
+def start_process(process: Any, context: multiprocessing.context.BaseContext) -> None:
+    """Start ``process``; under ``forkserver``, replace a server that no longer answers.
+
+    Raises:
+        ChildProcessError, ConnectionError, FileNotFoundError: The new fork
+            server could not start the process either.
+    """
+    try:
+        process.start()
+    except _SERVER_GONE:
+        if context.get_start_method() != "forkserver" or not _forget_forkserver():
+            raise
+        get_context("forkserver")  # starts it, with sekai and the main module preloaded
+        process.start()
+
+
+def _forget_forkserver() -> bool:
+    """End this process's fork server if it still runs, and clear its record of it.
+
+    Returns False for a fork server implementation this code does not know.
+    """
+    from multiprocessing import forkserver
+
+    server = getattr(forkserver, "_forkserver", None)
+    if server is None or not hasattr(server, "_forkserver_pid"):  # pragma: no cover
+        return False
+    pid = server._forkserver_pid
+    if pid is not None:
+        try:
+            done = os.waitpid(pid, os.WNOHANG)[0]
+        except ChildProcessError:  # reaped elsewhere: the pid may name another process now
+            done = pid
+        if not done:  # alive but unreachable
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+    alive_fd = getattr(server, "_forkserver_alive_fd", None)
+    if alive_fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(alive_fd)
+    server._forkserver_address = None
+    server._forkserver_alive_fd = None
+    server._forkserver_pid = None
+    return True

@@ -25,7 +25,6 @@ import multiprocessing
 import os
 import pickle
 import signal
-import threading
 import time
 import warnings
 from collections.abc import Mapping, Sequence
@@ -34,7 +33,9 @@ from typing import TYPE_CHECKING, Any
 from sekai.error import VecEnvWorkerError
 from sekai.vector._interrupts import protected
 from sekai.vector._proc_channel import Channel
+from sekai.vector._proc_context import start_process
 from sekai.vector._proc_protocol import HEADER, Command
+from sekai.vector._proc_reaper import SUPPORTED as REAPER_SUPPORTED, Reaper
 from sekai.vector._proc_shm import BlockLayout, BlockViews
 from sekai.vector._proc_worker import worker_main
 from sekai.vector._replies import Reply, Status, make_reply, worker_error
@@ -183,6 +184,7 @@ class WorkerPool:
         self.dirty = False
         self.closed = False  # close() began
         self.released = False  # every process, pipe and the shared block are gone
+        self.reaper: Reaper | None = None
 
     # -- start-up --------------------------------------------------------------------
 
@@ -204,14 +206,13 @@ class WorkerPool:
                 start in time.
         """
         fork = self.context.get_start_method() == "fork"
-        # Workers die with this process (see _proc_worker._die_with_parent).
-        parent = (os.getpid(), threading.current_thread() is threading.main_thread())
+        self._start_reaper()
         for i, (blob, first, count) in enumerate(zip(blobs, firsts, counts, strict=True)):
             parent_conn, child_conn = self.context.Pipe(duplex=True)
             inherited = [w.conn for w in self.workers] + [parent_conn] if fork else []
             process = self.context.Process(  # type: ignore[attr-defined]
                 target=worker_main,
-                args=(child_conn, blob, first, autoreset, inherited, parent),
+                args=(child_conn, blob, first, autoreset, inherited),
                 name=f"ProcVecEnv-worker-{i}",
                 daemon=True,
             )
@@ -224,7 +225,7 @@ class WorkerPool:
             mask = _current_sigmask()
             try:
                 _block_sigint()
-                process.start()
+                start_process(process, self.context)
                 handle.started = True
                 if self.timeout is not None:
                     handle.deadline = time.monotonic() + self.timeout
@@ -242,12 +243,26 @@ class WorkerPool:
             finally:
                 child_conn.close()
                 _restore_sigmask(mask)
+            if self.reaper is not None:
+                self.reaper.guard(process.pid)
             if _POLL is not None:
                 poller = _POLL()
                 poller.register(parent_conn.fileno(), 1)  # POLLIN (errors always reported)
                 poller.register(process.sentinel, 1)
                 handle.poller = poller
         return self._gather_replies()
+
+    @protected
+    def _start_reaper(self) -> None:
+        # Protected: once started, the reaper is recorded, so release() ends it.
+        if not REAPER_SUPPORTED:  # the workers' own watchdogs are all there is
+            return
+        mask = _current_sigmask()
+        try:
+            _block_sigint()  # no KeyboardInterrupt inside Popen: it would leave a reaper untracked
+            self.reaper = Reaper()
+        finally:
+            _restore_sigmask(mask)
 
     def attach(self, layout: BlockLayout) -> BlockViews:
         """Create the shared block, have every worker map it, and return the parent's views."""
@@ -700,6 +715,9 @@ class WorkerPool:
             w.freed = True
         self._free_block()
         self.released = all(w.freed or not w.started for w in self.workers)
+        if self.released and self.reaper is not None:
+            self.reaper.stop()
+            self.reaper = None
 
     def _free_block(self) -> None:
         if self.views is not None:

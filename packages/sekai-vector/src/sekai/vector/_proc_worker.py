@@ -12,9 +12,10 @@ worker: they take their step too, and the first failure is reported with the
 index of the sub-env that raised it.
 
 A worker dies with the process that created the vector env: a watchdog
-thread sees the parent's end of the pipe close (the parent exited, however),
-and on Linux, when that process is the worker's parent, the kernel kills it
-too (``PR_SET_PDEATHSIG``), even if a sub-env holds the GIL in C code.
+thread sees the parent's end of the pipe close (the parent exited, however)
+and ends the worker. A thread needs the GIL, so on Linux a reaper process
+(`sekai.vector._proc_reaper`) also kills the workers when their creator
+dies, even while a sub-env holds the GIL in C code.
 """
 
 from __future__ import annotations
@@ -156,7 +157,6 @@ def worker_main(
     first: int,
     autoreset: bool,
     inherited: list[Any],
-    parent: tuple[int, bool] = (0, False),
 ) -> None:
     """Run one worker: build the sub-envs, then serve commands until CLOSE or EOF.
 
@@ -168,9 +168,6 @@ def worker_main(
         autoreset: The vector env's autoreset flag.
         inherited: Parent-side connections this process inherited through
             ``fork``; closed at once so only the parent holds them.
-        parent: The pid of the process that created the vector env, and
-            whether its main thread started this worker (see
-            `_die_with_parent`).
     """
     # Ctrl-C is the parent's to handle: it decides what happens to the workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -178,7 +175,7 @@ def worker_main(
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     for other in inherited:
         other.close()
-    _die_with_parent(conn, *parent)
+    _die_with_parent(conn)
     import cloudpickle
 
     channel = Channel(conn)
@@ -203,26 +200,14 @@ def worker_main(
         conn.close()
 
 
-def _die_with_parent(conn: Any, parent_pid: int, from_main_thread: bool) -> None:
+def _die_with_parent(conn: Any) -> None:
     """End this worker as soon as the process that created the vector env is gone.
 
     A daemon thread waits for the parent's end of the pipe to close (only the
     parent holds it, so it closes when the parent exits, however it exits)
-    and ends the process at once, even while a sub-env hangs. On Linux, when
-    that process is this worker's parent (``fork``, ``spawn``) and its main
-    thread started it, the kernel also kills the worker with it
-    (``PR_SET_PDEATHSIG``: it fires when the parent *thread* ends, hence the
-    main-thread condition); with ``forkserver`` the worker's parent is the
-    fork server, which outlives no worker, so the watchdog does it.
+    and ends the process at once, even while a sub-env hangs outside the GIL;
+    the reaper covers a sub-env that holds it.
     """
-    if from_main_thread and sys.platform.startswith("linux") and os.getppid() == parent_pid:
-        with contextlib.suppress(Exception):  # no libc prctl: the watchdog still runs
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
-        if os.getppid() != parent_pid:  # it died before the line above
-            os._exit(1)
     threading.Thread(
         target=_watch_parent, args=(conn,), name="sekai-parent-watchdog", daemon=True
     ).start()
