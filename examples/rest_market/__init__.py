@@ -4,6 +4,8 @@
 - :mod:`rest_market.server`: the aiohttp web service keeping one simulator per
   session, with a simulated heavy-tailed latency, and helpers that run it in a
   background thread or a child process.
+- :mod:`rest_market.schema`: the JSON answers of the server, as the msgspec
+  types the client decodes them into.
 - :mod:`rest_market.env`: :class:`RestMarketEnv` (the market behind the server,
   stepped with an async HTTP client) and :class:`LocalMarketEnv` (the same market
   in process).

@@ -14,11 +14,14 @@ exactly).
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 import aiohttp
+import msgspec
 import numpy as np
 from numpy.typing import NDArray
 
@@ -27,20 +30,57 @@ from sekai.error import InvalidAction, ResetRequired, SekaiError, SyncCallInEven
 from sekai.spaces import Box, Discrete
 from sekai.utils.seeding import SeedType
 
+from .schema import Created, ErrorAnswer, ResetAnswer, StepAnswer
 from .simulator import EpisodeOver, MarketConfig, MarketSimulator
 
-__all__ = ["LocalMarketEnv", "MarketServerError", "RestMarketEnv", "market_spaces"]
+__all__ = [
+    "InvalidAnswer",
+    "LocalMarketEnv",
+    "MarketServerError",
+    "RestMarketEnv",
+    "SessionLost",
+    "market_spaces",
+]
 
 _T = TypeVar("_T")
 MarketObs = NDArray[np.float32]
 
 
 class MarketServerError(SekaiError, RuntimeError):
-    """The market server answered a request with an error, or could not be reached."""
+    """The market server answered a request with an error, or could not be reached.
+
+    Attributes:
+        status: The HTTP status of the answer (``None``: no answer came).
+    """
 
     def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+
+
+class InvalidAnswer(MarketServerError):
+    """The server answered with a body that does not fit the API's schema.
+
+    The schema is :mod:`rest_market.schema`; the message names the field, what
+    it must be and what the server sent.
+
+    Attributes:
+        field: Where in the body, as a path such as ``"$.terminated"``,
+            ``"$.info.t"`` or ``"$.observation[2]"`` (``"$"``: the body itself).
+    """
+
+    def __init__(self, message: str, status: int, field: str) -> None:
+        super().__init__(message, status)
+        self.field = field
+
+
+class SessionLost(MarketServerError, ResetRequired):
+    """The server no longer knows the env's session: it restarted, or the session was deleted.
+
+    The episode is lost. :meth:`RestMarketEnv.reset` opens a new session and
+    goes on; a vector env takes this error as any
+    :class:`~sekai.error.ResetRequired` of a sub-env.
+    """
 
 
 def market_spaces(config: MarketConfig) -> tuple[Box, Discrete]:
@@ -132,6 +172,20 @@ class RestMarketEnv(Env[MarketObs, np.int64]):
     leaves that socket to the garbage collector: ``await env.aclose()``
     before the loop ends avoids it.
 
+    Every answer is decoded straight into the types of
+    :mod:`rest_market.schema`, strictly: a flag sent as ``"false"``, a
+    reward sent as ``"1.5"`` or ``"NaN"``, an infinite number, a missing or
+    unknown field, or an observation of the wrong length raises
+    :class:`InvalidAnswer` naming the field and what the server sent.
+
+    When the server no longer knows the env's session (it restarted, or the
+    session was deleted), a step raises :class:`SessionLost`, a
+    :class:`~sekai.error.ResetRequired`; :meth:`reset` opens a new session
+    by itself and goes on, and :meth:`close` has nothing to delete. A reset
+    whose connection drops (e.g. a pooled connection to a server that has
+    restarted since) is sent once more on a new connection; a step is not,
+    since it may have run.
+
     :meth:`close` deletes the server session and closes the HTTP client.
     Called from a coroutine on the loop the client is bound to, it cannot
     wait for the client to close: it schedules that on the loop; ``await
@@ -146,8 +200,12 @@ class RestMarketEnv(Env[MarketObs, np.int64]):
     turned into an int seed by one draw); ``options`` are ignored. Errors:
     :class:`~sekai.error.InvalidAction` for an action outside the action
     space (checked before sending), :class:`~sekai.error.ResetRequired` for
-    a step before the first reset or after the episode ended, and
-    :class:`MarketServerError` when the server fails or cannot be reached.
+    a step before the first reset or after the episode ended (and its
+    subclass :class:`SessionLost`, see above), :class:`InvalidAnswer` for an
+    answer that does not fit the schema, and :class:`MarketServerError` for
+    an error status (the message gives the status, its reason and the
+    server's ``"error"`` or, for a body that is not the API's, the start of
+    the body) or a server that cannot be reached.
     """
 
     def __init__(
@@ -223,58 +281,109 @@ class RestMarketEnv(Env[MarketObs, np.int64]):
     async def _reset(self, seed: int | None) -> ResetResult[MarketObs]:
         self._check_open()
         http = await self._client()
-        if self.session_id is None:
-            created = await self._request(
-                http, "POST", "/sessions", {"config": self.config.to_json()}
-            )
-            self.session_id = str(created["id"])
-        answer = await self._request(
-            http, "POST", f"/sessions/{self.session_id}/reset", {"seed": seed}
-        )
-        return ResetResult(np.asarray(answer["observation"], dtype=np.float32), answer["info"])
+        try:
+            return await self._reset_or_open(http, seed)
+        except MarketServerError as error:
+            cause = error.__cause__
+            if not isinstance(cause, (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError)):
+                raise
+            if isinstance(cause, aiohttp.ClientConnectorError):
+                raise  # nothing listens: no point in trying again
+        # The connection dropped: typically a pooled one that a server which has
+        # since restarted had closed. Once more, on a new connection.
+        return await self._reset_or_open(http, seed)
+
+    async def _reset_or_open(
+        self, http: aiohttp.ClientSession, seed: int | None
+    ) -> ResetResult[MarketObs]:
+        """Reset the env's server session, or a new one if it has none or the server lost it."""
+        if self.session_id is not None:
+            try:
+                return await self._reset_session(http, seed)
+            except SessionLost:
+                pass  # the server restarted (or deleted the session): open a new one
+        url = self.base_url + "/sessions"
+        status, body = await self._request(http, "POST", url, {"config": self.config.to_json()})
+        self.session_id = _decode(_CREATED, body, "POST", url, status).id
+        return await self._reset_session(http, seed)
+
+    async def _reset_session(
+        self, http: aiohttp.ClientSession, seed: int | None
+    ) -> ResetResult[MarketObs]:
+        url = f"{self.base_url}/sessions/{self.session_id}/reset"
+        status, body = await self._request(http, "POST", url, {"seed": seed})
+        answer = _decode(_RESET, body, "POST", url, status)
+        observation = self._observation(answer.observation, "POST", url, status)
+        return ResetResult(observation, msgspec.structs.asdict(answer.info))
 
     async def _step(self, action: int) -> StepResult[MarketObs]:
         self._check_open()
         if self.session_id is None:
             raise ResetRequired(f"{self!r}: call reset() before step()")
         http = await self._client()
-        answer = await self._request(
-            http, "POST", f"/sessions/{self.session_id}/step", {"action": action}
-        )
+        url = f"{self.base_url}/sessions/{self.session_id}/step"
+        status, body = await self._request(http, "POST", url, {"action": action})
+        answer = _decode(_STEP, body, "POST", url, status)
         return StepResult(
-            np.asarray(answer["observation"], dtype=np.float32),
-            float(answer["reward"]),
-            bool(answer["terminated"]),
-            bool(answer["truncated"]),
-            answer["info"],
+            self._observation(answer.observation, "POST", url, status),
+            answer.reward,
+            answer.terminated,
+            answer.truncated,
+            msgspec.structs.asdict(answer.info),
         )
+
+    def _observation(self, values: list[float], method: str, url: str, status: int) -> MarketObs:
+        """The decoded observation as float32, once its length is checked against the config."""
+        size = self.config.lookback + 1
+        if len(values) != size:
+            raise InvalidAnswer(
+                f"{method} {url} answered {status} with an invalid $.observation: "
+                f"expected {size} numbers (lookback + 1), got {len(values)}",
+                status,
+                "$.observation",
+            )
+        return np.asarray(values, dtype=np.float32)
 
     async def _request(
-        self, http: aiohttp.ClientSession, method: str, path: str, payload: dict[str, Any] | None
-    ) -> dict[str, Any]:
-        """One request; the JSON answer, or the matching error."""
-        url = self.base_url + path
+        self, http: aiohttp.ClientSession, method: str, url: str, payload: dict[str, Any] | None
+    ) -> tuple[int, bytes]:
+        """One request; the status and body of a success, or the error the status means."""
         try:
             async with http.request(method, url, json=payload) as response:
-                if response.status == 204:
-                    return {}
-                body = await response.json(content_type=None)
-                status = response.status
-        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as error:
+                body = await response.read()
+                status, reason = response.status, response.reason
+        except (aiohttp.ClientError, asyncio.TimeoutError) as error:
             raise MarketServerError(f"{method} {url} failed: {error!r}") from error
         if status < 400:
-            if not isinstance(body, dict):
-                raise MarketServerError(f"{method} {url} answered {body!r}, not an object", status)
-            return body
-        message = body.get("error", body) if isinstance(body, dict) else body
+            return status, body
+        answer = f"{method} {url} answered {status} {reason or ''}".rstrip()
+        message = _error_message(body)
+        session = self.session_id
+        if (
+            status == 404
+            and session is not None
+            and url.startswith(f"{self.base_url}/sessions/{session}")
+        ):
+            self.session_id = None  # nothing left to delete; reset() opens a new session
+            raise SessionLost(
+                f"{answer}: {message}. The server no longer knows session {session} (it "
+                "restarted, or the session was deleted): call reset() to open a new one",
+                status,
+            )
         if status == 409:
             raise ResetRequired(f"{self!r}: {message}")
-        raise MarketServerError(f"{method} {url} answered {status}: {message}", status)
+        raise MarketServerError(f"{answer}: {message}", status)
 
     async def _delete_session(self, http: aiohttp.ClientSession) -> None:
-        session_id, self.session_id = self.session_id, None
-        if session_id is not None:
-            await self._request(http, "DELETE", f"/sessions/{session_id}", None)
+        session_id = self.session_id
+        if session_id is None:
+            return
+        try:
+            await self._request(http, "DELETE", f"{self.base_url}/sessions/{session_id}", None)
+        except SessionLost:
+            pass  # already gone (e.g. the server restarted): nothing to delete
+        finally:
+            self.session_id = None
 
     # -- the event loops ------------------------------------------------------------------------
 
@@ -289,6 +398,10 @@ class RestMarketEnv(Env[MarketObs, np.int64]):
 
     async def _client(self) -> aiohttp.ClientSession:
         """The HTTP client of the running loop, made (or moved to this loop) if needed."""
+        # One turn of the loop first: a loop that was idle (the sync API's, a
+        # vector env's) then notices the pooled connections the server closed
+        # meanwhile (e.g. it restarted), before a request is sent over one.
+        await asyncio.sleep(0)
         loop = asyncio.get_running_loop()
         http = self._http
         if http is not None and self._http_loop is loop:
@@ -355,6 +468,93 @@ class RestMarketEnv(Env[MarketObs, np.int64]):
 
     def __str__(self) -> str:
         return f"<RestMarketEnv {self.base_url} session={self.session_id}>"
+
+
+# -- decoding the answers --------------------------------------------------------------------------
+
+_CREATED = msgspec.json.Decoder(Created)
+_RESET = msgspec.json.Decoder(ResetAnswer)
+_STEP = msgspec.json.Decoder(StepAnswer)
+_ERROR = msgspec.json.Decoder(ErrorAnswer)
+
+_EXCERPT = 200
+"""At most this many characters of a body go into an error message."""
+
+_WHERE = re.compile(r"^(?P<problem>.*?)(?: - at `(?P<path>\$[^`]*)`)?$", re.DOTALL)
+_NAMED_FIELD = re.compile(r"(?:missing required|unknown) field `(?P<name>[^`]+)`")
+_STEP_IN_PATH = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
+_BYTE = re.compile(r"\(byte (\d+)\)")
+
+
+def _decode(
+    decoder: msgspec.json.Decoder[_T], body: bytes, method: str, url: str, status: int
+) -> _T:
+    """``body`` decoded straight into the decoder's type, or :class:`InvalidAnswer`."""
+    try:
+        return decoder.decode(body)
+    except msgspec.ValidationError as error:
+        field, problem, given = _locate(str(error), body)
+        raise InvalidAnswer(
+            f"{method} {url} answered {status} with an invalid {field}: {problem}{given}",
+            status,
+            field,
+        ) from None
+    except msgspec.DecodeError as error:
+        match = _BYTE.search(str(error))
+        at = int(match.group(1)) if match else 0
+        raise InvalidAnswer(
+            f"{method} {url} answered {status} with a body that is not JSON ({error}): "
+            f"{_excerpt(body, at) if body.strip() else '(an empty body)'}",
+            status,
+            "$",
+        ) from None
+
+
+def _locate(message: str, body: bytes) -> tuple[str, str, str]:
+    """The field a msgspec validation message is about, the problem, and what was given."""
+    where = _WHERE.match(message)
+    assert where is not None  # the pattern matches any text
+    problem, path = where.group("problem"), where.group("path") or "$"
+    named = _NAMED_FIELD.search(problem)
+    if named is not None:  # a missing or unknown field: the path is its object's
+        path = f"{path}.{named.group('name')}"
+    problem = problem[:1].lower() + problem[1:]
+    if named is not None and problem.startswith("object missing"):
+        return path, "the field is missing", ""
+    try:
+        value: Any = json.loads(body)
+    except ValueError:
+        return path, problem, ""
+    for name, index in _STEP_IN_PATH.findall(path[1:]):
+        try:
+            value = value[int(index)] if index else value[name]
+        except (KeyError, IndexError, TypeError):
+            return path, problem, ""
+    return path, problem, f" (the server sent {_clip(json.dumps(value), 0)})"
+
+
+def _error_message(body: bytes) -> str:
+    """What an error answer says: its ``"error"`` field, or an excerpt of the body."""
+    try:
+        return _ERROR.decode(body).error
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return _excerpt(body) if body.strip() else "(an empty body)"
+
+
+def _excerpt(body: bytes, at: int = 0) -> str:
+    """``body`` as quoted text, clipped to :data:`_EXCERPT` characters around byte ``at``."""
+    return repr(_clip(body.decode("utf-8", errors="replace"), at))
+
+
+def _clip(text: str, at: int) -> str:
+    """At most :data:`_EXCERPT` characters of ``text`` from around ``at``, marked where cut."""
+    if len(text) <= _EXCERPT:
+        return text
+    start = max(0, min(at - _EXCERPT // 4, len(text) - _EXCERPT))
+    clipped = text[start : start + _EXCERPT]
+    before = "..." if start > 0 else ""
+    after = f"... ({len(text)} characters)" if start + _EXCERPT < len(text) else ""
+    return before + clipped + after
 
 
 # -- event-loop helpers ---------------------------------------------------------------------------

@@ -262,7 +262,12 @@ async def _start(app: web.Application, port: int = 0) -> tuple[web.AppRunner, st
 
 @contextmanager
 def serve_in_thread(
-    latency: Latency | None = None, seed: int | None = None, *, startup_timeout: float = 30.0
+    latency: Latency | None = None,
+    seed: int | None = None,
+    *,
+    port: int = 0,
+    app: web.Application | None = None,
+    startup_timeout: float = 30.0,
 ) -> Iterator[str]:
     """Run a market server on its own event loop in a background thread.
 
@@ -273,6 +278,11 @@ def serve_in_thread(
     Args:
         latency: The simulated delay of each request under ``/sessions``.
         seed: Seed of the server's latency generator.
+        port: The port to listen on; 0 (the default) lets the OS pick a free
+            one. A fixed port lets a server be restarted where its clients
+            expect it (the address is reused at once).
+        app: The application to serve instead of ``make_app(latency, seed)``
+            (e.g. one with an extra middleware, in a test).
         startup_timeout: Seconds to wait for the server to listen.
 
     Raises:
@@ -285,7 +295,8 @@ def serve_in_thread(
     def run() -> None:
         asyncio.set_event_loop(loop)
         try:
-            state["runner"], state["url"] = loop.run_until_complete(_start(make_app(latency, seed)))
+            served = app if app is not None else make_app(latency, seed)
+            state["runner"], state["url"] = loop.run_until_complete(_start(served, port))
         except BaseException as error:
             state["error"] = error
             started.set()
