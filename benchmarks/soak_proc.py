@@ -3,13 +3,18 @@
 Runs ``--steps`` sub-env steps (default 10**6) on a ProcVecEnv of short-episode
 envs (so autoreset, final observations and reset infos are exercised all the
 time), sampling at regular intervals the resident memory (RSS) and the number
-of open file descriptors of this process and of every worker. Then builds and
-closes the vector env ``--cycles`` times and checks that the file descriptors
-and shared-memory segments come back to where they started.
+of open file descriptors of this process and of every worker. Then runs
+``--fault-steps`` sub-env steps (default 10**5) with random failures: sub-envs
+raising in ``step`` and ``reset``, and workers killed with SIGKILL (the vector
+env is then closed and built again). Then builds and closes the vector env
+``--cycles`` times (default 200). After the faults and after the cycles, the
+file descriptors, child processes and shared-memory segments must be back to
+where they started.
 
 It fails (exit status 1) if, after the warm-up (the first tenth of the run),
 the RSS of any process grows by more than ``--rss-slack`` MiB, if any process
-gains a file descriptor, or if a construct/close cycle leaks one.
+gains a file descriptor, or if the faults or the cycles leave a file
+descriptor, a process or a segment behind.
 
 Linux only (reads ``/proc``). Run ``python benchmarks/soak_proc.py [--steps N]``.
 """
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
 from typing import Any
@@ -25,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from sekai.core import Env, ResetResult, StepResult
+from sekai.error import ResetRequired, VecEnvWorkerError
 from sekai.spaces import Box, Dict, Discrete
 from sekai.vector import ProcVecEnv
 
@@ -60,6 +67,85 @@ class ShortEpisodes(Env[Any, Any]):
         return os.getpid()
 
 
+class Flaky(ShortEpisodes):
+    """ShortEpisodes whose step fails about once in 400 calls and reset once in 100."""
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> ResetResult[Any]:
+        result = super().reset(seed=seed, options=options)
+        if self.rng.random() < 0.01:
+            raise RuntimeError("a flaky reset")
+        return result
+
+    def step(self, action: int) -> StepResult[Any]:
+        if self.rng.random() < 0.0025:
+            raise RuntimeError("a flaky step")
+        return super().step(action)
+
+
+def _children() -> set[int]:
+    """Live processes whose parent is this one (zombies excluded)."""
+    me, found = os.getpid(), set()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if int(fields[1]) == me and fields[0] != "Z":
+            found.add(int(name))
+    return found
+
+
+def _leftovers(when: str, fds: int, children: set[int], segments: set[str]) -> list[str]:
+    """What ``when`` left behind compared with the counts taken before it."""
+    failures = []
+    if _fds(os.getpid()) > fds:
+        failures.append(f"{when} leaked {_fds(os.getpid()) - fds} fds")
+    extra = _children() - children
+    if extra:
+        failures.append(f"{when} left child processes {sorted(extra)}")
+    if _segments() - segments:
+        failures.append(f"{when} left shared-memory segments {sorted(_segments() - segments)}")
+    return failures
+
+
+def _faults(steps: int, envs: int, workers: int) -> dict[str, int]:
+    """Step through random failures; return how many of each kind happened."""
+    rng = np.random.default_rng(1)
+    counts = {"sub-env errors": 0, "resets": 0, "workers killed": 0, "rebuilds": 0}
+    vec: ProcVecEnv[Any, Any] | None = None
+    done = 0
+    while done < steps:
+        if vec is None:
+            vec = ProcVecEnv([Flaky] * envs, num_workers=workers)
+            counts["rebuilds"] += 1
+            needs_reset = True
+        try:
+            if needs_reset:
+                vec.reset(seed=int(rng.integers(2**31)))
+                needs_reset = False
+            if rng.random() < 0.002:  # a worker dies mid-run
+                victim = int(rng.choice([w.process.pid for w in vec._pool.workers]))
+                os.kill(victim, signal.SIGKILL)
+                counts["workers killed"] += 1
+            vec.step(rng.integers(0, 3, envs))
+            done += envs
+        except VecEnvWorkerError as error:
+            if "died" in str(error):  # a dead worker: build the vector env again
+                vec.close()
+                vec = None
+            else:  # a sub-env raised: the others stepped; carry on
+                counts["sub-env errors"] += 1
+        except ResetRequired:  # a failed reset
+            counts["resets"] += 1
+            needs_reset = True
+    if vec is not None:
+        vec.close()
+    return counts
+
+
 def _status(pid: int, key: str) -> int:
     with open(f"/proc/{pid}/status") as status:
         for line in status:
@@ -88,7 +174,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--envs", type=int, default=16)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--samples", type=int, default=10, help="measurements during the run")
-    parser.add_argument("--cycles", type=int, default=20, help="construct/close cycles")
+    parser.add_argument(
+        "--fault-steps", type=int, default=100_000, help="sub-env steps with random failures"
+    )
+    parser.add_argument("--cycles", type=int, default=200, help="construct/close cycles")
     parser.add_argument("--rss-slack", type=float, default=8.0, help="allowed RSS growth, MiB")
     args = parser.parse_args(argv)
     if not os.path.isdir("/proc/self/fd"):
@@ -130,18 +219,26 @@ def main(argv: list[str]) -> int:
         if fds1 > fds0:
             failures.append(f"{name}: open fds grew from {fds0} to {fds1}")
 
-    # Construct/close cycles: nothing may accumulate.
-    fds_before, segments_before = _fds(os.getpid()), _segments()
+    # Random failures, then construct/close cycles: nothing may accumulate.
+    fds, children, segments = _fds(os.getpid()), _children(), _segments()
+    start = time.perf_counter()
+    counts = _faults(args.fault_steps, args.envs, args.workers)
+    print(
+        f"{args.fault_steps:,} sub-env steps with random failures in "
+        f"{time.perf_counter() - start:.1f} s: " + ", ".join(f"{n} {k}" for k, n in counts.items())
+    )
+    failures += _leftovers("the random failures", fds, children, segments)
+    start = time.perf_counter()
     for _ in range(args.cycles):
         with ProcVecEnv([ShortEpisodes] * 4, num_workers=2) as cycle:
             cycle.reset()
             cycle.step(np.zeros(4, np.int64))
-    fds_after, segments_after = _fds(os.getpid()), _segments()
-    print(f"{args.cycles} construct/close cycles: fds {fds_before} -> {fds_after}")
-    if fds_after > fds_before:
-        failures.append(f"construct/close cycles leaked {fds_after - fds_before} fds")
-    if segments_after - segments_before:
-        failures.append(f"shared-memory segments left: {sorted(segments_after)}")
+    print(
+        f"{args.cycles} construct/close cycles in {time.perf_counter() - start:.1f} s: "
+        f"fds {fds} -> {_fds(os.getpid())}, child processes {len(children)} -> "
+        f"{len(_children())}"
+    )
+    failures += _leftovers("the construct/close cycles", fds, children, segments)
 
     for failure in failures:
         print("FAIL:", failure)
