@@ -22,6 +22,10 @@ FAMILIES = {
     error.LookAheadError: RuntimeError,
     error.SyncCallInEventLoop: RuntimeError,
     error.NothingInFlight: RuntimeError,
+    error.InvalidData: ValueError,
+    error.MissingColumns: KeyError,
+    error.OrderNotFound: KeyError,
+    error.ResultNotIterable: TypeError,
 }
 
 
@@ -51,3 +55,18 @@ def test_worker_error_keeps_index_and_traceback_across_pickle() -> None:
     assert restored.worker_traceback == "Trace..."
     assert "sub-env 3 failed" in str(restored)
     assert "Trace..." in str(restored)
+
+
+@pytest.mark.parametrize("cls", [error.MissingColumns, error.OrderNotFound])
+def test_key_errors_show_their_message_as_it_is(cls: type[Exception]) -> None:
+    # KeyError's own str() is the repr of its argument, quotes and all.
+    raised = cls("no resting order has id 7", order_id=7)
+    assert str(raised) == "no resting order has id 7"
+    restored = pickle.loads(pickle.dumps(raised))
+    assert str(restored) == str(raised) and restored.order_id == 7  # type: ignore[attr-defined]
+    assert isinstance(raised, KeyError)
+
+
+def test_missing_columns_is_also_a_value_error() -> None:
+    assert issubclass(error.MissingColumns, error.InvalidData)
+    assert issubclass(error.MissingColumns, ValueError)

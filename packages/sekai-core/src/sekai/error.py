@@ -37,10 +37,14 @@ __all__ = [
     "EnvAlreadyRegistered",
     "EnvNotFound",
     "InvalidAction",
+    "InvalidData",
     "InvalidObservation",
     "LookAheadError",
+    "MissingColumns",
     "NothingInFlight",
+    "OrderNotFound",
     "ResetRequired",
+    "ResultNotIterable",
     "SekaiError",
     "SpaceMismatch",
     "SyncCallInEventLoop",
@@ -335,3 +339,49 @@ class VecEnvWorkerError(SekaiError, RuntimeError):
         if self.remote_traceback:
             return f"{message}\n\nWorker traceback:\n{self.remote_traceback}"
         return message
+
+
+class _MessageKeyError(KeyError):
+    # KeyError's str() is the repr of its argument (quotes and escapes around
+    # a sentence); these errors carry a message, shown as it is.
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class InvalidData(SekaiError, ValueError):
+    """Market data (a table, a CSV or Parquet file) cannot be read as asked.
+
+    The message names the problem and where it is: the column, the row and
+    its time or asset, and the value found there.
+    """
+
+
+class MissingColumns(InvalidData, _MessageKeyError):
+    """Columns a reader was told to use are not in the table.
+
+    Every missing column is named in one message, with the columns the table
+    has. Also a ``KeyError``, as a missing column was before.
+
+    Attributes:
+        columns: The missing columns (a tuple), when given.
+        available: The table's columns (a tuple), when given.
+    """
+
+
+class OrderNotFound(SekaiError, _MessageKeyError):
+    """No order with this id rests in the order book.
+
+    Also a ``KeyError``, as it was before.
+
+    Attributes:
+        order_id: The id that was asked for, when given.
+    """
+
+
+class ResultNotIterable(SekaiError, TypeError):
+    """A `ResetResult` or `StepResult` was unpacked or iterated like a Gymnasium tuple.
+
+    sekai's results are read by field name (``result.observation``,
+    ``result.info``); the message says which fields the result has, and that
+    `sekai.compat.to_gymnasium` gives an env that returns tuples.
+    """

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from sekai.core import MAResetResult, MAStepResult, ResetResult, StepResult
+from sekai.error import ResultNotIterable, SekaiError
 
 RESULTS = [
     StepResult(1, 0.5, True, False, {"a": 1}),
@@ -146,6 +147,70 @@ def test_results_are_not_tuples() -> None:
         _obs, _reward, _terminated, _truncated, _info = result  # type: ignore[misc]
     with pytest.raises(TypeError):
         _obs, _info = ResetResult(0, {})  # type: ignore[misc]
+
+
+# What each result says to read instead, and where tuples come from.
+UNPACKING_HINTS = {
+    StepResult: (
+        "result.observation, result.reward, result.terminated, result.truncated and result.info",
+        "sekai.compat.to_gymnasium(env)",
+    ),
+    ResetResult: ("result.observation and result.info", "sekai.compat.to_gymnasium(env)"),
+    MAStepResult: (
+        "result.observations, result.rewards, result.terminated, result.truncated and result.info",
+        "sekai.compat.to_pettingzoo(env)",
+    ),
+    MAResetResult: ("result.observations and result.info", "sekai.compat.to_pettingzoo(env)"),
+}
+
+
+@pytest.mark.parametrize("result", RESULTS, ids=lambda r: type(r).__name__)
+def test_unpacking_a_result_says_how_to_read_it(result: object) -> None:
+    # The Gymnasium habit `obs, info = env.reset()` used to give Python's bare
+    # "cannot unpack non-iterable ResetResult object".
+    fields_text, adapter = UNPACKING_HINTS[type(result)]  # type: ignore[index]
+    n_fields = len(dataclasses.fields(result))  # type: ignore[arg-type]
+    for attempt in (
+        lambda: tuple(result),  # type: ignore[call-overload]
+        lambda: [*result],  # type: ignore[misc]
+        lambda: iter(result),  # type: ignore[call-overload]
+        lambda: dict(zip("abcde", result, strict=False)),  # type: ignore[call-overload]
+    ):
+        with pytest.raises(ResultNotIterable) as caught:
+            attempt()
+        message = str(caught.value)
+        assert fields_text in message and adapter in message
+        assert f"{type(result).__name__} is not a tuple" in message
+    if n_fields == 2:
+        with pytest.raises(TypeError, match=type(result).__name__):
+            _a, _b = result  # type: ignore[misc]
+    else:
+        with pytest.raises(TypeError, match=type(result).__name__):
+            _a, _b, _c, _d, _e = result  # type: ignore[misc]
+    assert issubclass(ResultNotIterable, SekaiError) and issubclass(ResultNotIterable, TypeError)
+
+
+@pytest.mark.parametrize("result", RESULTS, ids=lambda r: type(r).__name__)
+def test_refusing_iteration_keeps_conversions_working(result: object) -> None:
+    # numpy sees an object scalar, not a sequence it would iterate
+    array = np.array(result, dtype=object)
+    assert array.shape == () and array.item() is result
+    names = [field.name for field in dataclasses.fields(result)]  # type: ignore[arg-type]
+    assert dataclasses.astuple(result) == tuple(getattr(result, n) for n in names)  # type: ignore[call-overload]
+    assert dataclasses.asdict(result) == {n: getattr(result, n) for n in names}  # type: ignore[call-overload]
+    assert pickle.loads(pickle.dumps(result)) == result
+    assert copy.deepcopy(result) == result and result == copy.copy(result)
+    restored = pickle.loads(pickle.dumps(ResultNotIterable("message")))
+    assert type(restored) is ResultNotIterable and str(restored) == "message"
+
+
+@given(st.lists(st.floats(allow_nan=False), min_size=1, max_size=4), st.booleans())
+def test_results_holding_any_observation_stay_comparable(obs: list[float], as_array: bool) -> None:
+    value = np.array(obs) if as_array else obs
+    assert ResetResult(value, {"k": value}) == ResetResult(
+        np.array(obs) if as_array else list(obs), {"k": value}
+    )
+    assert np.array([ResetResult(value, {})], dtype=object).shape == (1,)
 
 
 def _obs(seed: int) -> dict[str, object]:

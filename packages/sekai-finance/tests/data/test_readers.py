@@ -133,7 +133,7 @@ def test_time_zones_become_utc() -> None:
 
 
 @pytest.mark.filterwarnings("ignore:Could not infer format")
-def test_reader_errors() -> None:
+def test_reader_errors(tmp_path: Path) -> None:
     frame = pd.DataFrame({"date": [1, 1], "symbol": ["A", "A"], "close": [1.0, 2.0]})
     with pytest.raises(ValueError, match="more than one row for"):
         MarketData.from_long(frame)
@@ -143,7 +143,7 @@ def test_reader_errors() -> None:
         MarketData.from_long([1, 2])
     with pytest.raises(TypeError, match="sequence of column names"):
         MarketData.from_long(frame, fields="volume")
-    with pytest.raises(ValueError, match="cannot read the times as dates"):
+    with pytest.raises(ValueError, match="row 0 of column 'date' holds 'x', which is not a date"):
         MarketData.from_long(frame.assign(date=["x", "y"], symbol=["A", "B"]))
     twice = pd.Series([1.0, 2.0], index=[1, 1])
     with pytest.raises(ValueError, match="must be unique"):
@@ -153,8 +153,9 @@ def test_reader_errors() -> None:
     two = pd.DataFrame({"A": [1.0], "B": [1.0]})
     with pytest.raises(ValueError, match="is a Series but there are 2 assets"):
         MarketData.from_pandas(two, fields={"volume": pd.Series([1.0])})
-    with pytest.raises(ValueError, match="'long' or 'wide'"):
-        MarketData._from_table(two, "tall", "date", None, "close", ())
+    two.to_csv(tmp_path / "two.csv")
+    with pytest.raises(ValueError, match="'long', 'wide' or 'ohlcv', got 'tall'"):
+        MarketData.from_csv(tmp_path / "two.csv", layout="tall")
 
 
 def test_missing_pandas_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -192,7 +192,7 @@ def test_as_cost_model() -> None:
     assert as_cost_model(existing) is existing
     with pytest.raises(TypeError, match=r"transaction_cost must be a CostModel"):
         as_cost_model("0.1")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"transaction_cost must be a finite real number >= 0"):
+    with pytest.raises(ValueError, match=r"transaction_cost must be a rate in \[0, 1\)"):
         as_cost_model(-0.1)
 
 
@@ -313,3 +313,29 @@ def test_daily_rebalancing_costs_on_real_prices(sp500_returns: NDArray[np.float6
     np.testing.assert_allclose(costs, 0.001 * np.abs(weight - drifted), rtol=1e-15)
     # the half-spread model with a spread of 0.2% is the same cost
     np.testing.assert_allclose(SpreadCost()(trades, spread=0.002), costs, rtol=1e-15)
+
+
+@given(st.floats(1.0, 1e12))
+def test_a_rate_of_one_or_more_is_refused_naming_the_value(rate: float) -> None:
+    # 1 would pay the whole trade: a rate given in basis points or percent by mistake.
+    with pytest.raises(
+        ValueError, match=rf"transaction_cost must be a rate in \[0, 1\).*got {rate!r}"
+    ):
+        as_cost_model(rate)
+    with pytest.raises(ValueError, match=rf"ProportionalCost: rate must be .*< 1.*got {rate!r}"):
+        ProportionalCost(rate)
+    with pytest.raises(ValueError, match=r"ProportionalCost: rate must hold only values .*< 1"):
+        ProportionalCost([0.001, rate])
+    with pytest.raises(ValueError, match=rf"SpreadCost: half_spread must be .*< 1.*got {rate!r}"):
+        SpreadCost(rate)
+    with pytest.raises(ValueError, match=r"SpreadCost: fallback_spread must be .*\[0.0, 2.0\)"):
+        SpreadCost(fallback_spread=2 * rate)
+
+
+@given(st.floats(0.0, 1.0, exclude_max=True))
+def test_rates_below_one_are_kept(rate: float) -> None:
+    model = as_cost_model(rate)
+    assert isinstance(model, ProportionalCost) and model.rate == rate
+    assert ProportionalCost([rate, 0.0]).rate[0] == rate  # type: ignore[index]
+    assert SpreadCost(rate).half_spread == rate
+    assert SpreadCost(fallback_spread=2 * rate).fallback_spread == 2 * rate

@@ -9,15 +9,22 @@ on every step, so their ``__init__`` writes the slots through the slot
 descriptors directly instead of going through the frozen ``__setattr__`` guard
 the dataclass machinery would use; this halves the construction cost while
 keeping the instances immutable (see ``benchmarks/bench_results.py``).
+
+They are not tuples: unpacking one the Gymnasium way (``obs, info =
+env.reset()``) or iterating over it raises `sekai.error.ResultNotIterable`,
+a ``TypeError`` that names the fields to read instead and the adapter that
+gives Gymnasium's (or PettingZoo's) tuples. Type checkers see no
+``__iter__`` and flag the unpacking before it runs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import FrozenInstanceError, dataclass
-from typing import Any, Generic, TypeVar
+from dataclasses import FrozenInstanceError, dataclass, fields
+from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar
 
 from sekai.core._equality import fields_equal
+from sekai.error import ResultNotIterable
 
 __all__ = [
     "FINAL_INFO",
@@ -61,6 +68,24 @@ def refuse_set(self: object, name: str, value: object) -> None:
 
 def refuse_delete(self: object, name: str) -> None:
     raise FrozenInstanceError(f"cannot delete field {name!r} of {type(self).__name__}")
+
+
+def refuse_iteration(result: object, call: str, adapter: str) -> NoReturn:
+    """Raise `ResultNotIterable` for ``result``, naming its fields and ``adapter``.
+
+    Args:
+        result: The result someone tried to unpack or iterate over.
+        call: The call that returned it, as the message shows it (``"env.reset()"``).
+        adapter: The `sekai.compat` function giving an env with tuple results.
+    """
+    name = type(result).__name__
+    names = [field.name for field in fields(result)]  # type: ignore[arg-type]
+    reads = ", ".join(f"result.{field}" for field in names[:-1]) + f" and result.{names[-1]}"
+    raise ResultNotIterable(
+        f"{name} is not a tuple and cannot be unpacked or iterated: read its fields by name "
+        f"(result = {call}; then {reads}). For an env whose {call.split('.')[-1]} returns "
+        f"a tuple, wrap it with sekai.compat.{adapter}(env)"
+    )
 
 
 def slot_writers(cls: type, *names: str) -> tuple[_Setter, ...]:
@@ -134,6 +159,11 @@ class StepResult(Generic[ObsType]):
         # dict (every info is one) is therefore unhashable, as in sekai 0.2.
         return hash((self.observation, self.reward, self.terminated, self.truncated, self.info))
 
+    if not TYPE_CHECKING:  # unpacking stays a type error for type checkers
+
+        def __iter__(self) -> NoReturn:
+            refuse_iteration(self, "env.step(action)", "to_gymnasium")
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (
             type(self),
@@ -183,6 +213,11 @@ class ResetResult(Generic[ObsType]):
 
     def __hash__(self) -> int:
         return hash((self.observation, self.info))
+
+    if not TYPE_CHECKING:  # unpacking stays a type error for type checkers
+
+        def __iter__(self) -> NoReturn:
+            refuse_iteration(self, "env.reset()", "to_gymnasium")
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.observation, self.info))
@@ -265,6 +300,11 @@ class MAStepResult(Generic[ObsType, AgentID]):
     def __hash__(self) -> int:
         return hash((self.observations, self.rewards, self.terminated, self.truncated, self.info))
 
+    if not TYPE_CHECKING:  # unpacking stays a type error for type checkers
+
+        def __iter__(self) -> NoReturn:
+            refuse_iteration(self, "env.step(actions)", "to_pettingzoo")
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (
             type(self),
@@ -312,6 +352,11 @@ class MAResetResult(Generic[ObsType, AgentID]):
 
     def __hash__(self) -> int:
         return hash((self.observations, self.info))
+
+    if not TYPE_CHECKING:  # unpacking stays a type error for type checkers
+
+        def __iter__(self) -> NoReturn:
+            refuse_iteration(self, "env.reset()", "to_pettingzoo")
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.observations, self.info))

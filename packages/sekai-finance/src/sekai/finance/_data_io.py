@@ -9,13 +9,14 @@ live in `sekai.finance._shared_inputs`, those of pandas objects in
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from sekai._internal.validation import check_choice, check_int
+from sekai.error import InvalidData
 from sekai.finance import _shared_frames as _frames
 from sekai.finance._shared_inputs import (
     assets_tuple,
@@ -29,7 +30,7 @@ from sekai.finance._shared_inputs import (
 if TYPE_CHECKING:
     from sekai.finance.data import MarketData
 
-__all__ = ["from_table", "parts", "with_exogenous", "with_fields"]
+__all__ = ["LAYOUTS", "from_table", "parts", "with_exogenous", "with_fields"]
 
 
 def parts(
@@ -92,6 +93,10 @@ def parts(
     }
 
 
+LAYOUTS = ("long", "wide", "ohlcv")
+"""The ``layout`` values of `MarketData.from_csv` and `MarketData.from_parquet`."""
+
+
 def from_table(
     cls: type[MarketData],
     frame: Any,
@@ -100,16 +105,41 @@ def from_table(
     asset: str | None,
     price: str,
     fields: Sequence[str],
+    symbol: Hashable | None,
+    what: str,
 ) -> MarketData:
-    """Data from a DataFrame read from a file, long or wide (see `MarketData.from_csv`)."""
-    check_choice(layout, "MarketData: layout", ("long", "wide"))
+    """Data from a DataFrame read from a file (see `MarketData.from_csv`).
+
+    ``what`` names the reader and the file in errors.
+    """
+    check_choice(layout, f"{what}: layout", LAYOUTS)
+    if symbol is not None and (layout == "wide" or (layout == "long" and asset is not None)):
+        raise ValueError(
+            f"{what}: symbol labels the one asset of a file without an asset column "
+            f"(layout='ohlcv', or layout='long' with asset=None); with layout={layout!r}"
+            + ("" if layout == "wide" else f" and asset={asset!r}")
+            + f" the assets are named by the file, got symbol={symbol!r}"
+        )
+    if layout == "ohlcv":
+        return cls(**_frames.ohlcv_arrays(frame, time, price, fields, symbol, what))
     if layout == "long":
-        return cls(**_frames.long_arrays(frame, time, asset, price, fields))
+        arrays = _frames.long_arrays(frame, time, asset, price, fields, what)
+        if asset is None and symbol is not None:
+            arrays["assets"] = [symbol]
+        return cls(**arrays)
     if time in frame.columns:
-        frame = frame.set_index(time)
+        frame = _frames.table_times(frame, time, what).set_index(time)
     elif frame.index.name != time:
-        raise KeyError(f"MarketData: no column {time!r}; the table has {[*frame.columns]!r}")
-    return cls.from_pandas(frame, price_field=price)
+        _frames.require_columns(frame, [time], what)
+    bars = _frames.ohlcv_columns([*frame.columns])
+    if len(bars) >= 2:
+        raise InvalidData(
+            f"{what}: layout='wide' reads one price column per asset, but the columns "
+            f"{bars!r} are the fields of one asset's bars (open, high, low, close, volume), "
+            f"not assets. Read the file with layout='ohlcv' (e.g. layout='ohlcv', "
+            f"time={time!r}, symbol='XYZ'), which keeps them as fields of one asset"
+        )
+    return cls(**_frames.wide_arrays(frame, None, None, price, what))
 
 
 def with_fields(data: MarketData, arrays: Mapping[str, ArrayLike]) -> MarketData:

@@ -24,7 +24,8 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai._internal.validation import check_int
+from sekai._internal.validation import check_int, check_real
+from sekai.error import OrderNotFound
 from sekai.finance._lob_types import (
     BACKGROUND,
     MAX_PRICE,
@@ -76,11 +77,13 @@ class OrderBook:
 
     The book has no clock of its own: ``time`` is set by whoever drives it
     (e.g. `ZeroIntelligenceFlow` or a replay) and stamps new orders and
-    fills. Orders of one owner can trade with each other; preventing that is
+    fills. It only moves forward: setting it to NaN, an infinity, a negative
+    number or a time before the current one raises ``ValueError`` (and a
+    value that is not a real number ``TypeError``); `clear` sets it back
+    to 0. Orders of one owner can trade with each other; preventing that is
     the caller's choice.
 
     Attributes:
-        time: The current time, a float set by the caller (0.0 initially).
         last_price: The price of the most recent fill, ``None`` before the first.
         MAX_PRICE: The highest price, ``2**62 - 1`` ticks (a class constant).
         MAX_QUANTITY: The largest quantity of a limit order, ``2**62 - 1``.
@@ -104,7 +107,7 @@ class OrderBook:
     MAX_VOLUME: ClassVar[int] = MAX_VOLUME
 
     def __init__(self) -> None:
-        self.time: float = 0.0
+        self._time = 0.0
         self.last_price: int | None = None
         self._next_id = 1
         self._reset()
@@ -116,6 +119,27 @@ class OrderBook:
         self._asks: dict[int, list[Any]] = {}
         self._bid_keys: list[int] = []  # bid prices, ascending: the best bid is last
         self._ask_keys: list[int] = []  # ask prices negated, ascending: the best ask is last
+
+    @property
+    def time(self) -> float:
+        """The current time, a float set by the caller (0.0 initially); it never goes back.
+
+        Raises:
+            TypeError: The new time is not a real number (a bool is not one).
+            ValueError: The new time is NaN, infinite, negative or before the
+                current time.
+        """
+        return self._time
+
+    @time.setter
+    def time(self, value: float) -> None:
+        when = check_real(value, "OrderBook.time", minimum=0.0)
+        if when < self._time:
+            raise ValueError(
+                f"OrderBook.time only moves forward: it is {self._time!r}, got {value!r} "
+                "(clear() sets it back to 0)"
+            )
+        self._time = when
 
     # -- orders --------------------------------------------------------------------------------
 
@@ -191,7 +215,7 @@ class OrderBook:
                 f"a quantity of {quantity} more: the quantity at one price must stay <= "
                 f"{MAX_VOLUME} (2**63 - 1, int64's maximum)"
             )
-        record = [quantity, order_id, owner, self.time, side, price]
+        record = [quantity, order_id, owner, self._time, side, price]
         if level is None:
             levels[price] = [quantity, 1, deque((record,))]
             if keys and key < keys[-1]:
@@ -266,7 +290,7 @@ class OrderBook:
         """
         orders = self._orders
         owners = self._owners
-        time = self.time
+        time = self._time
         fills: list[Fill] = []
         price = 0
         while quantity and keys and keys[-1] >= limit_key:
@@ -422,7 +446,9 @@ class OrderBook:
             levels[record[5]][0] -= size
         self.last_price = record[5]
         side: Side = record[4]
-        return Fill(record[5], size, order_id, -1, record[2], taker_owner, side.opposite, self.time)
+        return Fill(
+            record[5], size, order_id, -1, record[2], taker_owner, side.opposite, self._time
+        )
 
     def clear(self) -> None:
         """Remove every resting order; ``time`` returns to 0.0 and ``last_price`` to ``None``.
@@ -431,7 +457,7 @@ class OrderBook:
         before never names a new order.
         """
         self._reset()
-        self.time = 0.0
+        self._time = 0.0
         self.last_price = None
 
     # -- queries -------------------------------------------------------------------------------
@@ -443,7 +469,7 @@ class OrderBook:
     def __repr__(self) -> str:
         return (
             f"OrderBook(best_bid={self.best_bid()}, best_ask={self.best_ask()}, "
-            f"orders={len(self._orders)}, time={self.time})"
+            f"orders={len(self._orders)}, time={self._time})"
         )
 
     def best_bid(self) -> int | None:
@@ -534,13 +560,15 @@ class OrderBook:
             (0 for the order at the front of its queue).
 
         Raises:
-            KeyError: No order with this id rests in the book.
+            sekai.error.OrderNotFound: No order with this id rests in the book
+                (a ``KeyError``; the message says whether the id was never
+                given out or its order is gone).
         """
         if type(order_id) is not int:
             order_id = checked_id(order_id, "OrderBook.queue_ahead: order_id")
         record = self._orders.get(order_id)
         if record is None:
-            raise KeyError(f"OrderBook.queue_ahead: no resting order has id {order_id!r}")
+            raise self._not_resting(order_id, "OrderBook.queue_ahead")
         levels = self._bids if record[4] is _BID else self._asks
         ahead = 0
         for other in levels[record[5]][2]:
@@ -548,6 +576,17 @@ class OrderBook:
                 break
             ahead += other[0]
         return ahead
+
+    def _not_resting(self, order_id: int, what: str) -> OrderNotFound:
+        if 1 <= order_id < self._next_id:
+            why = "it was filled or cancelled, or the book was cleared"
+        elif self._next_id == 1:
+            why = "the book has given out no id yet"
+        else:
+            why = f"the book has given out ids 1 to {self._next_id - 1} only"
+        return OrderNotFound(
+            f"{what}: no resting order has id {order_id} ({why})", order_id=order_id
+        )
 
     def orders_of(self, owner: int) -> list[Order]:
         """Snapshots of the resting orders of ``owner``, oldest first."""

@@ -210,7 +210,7 @@ class ZeroIntelligenceFlow:
             now -= log(1.0 - u_time) / total
             if now > until:
                 break
-            book.time = now
+            book._time = now  # later than book.time and finite: the setter's checks hold
             x = u_kind * total
             if x < limit_rate:
                 offset = bisect_right(table, u_offset) + 1

@@ -11,7 +11,7 @@ one decision row (`_point_in_time`) and at one row per sub-env
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -208,9 +208,13 @@ class MarketData:
 
         Raises:
             ImportError: pandas is not installed.
-            KeyError: A column is missing.
-            ValueError: Two rows for the same time and asset, or a row without
-                an asset label.
+            sekai.error.MissingColumns: Columns are missing (a ``KeyError``; the
+                message names all of them and the columns there are).
+            sekai.error.InvalidData: The table has no rows, a cell that
+                should hold a number or a time does not, two rows for the same
+                time and asset, or a row without an asset label (a
+                ``ValueError``; the message names the column, the row and the
+                value).
         """
         return cls(**_frames.long_arrays(frame, time, asset, price, fields))
 
@@ -224,9 +228,10 @@ class MarketData:
         asset: str | None = "symbol",
         price: str = "close",
         fields: Sequence[str] = (),
+        symbol: Hashable | None = None,
         **read_options: Any,
     ) -> MarketData:
-        """Data from a CSV file, in long or wide layout.
+        """Data from a CSV file, in long, wide or OHLCV layout.
 
         Args:
             path: The file.
@@ -234,20 +239,56 @@ class MarketData:
                 ``price`` and ``fields``, as in `from_long`. ``"wide"``: a
                 ``time`` column and one price column per asset, as in
                 `from_pandas` (then ``price`` names the price field).
+                ``"ohlcv"``: one asset's bars, a ``time`` column and one column
+                per field, as a Yahoo Finance download (``Date, Open, High,
+                Low, Close, Adj Close, Volume``): every column becomes a field
+                (or those in ``fields``), named in lower case with spaces as
+                underscores (``open``, ..., ``adj_close``, ``volume``), and
+                ``time``, ``price`` and ``fields`` are compared with the
+                columns the same way (the defaults find ``Date`` and
+                ``Close``; ``price="Adj Close"`` prices by the adjusted close).
             time: The column of times.
             asset: The column of asset labels (long layout).
-            price: The column of prices (long layout) and the price field's name.
-            fields: Other columns to keep (long layout).
+            price: The column of prices (long and OHLCV layouts) and the price
+                field's name.
+            fields: Other columns to keep (long layout; OHLCV: the fields to
+                keep, default all).
+            symbol: The label of the single asset (OHLCV layout, or long with
+                ``asset=None``); default 0.
             **read_options: Passed to `pandas.read_csv`.
 
         Raises:
             ImportError: pandas is not installed.
-            ValueError: The header names a column twice (pandas would rename the
-                second, ``"A.1"``, and make it another asset), or a row of a long
-                table has no asset label (it would become an asset named nan).
+            sekai.error.MissingColumns: Columns named by the arguments are not in
+                the file (one error names all of them; also a ``KeyError``).
+            sekai.error.InvalidData: The file cannot be read as asked (a
+                ``ValueError``): no rows; a price, field or time that is not a
+                number or a date (the message names the column, the row with
+                its time and asset, and the value); the header names a column
+                twice (pandas would rename the second, ``"A.1"``, and make it
+                another asset); a row of a long table has no asset label (it
+                would become an asset named nan); or ``layout="wide"`` on a
+                file of bars, whose Open, High, ..., Volume columns would load
+                as assets (the message says to use ``layout="ohlcv"``).
+            ValueError: An unknown ``layout``, or ``symbol`` with a layout
+                whose assets the file names.
+
+        Examples:
+            >>> import pathlib, tempfile
+            >>> from sekai.finance.data import MarketData
+            >>> path = pathlib.Path(tempfile.mkdtemp()) / "XYZ.csv"
+            >>> _ = path.write_text(
+            ...     "Date,Open,High,Low,Close,Adj Close,Volume" + chr(10)
+            ...     + "2024-01-02,10.0,10.5,9.5,10.2,10.1,1000" + chr(10)
+            ...     + "2024-01-03,10.2,10.9,10.0,10.8,10.7,1200" + chr(10)
+            ... )
+            >>> data = MarketData.from_csv(path, layout="ohlcv", symbol="XYZ")
+            >>> data.assets, sorted(data.fields), data.prices[:, 0].tolist()
+            (('XYZ',), ['adj_close', 'close', 'high', 'low', 'open', 'volume'], [10.2, 10.8])
         """
         frame = _frames.read_table(path, "csv", read_options)
-        return cls._from_table(frame, layout, time, asset, price, fields)
+        what = f"MarketData.from_csv({str(path)!r})"
+        return _io.from_table(cls, frame, layout, time, asset, price, fields, symbol, what)
 
     @classmethod
     def from_parquet(
@@ -259,9 +300,10 @@ class MarketData:
         asset: str | None = "symbol",
         price: str = "close",
         fields: Sequence[str] = (),
+        symbol: Hashable | None = None,
         **read_options: Any,
     ) -> MarketData:
-        """Data from a Parquet file; the arguments are those of `from_csv`.
+        """Data from a Parquet file; the arguments and errors are those of `from_csv`.
 
         ``time`` may also name the stored index (as ``DataFrame.to_parquet``
         writes it).
@@ -270,19 +312,8 @@ class MarketData:
             ImportError: pandas or pyarrow is not installed.
         """
         frame = _frames.read_table(path, "parquet", read_options)
-        return cls._from_table(frame, layout, time, asset, price, fields)
-
-    @classmethod
-    def _from_table(
-        cls,
-        frame: Any,
-        layout: str,
-        time: str,
-        asset: str | None,
-        price: str,
-        fields: Sequence[str],
-    ) -> MarketData:
-        return _io.from_table(cls, frame, layout, time, asset, price, fields)
+        what = f"MarketData.from_parquet({str(path)!r})"
+        return _io.from_table(cls, frame, layout, time, asset, price, fields, symbol, what)
 
     # -- contents ----------------------------------------------------------------------------
 

@@ -61,7 +61,9 @@ def sum_assets(per_asset: F64) -> Array:
     return unwrap(per_asset.sum(axis=-1))
 
 
-def check_rate_array(value: Any, what: str, *, allow_negative: bool = False) -> float | F64:
+def check_rate_array(
+    value: Any, what: str, *, allow_negative: bool = False, below: float | None = None
+) -> float | F64:
     """A real number or 1-D array of finite rates (per asset), non-negative by default.
 
     The cost models' check. The simulators' `sekai.finance._simulation.per_asset`
@@ -70,18 +72,33 @@ def check_rate_array(value: Any, what: str, *, allow_negative: bool = False) -> 
     offending element (``"sigma[1] must be ..."``) where this one quotes the
     whole value (``"rate must hold only values that are ..."``).
 
+    Args:
+        value: The rate or rates.
+        what: The argument's name in errors.
+        allow_negative: Accept negative rates.
+        below: A bound every rate must stay under (``None``: none), e.g. 1 for
+            a fraction of the value traded: paying all of it or more is no cost
+            model but a mistake.
+
     Returns:
         A Python float for a scalar, else a read-only float64 array.
 
     Raises:
         TypeError: ``value`` is not a real number or an array of them.
         ValueError: ``value`` has more than one dimension, or holds a NaN, an
-            infinity or (unless ``allow_negative``) a negative number.
+            infinity, (unless ``allow_negative``) a negative number or (with
+            ``below``) a number at or above ``below``.
     """
     expected = "a finite real number" if allow_negative else "a finite real number >= 0"
+    if below is not None:
+        expected += f" and < {below:g}"
     if is_real(value):
         number = float(value)
-        if not np.isfinite(number) or (number < 0 and not allow_negative):
+        if (
+            not np.isfinite(number)
+            or (number < 0 and not allow_negative)
+            or (below is not None and number >= below)
+        ):
             raise ValueError(f"{what} must be {expected} (or an array of them), got {value!r}")
         return number
     if isinstance(value, (str, bytes)) or np.asarray(value).dtype.kind not in "iuf":
@@ -89,7 +106,11 @@ def check_rate_array(value: Any, what: str, *, allow_negative: bool = False) -> 
     array = np.array(value, dtype=np.float64)
     if array.ndim > 1:
         raise ValueError(f"{what} must be a scalar or a 1-D array (one per asset), got {value!r}")
-    if not np.isfinite(array).all() or (not allow_negative and (array < 0).any()):
+    if (
+        not np.isfinite(array).all()
+        or (not allow_negative and (array < 0).any())
+        or (below is not None and (array >= below).any())
+    ):
         raise ValueError(f"{what} must hold only values that are {expected[2:]}, got {value!r}")
     if array.ndim == 0:
         return float(array)

@@ -162,16 +162,19 @@ class ProportionalCost(CostModel):
     ``w`` costs ``2 * rate * |w|``.
 
     Args:
-        rate: The fraction of the traded value paid, a real number >= 0 or one
-            per asset (a 1-D array broadcast along the asset axis).
+        rate: The fraction of the traded value paid, a real number in
+            ``[0, 1)`` or one per asset (a 1-D array broadcast along the asset
+            axis). A rate of 1 or more would pay the whole trade or more: no
+            market charges that, and it is refused as a mistake (10 basis
+            points is 0.001, not 10).
 
     Raises:
         TypeError: ``rate`` is not a real number or an array of them.
-        ValueError: ``rate`` is negative, NaN, infinite or more than 1-D.
+        ValueError: ``rate`` is negative, 1 or more, NaN, infinite or more than 1-D.
     """
 
     def __init__(self, rate: ArrayLike) -> None:
-        self.rate: float | F64 = check_rate_array(rate, "ProportionalCost: rate")
+        self.rate: float | F64 = check_rate_array(rate, "ProportionalCost: rate", below=1.0)
 
     def __call__(self, trades: ArrayLike, **market: ArrayLike | None) -> Array:
         """``sum_i rate_i * |trade_i|`` over the last axis (see `CostModel`)."""
@@ -229,14 +232,15 @@ class SpreadCost(CostModel):
 
     Args:
         half_spread: A fixed half spread (fraction of the mid), a real number
-            ``>= 0`` or one per asset; ``None`` to read ``spread`` from the
-            market.
+            in ``[0, 1)`` or one per asset; ``None`` to read ``spread`` from the
+            market. (A half spread of 1 would put the bid at 0.)
         fallback_spread: The full relative spread used where the market's
-            ``spread`` is missing (>= 0); only with ``half_spread=None``.
+            ``spread`` is missing, in ``[0, 2)``; only with ``half_spread=None``.
 
     Raises:
         TypeError: An argument is not a real number (or array of them).
-        ValueError: An argument is negative, NaN or infinite, or both are given.
+        ValueError: An argument is negative, NaN, infinite or out of its range,
+            or both are given.
     """
 
     def __init__(
@@ -245,12 +249,18 @@ class SpreadCost(CostModel):
         self.half_spread: float | F64 | None = (
             None
             if half_spread is None
-            else check_rate_array(half_spread, "SpreadCost: half_spread")
+            else check_rate_array(half_spread, "SpreadCost: half_spread", below=1.0)
         )
         self.fallback_spread: float | None = (
             None
             if fallback_spread is None
-            else check_real(fallback_spread, "SpreadCost: fallback_spread", minimum=0.0)
+            else check_real(
+                fallback_spread,
+                "SpreadCost: fallback_spread",
+                minimum=0.0,
+                maximum=2.0,
+                max_open=True,
+            )
         )
         if self.half_spread is not None and self.fallback_spread is not None:
             raise ValueError(
@@ -411,18 +421,30 @@ def as_cost_model(cost: float | CostModel | None, what: str = "transaction_cost"
 
     Args:
         cost: A `CostModel` (returned as is), a real number (a
-            `ProportionalCost` rate, ``0`` included) or ``None``
-            (`NoCost`).
+            `ProportionalCost` rate in ``[0, 1)``, ``0`` included) or
+            ``None`` (`NoCost`).
         what: The argument's name in error messages.
 
     Raises:
         TypeError: ``cost`` is neither a CostModel, a real number nor None.
-        ValueError: ``cost`` is a negative, NaN or infinite number.
+        ValueError: ``cost`` is a negative, NaN or infinite number, or 1 or
+            more (a fraction of the value traded: 1 would pay all of it).
     """
     if isinstance(cost, CostModel):
         return cost
     if cost is None:
         return NoCost()
     if is_real(cost):
-        return ProportionalCost(check_real(cost, what, minimum=0.0))
-    raise TypeError(f"{what} must be a CostModel, a rate >= 0 or None, got {cost!r}")
+        rate = check_real(
+            cost,
+            what,
+            minimum=0.0,
+            maximum=1.0,
+            max_open=True,
+            expected=(
+                "a rate in [0, 1), the fraction of the value traded that is paid (0.001 is "
+                "10 basis points; 1 would pay the whole trade)"
+            ),
+        )
+        return ProportionalCost(rate)
+    raise TypeError(f"{what} must be a CostModel, a rate in [0, 1) or None, got {cost!r}")

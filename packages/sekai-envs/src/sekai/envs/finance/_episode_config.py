@@ -83,7 +83,7 @@ class EpisodeConfig:
         self._derive(execution=check_execution(self.execution, owner, opens=opens))
         if self.execution == "next_open" and history is not None:
             check_opens(history.field("open"), owner)
-        cost_model = as_cost_model(self.transaction_cost)
+        cost_model = as_cost_model(self.transaction_cost, f"{owner}: transaction_cost")
         self._derive(
             cost_model=cost_model,
             costs=CostInputs(

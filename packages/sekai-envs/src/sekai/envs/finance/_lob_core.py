@@ -27,6 +27,7 @@ from sekai.spaces import Box, Dict, MaskedBox, MultiDiscrete
 __all__ = [
     "BUY",
     "HOLD",
+    "MAX_WARMUP_SESSIONS",
     "SELL",
     "LobConfig",
     "MarketCore",
@@ -41,6 +42,8 @@ _BID = Side.BID
 _ASK = Side.ASK
 _SEED_LEVELS = 10  # price levels per side the flow seeds the book with at a reset
 _SEED_ORDERS = 3  # orders per seeded level
+MAX_WARMUP_SESSIONS = 100
+"""The longest warmup, in sessions: the flow runs through all of it at every reset."""
 
 
 class LobConfig:
@@ -96,7 +99,19 @@ class LobConfig:
             inventory_penalty, f"{owner}: inventory_penalty", minimum=0.0
         )
         self.max_trades = check_int(max_trades, f"{owner}: max_trades", minimum=1)
-        self.warmup = check_real(warmup, f"{owner}: warmup", minimum=0.0)
+        longest = MAX_WARMUP_SESSIONS * self.session_length
+        self.warmup = check_real(
+            warmup,
+            f"{owner}: warmup",
+            minimum=0.0,
+            maximum=longest,
+            expected=(
+                f"a time in [0, {longest:g}], at most {MAX_WARMUP_SESSIONS} times the "
+                f"session_length ({self.session_length:g}): the flow runs through the whole "
+                "warmup at every reset, before the first observation, so a longer one makes "
+                f"each reset cost more than {MAX_WARMUP_SESSIONS} sessions"
+            ),
+        )
 
     def action_space(self) -> MultiDiscrete:
         """``MultiDiscrete([K + 1, K + 1, 3])``: bid level, ask level, market order."""

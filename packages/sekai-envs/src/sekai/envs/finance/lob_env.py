@@ -126,7 +126,9 @@ class LimitOrderBookEnv(Env[dict[str, Any], NDArray[np.int64]]):
         max_inventory: The inventory limit, long and short (>= order_size).
         inventory_penalty: The weight of the running inventory penalty.
         max_trades: Trades in the observation's tape.
-        warmup: Time the flow runs before the session starts.
+        warmup: Time the flow runs before the session starts, at every
+            reset: from 0 to 100 times ``session_length`` (a longer warmup
+            would make a reset cost more than 100 sessions).
 
     Attributes:
         AGENT: The agent's owner id in the book (0).
