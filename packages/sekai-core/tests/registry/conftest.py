@@ -15,6 +15,8 @@ _ENV_MODULE = '''
 """Environments and wrappers used by the registry tests, imported by name."""
 
 
+from json import dumps  # a callable of another package, seen through this module
+
 from sekai.core import Env, ResetResult, StepResult
 from sekai.spaces import Discrete
 
