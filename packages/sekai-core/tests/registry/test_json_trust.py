@@ -16,8 +16,6 @@ import sekai.registry as reg
 from sekai.error import UntrustedEntryPoint
 from sekai.registry import ENTRY_POINT_GROUP, EnvSpec, _plugins
 
-_CARTPOLE = "sekai.envs.classic_control.cartpole:CartPoleEnv"
-
 
 class FakeEntryPoint:
     """An installed ``sekai.envs`` entry point (only its value is read here)."""
@@ -95,8 +93,8 @@ def test_the_trial_payload_never_runs(tmp_path: Any) -> None:
     direct = _json("subprocess:run", kwargs=payload)
     wrapped = json.dumps(
         {
-            "id": "CartPole-v1",
-            "entry_point": _CARTPOLE,
+            "id": "json/Env-v0",
+            "entry_point": "sekai.core:TimeLimit",
             "additional_wrappers": [{"name": "W", "entry_point": "subprocess:run"}],
         }
     )
@@ -161,7 +159,7 @@ def test_a_trusted_read_does_not_make_its_copies_trusted(env_module: str) -> Non
 
 def test_trust_entry_points_must_be_a_bool() -> None:
     with pytest.raises(TypeError, match="trust_entry_points"):
-        EnvSpec.from_json(_json(_CARTPOLE), trust_entry_points="yes")  # type: ignore[arg-type]
+        EnvSpec.from_json(_json("sekai.core:TimeLimit"), trust_entry_points="yes")  # type: ignore[arg-type]
 
 
 # -- accepted ---------------------------------------------------------------------------
@@ -171,13 +169,24 @@ def test_the_entry_points_of_the_registered_id_are_accepted(
     env_module: str, namespace: str
 ) -> None:
     env_id = f"{namespace}/Recorded-v0"
-    reg.register(env_id, f"{env_module}:RecordingEnv", kwargs={"a": 1}, max_episode_steps=5)
+    reg.register(
+        env_id,
+        f"{env_module}:RecordingEnv",
+        kwargs={"a": 1},
+        max_episode_steps=5,
+        vector_entry_point=f"{env_module}:NativeVec",
+    )
     env = reg.make(env_id, a=2)
     back = EnvSpec.from_json(env.spec.to_json())
     assert back == env.spec
-    for made in (reg.make(back), reg.make_vec(back, 2, vectorization_mode="sync")):
-        assert made.spec.kwargs == {"a": 2}
-        made.close()
+    made = reg.make(back)
+    assert made.unwrapped.kwargs == {"a": 2}
+    vec = reg.make_vec(back, 2)  # its native vector implementation
+    assert (type(vec).__name__, vec.num_envs, vec.kwargs) == (
+        "NativeVec",
+        2,
+        {"a": 2, "max_episode_steps": 5},
+    )
     # The same id with an entry point of its own is not the registered one.
     other = json.loads(env.spec.to_json())
     other["additional_wrappers"] = [{"name": "W", "entry_point": f"{env_module}:TagWrapper"}]
@@ -190,9 +199,8 @@ def test_the_entry_points_of_the_registered_id_are_accepted(
 def test_public_callables_of_sekai_are_accepted_under_any_id() -> None:
     text = json.dumps(
         {
-            "id": "mine/Cart-v3",
-            "entry_point": _CARTPOLE,
-            "max_episode_steps": 7,
+            "id": "mine/Limited-v3",
+            "vector_entry_point": "sekai.core:TimeLimit",
             "additional_wrappers": [
                 {
                     "name": "Limit",
@@ -202,24 +210,28 @@ def test_public_callables_of_sekai_are_accepted_under_any_id() -> None:
             ],
         }
     )
-    env = reg.make(EnvSpec.from_json(text))
-    assert [type(layer).__name__ for layer in env] == [
-        "TimeLimit",
-        "TimeLimit",
-        "OrderEnforcing",
-        "CartPoleEnv",
-    ]
-    assert env.max_episode_steps == 3
-    env.close()
+    spec = EnvSpec.from_json(text)
+    assert spec.additional_wrappers[0].entry_point == "sekai.core:TimeLimit"
 
 
 def test_the_package_of_an_installed_plugin_is_accepted(
     env_module: str, plugins: Callable[..., None]
 ) -> None:
     plugins(f"{env_module}:register_envs")  # a plugin whose loader is in env_module
-    spec = EnvSpec.from_json(_json(f"{env_module}:RecordingEnv", kwargs={"x": 1}))
-    env = reg.make(spec)
+    limit = {"name": "Limit", "entry_point": "sekai.core:TimeLimit"}
+    text = _json(
+        f"{env_module}:RecordingEnv",
+        kwargs={"x": 1},
+        additional_wrappers=[{**limit, "kwargs": {"max_episode_steps": 3}}],
+    )
+    env = reg.make(EnvSpec.from_json(text))
     assert env.unwrapped.kwargs == {"x": 1}
+    assert [type(layer).__name__ for layer in env] == [
+        "TimeLimit",
+        "OrderEnforcing",
+        "RecordingEnv",
+    ]
+    assert env.max_episode_steps == 3
     # ... but not what the plugin's module imported from elsewhere.
     with pytest.raises(UntrustedEntryPoint, match="defined in 'json'"):
         EnvSpec.from_json(_json(f"{env_module}:dumps"))
