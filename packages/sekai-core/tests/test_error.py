@@ -26,6 +26,8 @@ FAMILIES = {
     error.MissingColumns: KeyError,
     error.OrderNotFound: KeyError,
     error.ResultNotIterable: TypeError,
+    error.NotAnEnv: TypeError,
+    error.UntrustedEntryPoint: ValueError,
 }
 
 

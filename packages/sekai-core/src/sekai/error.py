@@ -41,6 +41,7 @@ __all__ = [
     "InvalidObservation",
     "LookAheadError",
     "MissingColumns",
+    "NotAnEnv",
     "NothingInFlight",
     "OrderNotFound",
     "ResetRequired",
@@ -48,6 +49,7 @@ __all__ = [
     "SekaiError",
     "SpaceMismatch",
     "SyncCallInEventLoop",
+    "UntrustedEntryPoint",
     "VecEnvClosed",
     "VecEnvWorkerError",
 ]
@@ -385,3 +387,38 @@ class ResultNotIterable(SekaiError, TypeError):
     ``result.info``); the message says which fields the result has, and that
     `sekai.compat.to_gymnasium` gives an env that returns tuples.
     """
+
+
+class NotAnEnv(SekaiError, TypeError):
+    """An env factory returned something that is not an environment.
+
+    Raised by `sekai.make` when a registered entry point returns anything but
+    a [`Env`][sekai.core.Env] or [`MultiAgentEnv`][sekai.core.MultiAgentEnv],
+    and by the vector envs when one of their ``env_fns`` returns anything but
+    an `Env`; the message names the factory and what it returned. What was
+    returned is closed first, when it has a ``close`` method.
+    """
+
+
+class UntrustedEntryPoint(SekaiError, ValueError):
+    """A spec read from JSON names an entry point sekai will not import without consent.
+
+    [`EnvSpec.from_json`][sekai.registry.EnvSpec.from_json] accepts only the
+    entry points of the registered spec of the same id, and callables defined
+    in sekai's own modules or in installed plugins; anything else could run
+    arbitrary code once the spec is made. The message names the field, the
+    entry point and how to opt in (``trust_entry_points=True``) for JSON from
+    a source you trust.
+
+    Args:
+        message: What was refused and why.
+        entry_point: The ``"module:attr"`` string that was refused.
+        field: The spec field that holds it (e.g. ``"additional_wrappers[0].entry_point"``).
+
+    Attributes:
+        entry_point: The refused ``"module:attr"`` string.
+        field: The spec field that holds it.
+    """
+
+    def __init__(self, message: str, *, entry_point: str = "", field: str = "") -> None:
+        super().__init__(message, entry_point=entry_point, field=field)

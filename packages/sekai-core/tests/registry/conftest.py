@@ -15,17 +15,26 @@ _ENV_MODULE = '''
 """Environments and wrappers used by the registry tests, imported by name."""
 
 
-class RecordingEnv:
-    """Records the kwargs it was built with."""
+from json import dumps  # a callable of another package, seen through this module
 
-    spec = None
+from sekai.core import Env, ResetResult, StepResult
+from sekai.spaces import Discrete
+
+
+class RecordingEnv(Env):
+    """A sekai env recording the kwargs it was built with."""
+
+    observation_space = Discrete(1)
+    action_space = Discrete(1)
 
     def __init__(self, **kwargs):
         self.kwargs = kwargs
 
-    @property
-    def unwrapped(self):
-        return self
+    def reset(self, *, seed=None, options=None):
+        return ResetResult(0, {})
+
+    def step(self, action):
+        return StepResult(0, 0.0, False, False, {})
 
 
 class TagWrapper:
@@ -42,6 +51,15 @@ class TagWrapper:
     @property
     def spec(self):
         return self.env.spec
+
+
+class OpaqueWrapper:
+    """Wraps an env without forwarding ``spec`` (nor anything else)."""
+
+    spec = None
+
+    def __init__(self, env):
+        self.inner = env
 
 
 class NativeVec:

@@ -114,7 +114,7 @@ def test_json_round_trip_of_every_field() -> None:
     )
     text = spec.to_json()
     assert isinstance(text, str)
-    back = EnvSpec.from_json(text)
+    back = EnvSpec.from_json(text, trust_entry_points=True)  # pkg.mod is nobody's
     assert back == spec
     assert back.additional_wrappers[0] == WrapperSpec("Clip", "pkg.wrappers:Clip", {"low": -1})
     assert (back.namespace, back.name, back.version) == ("ns", "Env", 2)
@@ -133,7 +133,7 @@ _json_values = st.recursive(
 )
 def test_json_round_trip_property(kwargs: dict[str, Any], limit: int | None) -> None:
     spec = EnvSpec("Env-v0", entry_point="pkg:Env", kwargs=kwargs, max_episode_steps=limit)
-    assert EnvSpec.from_json(spec.to_json()) == spec
+    assert EnvSpec.from_json(spec.to_json(), trust_entry_points=True) == spec
 
 
 def test_to_json_of_unserialisable_kwargs_names_the_spec() -> None:
@@ -270,10 +270,10 @@ def test_per_env_kwargs_in_json_and_pprint() -> None:
     )
     data = json.loads(spec.to_json())
     assert data["per_env_kwargs"] == {"sampler": "pkg.sampling:spawn_each"}  # callables dropped
-    back = EnvSpec.from_json(spec.to_json())
+    back = EnvSpec.from_json(spec.to_json(), trust_entry_points=True)
     assert back.per_env_kwargs == {"sampler": "pkg.sampling:spawn_each"}
     named = EnvSpec("Env-v0", entry_point="pkg.mod:Env", per_env_kwargs={"s": "pkg.m:split"})
-    assert EnvSpec.from_json(named.to_json()) == named
+    assert EnvSpec.from_json(named.to_json(), trust_entry_points=True) == named
     assert EnvSpec("Env-v0") != named
     lines = spec.pprint().splitlines()
     line = next(line for line in lines if line.startswith("per_env_kwargs:"))

@@ -9,19 +9,27 @@ from typing import Any
 
 import pytest
 
-from sekai.error import EnvNotFound
+import sekai.core
+import sekai.spaces
+from sekai.core import MultiAgentEnv
+from sekai.error import EnvNotFound, NotAnEnv
 from sekai.registry import EnvRegistry, EnvSpec, WrapperSpec
 
 
-class CallableEnv:
-    spec: Any = None
+class CallableEnv(sekai.core.Env[int, int]):
+    """A real sekai env recording the kwargs it was built with."""
+
+    observation_space = sekai.spaces.Discrete(1)
+    action_space = sekai.spaces.Discrete(1)
 
     def __init__(self, **kwargs: Any) -> None:
         self.kwargs = kwargs
 
-    @property
-    def unwrapped(self) -> CallableEnv:
-        return self
+    def reset(self, *, seed: Any = None, options: Any = None) -> sekai.core.ResetResult[int]:
+        return sekai.core.ResetResult(0, {})
+
+    def step(self, action: int) -> sekai.core.StepResult[int]:
+        return sekai.core.StepResult(0, 0.0, False, False, {})
 
 
 def test_kwargs_override_the_registered_ones(registry: EnvRegistry) -> None:
@@ -38,7 +46,7 @@ def test_string_entry_point_is_imported_on_first_use(
     assert env_module not in sys.modules
     env = registry.make("Env-v0", x=1)
     assert env_module in sys.modules
-    assert type(env).__name__ == "RecordingEnv"
+    assert type(env.unwrapped).__name__ == "RecordingEnv"
     assert env.kwargs == {"x": 1}
 
 
@@ -118,24 +126,22 @@ def test_additional_wrappers_apply_in_order(registry: EnvRegistry, env_module: s
     env = registry.make("Env-v0")
     assert env.tag == "second"
     assert env.env.tag == "first"
-    assert isinstance(env.env.env, CallableEnv)
+    assert isinstance(env.env.env.unwrapped, CallableEnv)
     # The spec is on the innermost env and read through the wrappers.
     assert env.unwrapped.spec is env.spec
     assert env.spec.id == "Env-v0"
 
 
-def test_spec_is_set_on_an_outer_object_that_does_not_forward_it(registry: EnvRegistry) -> None:
-    class Opaque:
-        spec: Any = None
-
-        def __init__(self, env: Any) -> None:
-            self.inner = env
-
-    def factory(**kwargs: Any) -> Opaque:
-        return Opaque(CallableEnv(**kwargs))
-
-    registry.register("Env-v0", factory)
+def test_spec_is_set_on_an_outer_object_that_does_not_forward_it(
+    registry: EnvRegistry, env_module: str
+) -> None:
+    registry.register(
+        "Env-v0",
+        CallableEnv,
+        additional_wrappers=(WrapperSpec("Opaque", f"{env_module}:OpaqueWrapper"),),
+    )
     env = registry.make("Env-v0")
+    assert type(env).__name__ == "OpaqueWrapper"
     assert env.spec.id == "Env-v0"
 
 
@@ -150,7 +156,8 @@ def test_invalid_max_episode_steps_override(registry: EnvRegistry, bad: object) 
 def test_max_episode_steps_minus_one_without_a_limit(registry: EnvRegistry) -> None:
     registry.register("Env-v0", CallableEnv)
     env = registry.make("Env-v0", max_episode_steps=-1)
-    assert isinstance(env, CallableEnv)
+    assert isinstance(env.unwrapped, CallableEnv)
+    assert "TimeLimit" not in [type(layer).__name__ for layer in env]
     assert env.kwargs == {}
     assert env.spec.max_episode_steps is None
 
@@ -162,3 +169,61 @@ def test_an_entry_point_returning_none_is_named(registry: EnvRegistry) -> None:
     registry.register("ns/Env-v0", forgets_to_return)
     with pytest.raises(TypeError, match=r"'ns/Env-v0'.*forgets_to_return.*returned None"):
         registry.make("ns/Env-v0")
+
+
+class Closable:
+    """Not an env; records whether make() closed it."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.mark.parametrize("returned", [{"obs": 0}, "CartPole-v1", 42])
+def test_an_entry_point_returning_something_else_is_refused(
+    registry: EnvRegistry, returned: object
+) -> None:
+    def build(**kwargs: Any) -> object:
+        return returned
+
+    registry.register("ns/Env-v0", build)
+    with pytest.raises(NotAnEnv) as info:
+        registry.make("ns/Env-v0")
+    message = str(info.value)
+    assert "'ns/Env-v0'" in message and "build" in message  # the id and the entry point
+    assert f"(a {type(returned).__name__})" in message  # what it returned
+    assert "must return a sekai.core.Env" in message
+    assert isinstance(info.value, TypeError)  # `except TypeError` keeps working
+
+
+def test_what_a_refused_entry_point_returned_is_closed(registry: EnvRegistry) -> None:
+    made: list[Closable] = []
+
+    def build(**kwargs: Any) -> Closable:
+        made.append(Closable())
+        return made[-1]
+
+    registry.register("Env-v0", build)
+    with pytest.raises(NotAnEnv, match=r"test_make\.Closable\)"):
+        registry.make("Env-v0")
+    with pytest.raises(NotAnEnv):
+        EnvSpec("Env-v0", build).make()
+    assert [env.closed for env in made] == [True, True]
+
+
+def test_a_multi_agent_env_is_an_env_for_make(registry: EnvRegistry) -> None:
+    class Pair(MultiAgentEnv[int, int, str]):
+        possible_agents = ("a", "b")
+
+        def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+            return None
+
+        def step(self, actions: Any) -> Any:
+            return None
+
+    registry.register("Pair-v0", Pair)
+    env = registry.make("Pair-v0")
+    assert isinstance(env, Pair)
+    assert env.spec.id == "Pair-v0"

@@ -10,18 +10,25 @@ from typing import Any
 
 import pytest
 
+import sekai.core
+import sekai.spaces
 from sekai.registry import EnvRegistry, EnvSpec, WrapperSpec
 
 
-class Env:
-    spec: Any = None
+class Env(sekai.core.Env[int, int]):
+    """A real sekai env recording the kwargs it was built with."""
+
+    observation_space = sekai.spaces.Discrete(1)
+    action_space = sekai.spaces.Discrete(1)
 
     def __init__(self, **kwargs: Any) -> None:
         self.kwargs = kwargs
 
-    @property
-    def unwrapped(self) -> Env:
-        return self
+    def reset(self, *, seed: Any = None, options: Any = None) -> sekai.core.ResetResult[int]:
+        return sekai.core.ResetResult(0, {})
+
+    def step(self, action: int) -> sekai.core.StepResult[int]:
+        return sekai.core.StepResult(0, 0.0, False, False, {})
 
 
 class NativeVec:
@@ -189,7 +196,7 @@ def test_backends_get_one_env_fn_per_sub_env(
     assert vec.kwargs == {"autoreset": False}
     assert len(vec.env_fns) == 3
     envs = [fn() for fn in vec.env_fns]
-    assert all(isinstance(env, Env) for env in envs)
+    assert all(isinstance(env.unwrapped, Env) for env in envs)
     assert all(env.kwargs == {"a": 1, "b": 2} for env in envs)
     assert len({id(env) for env in envs}) == 3
     assert all(env.spec.id == "Env-v0" for env in envs)
@@ -223,7 +230,7 @@ def test_wrappers_apply_in_order_to_each_sub_env(registry: EnvRegistry, fake_vec
     outer = vec.env_fns[0]()
     assert outer[0] == "second"
     assert outer[1][0] == "first"
-    assert isinstance(outer[1][1], Env)
+    assert isinstance(outer[1][1].unwrapped, Env)
     assert calls == ["first", "second"]
 
 
@@ -362,7 +369,7 @@ def test_env_fns_pickle_for_process_backends(
     registry.register("Env-v0", f"{env_module}:RecordingEnv", kwargs={"a": 1})
     vec = registry.make_vec("Env-v0", 2, vectorization_mode="proc")
     env = pickle.loads(pickle.dumps(vec.env_fns[1]))()
-    assert type(env).__name__ == "RecordingEnv"
+    assert type(env.unwrapped).__name__ == "RecordingEnv"
     assert env.kwargs == {"a": 1}
 
 

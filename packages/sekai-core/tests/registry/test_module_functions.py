@@ -8,19 +8,26 @@ from typing import Any
 
 import pytest
 
+import sekai.core
 import sekai.registry as reg
+import sekai.spaces
 from sekai.error import EnvAlreadyRegistered, EnvNotFound
 
 
-class Env:
-    spec: Any = None
+class Env(sekai.core.Env[int, int]):
+    """A real sekai env recording the kwargs it was built with."""
+
+    observation_space = sekai.spaces.Discrete(1)
+    action_space = sekai.spaces.Discrete(1)
 
     def __init__(self, **kwargs: Any) -> None:
         self.kwargs = kwargs
 
-    @property
-    def unwrapped(self) -> Env:
-        return self
+    def reset(self, *, seed: Any = None, options: Any = None) -> sekai.core.ResetResult[int]:
+        return sekai.core.ResetResult(0, {})
+
+    def step(self, action: int) -> sekai.core.StepResult[int]:
+        return sekai.core.StepResult(0, 0.0, False, False, {})
 
 
 class NativeVec:

@@ -8,20 +8,27 @@ from typing import Any
 
 import pytest
 
+import sekai.core
 import sekai.registry
+import sekai.spaces
 from sekai.error import EnvAlreadyRegistered, EnvNotFound
 from sekai.registry import ENTRY_POINT_GROUP, EnvRegistry, _plugins
 
 
-class Env:
-    spec: Any = None
+class Env(sekai.core.Env[int, int]):
+    """A real sekai env recording the kwargs it was built with."""
+
+    observation_space = sekai.spaces.Discrete(1)
+    action_space = sekai.spaces.Discrete(1)
 
     def __init__(self, **kwargs: Any) -> None:
         self.kwargs = kwargs
 
-    @property
-    def unwrapped(self) -> Env:
-        return self
+    def reset(self, *, seed: Any = None, options: Any = None) -> sekai.core.ResetResult[int]:
+        return sekai.core.ResetResult(0, {})
+
+    def step(self, action: int) -> sekai.core.StepResult[int]:
+        return sekai.core.StepResult(0, 0.0, False, False, {})
 
 
 class FakeEntryPoint:
@@ -91,7 +98,7 @@ def test_namespace_loader_runs_lazily_and_once(registry: EnvRegistry) -> None:
     registry.make("Other-v0")
     assert loader.calls == 0  # other ids do not trigger it
     env = registry.make("qc/Market-v0")
-    assert isinstance(env, Env)
+    assert isinstance(env.unwrapped, Env)
     assert loader.calls == 1
     registry.spec("qc/Book-v0")
     with pytest.raises(EnvNotFound):
@@ -184,7 +191,7 @@ def test_entry_point_named_after_the_namespace_loads_lazily(
     groups = entry_points(example_ep, other_ep)
     assert groups == []  # nothing read before the first lookup
     env = plugin_registry.make("example/RandomWalk-v0")
-    assert isinstance(env, Env)
+    assert isinstance(env.unwrapped, Env)
     assert groups == ["sekai.envs"]
     assert (example.calls, other.calls) == (1, 0)
     plugin_registry.make("example/RandomWalk-v0")

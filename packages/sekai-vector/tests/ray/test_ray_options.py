@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
+import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -175,10 +178,13 @@ def test_a_session_started_by_ray_vec_envs_ends_with_the_last_of_them(
 ) -> None:
     """The bookkeeping of the session RayVecEnvs start, against a stand-in for Ray."""
     calls: list[Any] = []
+    started: list[dict[str, Any]] = []
     state = SimpleNamespace(up=False)
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
 
-    def init(address: Any = None) -> None:
+    def init(address: Any = None, **options: Any) -> None:
         calls.append(("init", address))
+        started.append(options)
         state.up = True
 
     def shutdown() -> None:
@@ -213,3 +219,70 @@ def test_a_session_started_by_ray_vec_envs_ends_with_the_last_of_them(
     assert state.up
     session.leave(second)
     assert calls == [("init", "ray://head:10001"), ("shutdown",), ("init", None), ("shutdown",)]
+    # Joining a cluster keeps its settings; a new local session is on loopback.
+    assert started == [{}, {"_node_ip_address": "127.0.0.1", "include_dashboard": False}]
+
+
+_LISTENERS = """
+import functools
+import json
+
+import ray
+import psutil  # Ray's own copy: importing ray puts it on the path
+
+import sekai
+from sekai.vector import RayVecEnv
+
+vec = RayVecEnv([functools.partial(sekai.make, "CartPole-v1")] * 2, num_workers=2, num_cpus=0)
+vec.reset(seed=0)
+sockets = []
+for process in [psutil.Process(), *psutil.Process().children(recursive=True)]:
+    try:
+        connections = process.net_connections(kind="inet")
+    except psutil.Error:
+        continue
+    sockets += [
+        [process.name(), c.laddr.ip, c.laddr.port]
+        for c in connections
+        if c.status == psutil.CONN_LISTEN
+    ]
+found = {
+    "gcs": ray.get_runtime_context().gcs_address,
+    "nodes": [node["NodeManagerAddress"] for node in ray.nodes()],
+    "listening": sockets,
+}
+vec.close()
+found["after_close"] = ray.is_initialized()
+print(json.dumps(found))
+"""
+
+
+def _is_loopback(ip: str) -> bool:
+    address = ipaddress.ip_address(ip.split("%")[0])
+    mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:127.0.0.1
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)
+
+
+def test_a_session_a_ray_vec_env_starts_listens_on_loopback_only() -> None:
+    """Every socket the session's processes listen on, read from the OS, is a loopback one."""
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    env["RAY_ENABLE_UV_RUN_RUNTIME_ENV"] = "0"
+    done = subprocess.run(
+        [sys.executable, "-c", _LISTENERS],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    gcs_host, _, gcs_port = found["gcs"].rpartition(":")
+    assert _is_loopback(gcs_host), found
+    assert found["nodes"] and all(_is_loopback(node) for node in found["nodes"]), found
+    listening = found["listening"]
+    ports = {port for _, _, port in listening}
+    assert int(gcs_port) in ports, found  # the session's own processes were read
+    exposed = [entry for entry in listening if not _is_loopback(entry[1])]
+    assert exposed == [], f"listening beyond loopback: {exposed}"
+    assert found["after_close"] is False  # the session it started ended with it

@@ -105,6 +105,9 @@ def make(id: str | EnvSpec, *, max_episode_steps: int | None = None, **kwargs: A
         ValueError: If the id is malformed or ``max_episode_steps`` invalid.
         sekai.error.EnvNotFound: If the id is not registered (the message
             suggests close ids and lists the versions that exist).
+        sekai.error.NotAnEnv: If the entry point returns something that is
+            not a `sekai.core.Env` or `sekai.core.MultiAgentEnv` (the message
+            names the id, the entry point and what it returned).
     """
     return current_registry().make(id, max_episode_steps=max_episode_steps, **kwargs)
 

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import reprlib
 from typing import TYPE_CHECKING, Any
 
 from sekai._internal.validation import is_int
+from sekai.error import NotAnEnv
 from sekai.registry._loading import callable_name, load_reference
 
 if TYPE_CHECKING:
     from sekai.core import TimeLimit
     from sekai.registry.env_spec import EnvSpec
 
-__all__ = ["attach_spec", "close_quietly", "make_env", "resolve_time_limit"]
+__all__ = ["attach_spec", "check_made_env", "close_quietly", "make_env", "resolve_time_limit"]
 
 
 def resolve_time_limit(spec: EnvSpec, max_episode_steps: int | None) -> int | None:
@@ -55,8 +57,7 @@ def _time_limit() -> type[TimeLimit[Any, Any]]:
 def _enforce_order_and_limit(env: Any, limit: int | None) -> Any:
     """Wrap a single-agent env in OrderEnforcing, then in TimeLimit if there is a limit.
 
-    Anything that is not a [`Env`][sekai.core.Env] (a MultiAgentEnv, a
-    factory's own object) only gets the time limit, which then fails with the
+    A MultiAgentEnv only gets the time limit, which then fails with the
     wrapper's clear error.
     """
     from sekai.core import Env
@@ -80,6 +81,10 @@ def make_env(spec: EnvSpec, max_episode_steps: int | None, kwargs: dict[str, Any
     ``kwargs`` and ``max_episode_steps`` are the ones actually used. If a wrapper
     cannot be loaded or applied, the env built so far is closed before the error
     propagates.
+
+    Raises:
+        sekai.error.NotAnEnv: The entry point returned something that is not a
+            `sekai.core.Env` or `sekai.core.MultiAgentEnv` (it is closed first).
     """
     if spec.entry_point is None:
         hint = (
@@ -94,12 +99,11 @@ def make_env(spec: EnvSpec, max_episode_steps: int | None, kwargs: dict[str, Any
     limit = resolve_time_limit(spec, max_episode_steps)
     creator = load_reference(spec.entry_point, f"entry point of {spec.id!r}")
     env_kwargs = {**spec.kwargs, **kwargs}
-    env = creator(**env_kwargs)
-    if env is None:
-        raise TypeError(
-            f"the entry point of {spec.id!r} ({callable_name(spec.entry_point)}) returned "
-            "None; it must return the environment it builds"
-        )
+    env = check_made_env(
+        creator(**env_kwargs),
+        f"the entry point of {spec.id!r} ({callable_name(spec.entry_point)})",
+        multi_agent=True,
+    )
     try:
         env = _enforce_order_and_limit(env, limit)
         for wrapper_spec in spec.additional_wrappers:
@@ -112,6 +116,38 @@ def make_env(spec: EnvSpec, max_episode_steps: int | None, kwargs: dict[str, Any
         close_quietly(env)
         raise
     return env
+
+
+def check_made_env(env: object, what: str, *, multi_agent: bool = False) -> Any:
+    """Return ``env`` if an env factory returned an environment; else close it and raise.
+
+    The one check of every factory sekai calls for an env: `make`'s entry
+    points and the vector envs' ``env_fns``.
+
+    Args:
+        env: What the factory returned.
+        what: Names the factory in the message (``"SyncVecEnv: env_fns[1]"``,
+            ``"the entry point of 'Env-v0' (pkg.mod:make)"``).
+        multi_agent: Whether a `sekai.core.MultiAgentEnv` is accepted too.
+
+    Raises:
+        sekai.error.NotAnEnv: ``env`` is not a `sekai.core.Env` (nor, when
+            accepted, a `sekai.core.MultiAgentEnv`); it was closed first when it
+            has a ``close`` method.
+    """
+    from sekai.core import Env, MultiAgentEnv
+
+    if isinstance(env, Env) or (multi_agent and isinstance(env, MultiAgentEnv)):
+        return env
+    close_quietly(env)
+    expected = "a sekai.core.Env or MultiAgentEnv" if multi_agent else "a sekai.core.Env"
+    kind = type(env)
+    name = (
+        kind.__qualname__
+        if kind.__module__ == "builtins"
+        else f"{kind.__module__}.{kind.__qualname__}"
+    )
+    raise NotAnEnv(f"{what} must return {expected}; it returned {reprlib.repr(env)} (a {name})")
 
 
 def close_quietly(env: Any) -> None:

@@ -289,15 +289,45 @@ class EnvSpec:
             ) from exc
 
     @classmethod
-    def from_json(cls, s: str) -> EnvSpec:
+    def from_json(cls, s: str, *, trust_entry_points: bool = False) -> EnvSpec:
         """Rebuild a spec written by `to_json`.
+
+        Making a spec imports its entry points and calls them with its
+        arguments, so JSON naming any ``"module:attr"`` could run any code
+        (a shared config or a checkpoint is not necessarily written by
+        you). Unless ``trust_entry_points`` is true, every entry point of the
+        JSON (``entry_point``, ``vector_entry_point``, each wrapper's
+        ``entry_point`` and the ``per_env_kwargs`` splitters) must be:
+
+        * one of the entry points of the spec registered under the same id
+          (looked up in the global registry, loading its plugin if needed), or
+        * a public callable defined in sekai itself or in the package of an
+          installed plugin (the package holding the loader of a
+          ``sekai.envs`` entry point), and not in ``sekai.registry`` or
+          sekai's command line. Such a reference is imported here to check
+          what it names.
+
+        The check is made here, once: the spec returned holds only entry
+        points that passed it, so its copies (``dataclasses.replace``,
+        pickling) and the specs read back from its `to_json` are as safe.
+        A spec built in code (``EnvSpec(...)``, ``register``) is not
+        checked: its entry points are the program's own choice.
 
         Args:
             s: The JSON text.
+            trust_entry_points: Accept any entry point the JSON names. Only for
+                JSON from a source you trust as you trust your own code.
 
         Raises:
             ValueError: If the text is not JSON or does not describe a spec.
+            sekai.error.UntrustedEntryPoint: If an entry point is not
+                trusted (a ValueError too); the message names the field, the
+                entry point and this opt-in.
+            ImportError: If an entry point into sekai or a plugin names a
+                module that cannot be imported (AttributeError, TypeError: an
+                attribute it lacks, or one that is not callable).
         """
+        check_bool(trust_entry_points, "EnvSpec.from_json: trust_entry_points")
         try:
             data = json.loads(s)
         except (TypeError, json.JSONDecodeError) as exc:
@@ -324,9 +354,14 @@ class EnvSpec:
             raise ValueError(f"EnvSpec.from_json: bad additional_wrappers entry; {exc}") from exc
         kwargs = data.pop("kwargs", None)
         try:
-            return cls(**data, kwargs={} if kwargs is None else kwargs, additional_wrappers=parsed)
+            spec = cls(**data, kwargs={} if kwargs is None else kwargs, additional_wrappers=parsed)
         except TypeError as exc:  # a field of the wrong JSON type
             raise ValueError(f"EnvSpec.from_json: {exc}") from exc
+        if not trust_entry_points:
+            from sekai.registry._trust import check_json_entry_points
+
+            check_json_entry_points(spec)
+        return spec
 
     def pprint(self) -> str:
         """A readable multi-line description of the spec, one field per line."""

@@ -313,7 +313,7 @@ class RaySession:
                 cls.users += 1
                 return cls.number
             return None
-        ray.init(address=address)
+        start_or_join(address)
         cls.number += 1
         cls.users, cls.address = 1, ray.get_runtime_context().gcs_address
         return cls.number
@@ -328,6 +328,37 @@ class RaySession:
             cls.address = None
             if ray.is_initialized():
                 ray.shutdown()
+
+
+def start_or_join(address: str | None) -> None:
+    """``ray.init(address=address)``; a new local session listens on loopback only.
+
+    Joining a running cluster (``address``, ``RAY_ADDRESS`` or one started
+    with ``ray start`` on this machine) leaves its network settings to it.
+    A session started here is reachable from this machine only: its node
+    address is ``127.0.0.1`` and there is no dashboard. Ray's default, the
+    node's own address (and every interface), would let anyone on the
+    network reach the GCS and the workers, which run what they are sent.
+    """
+    # Private Ray API, checked by the tests against the version in the lock:
+    # whether ray.init would join a cluster, and the switch Ray itself uses on
+    # macOS and Windows to keep a local session on loopback (without it, Ray
+    # turns a node address of 127.0.0.1 into the node's routable address).
+    from ray._private import ray_constants, services
+
+    if address is None:  # RAY_ADDRESS, or a cluster `ray start` left running, if any
+        joins = services.canonicalize_bootstrap_address(None) is not None  # type: ignore[arg-type]
+    else:
+        joins = address != "local"
+    if joins:
+        ray.init(address=address)
+        return
+    routable = ray_constants.ENABLE_RAY_CLUSTER
+    ray_constants.ENABLE_RAY_CLUSTER = False
+    try:
+        ray.init(address=address, _node_ip_address="127.0.0.1", include_dashboard=False)
+    finally:
+        ray_constants.ENABLE_RAY_CLUSTER = routable
 
 
 _REMOTE_GROUP: list[Any] = []

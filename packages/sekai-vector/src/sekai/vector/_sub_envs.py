@@ -18,6 +18,7 @@ from typing import Any
 
 from sekai.core import ActType, Env, ObsType, Wrapper
 from sekai.error import SpaceMismatch
+from sekai.registry._make import check_made_env
 from sekai.spaces import Space
 from sekai.vector._interrupts import exposed, protected
 
@@ -55,12 +56,7 @@ def build_env(
 
 
 def _checked_env(env: object, owner: str, index: int) -> Env[Any, Any]:
-    if not isinstance(env, Env):
-        closer = getattr(env, "close", None)
-        if callable(closer):
-            closer()
-        raise TypeError(f"{owner}: env_fns[{index}] must return a sekai.core.Env, got {env!r}")
-    return env
+    return check_made_env(env, f"{owner}: env_fns[{index}]")  # type: ignore[no-any-return]
 
 
 def check_env_fns(env_fns: object, owner: str) -> Sequence[Callable[[], Any]]:

@@ -58,9 +58,12 @@ class RayVecEnv(RemoteVecEnv[ObsType, ActType]):
     The cluster: if Ray is already initialised, its session is used (and
     ``address`` ignored); otherwise ``ray.init(address=address)`` starts or
     joins one, as ``ray.init`` does (``None``: a running local cluster if
-    there is one, else a new local one). A session a RayVecEnv started is
-    shut down when the last RayVecEnv using it closes; call ``ray.init``
-    yourself to keep it, and to choose its options.
+    there is one, else a new local one). A new local session started here
+    listens on loopback only (node address ``127.0.0.1``, no dashboard),
+    where Ray's default would listen on the node's address; a session the
+    user started, or a cluster joined, keeps its own settings. A session a
+    RayVecEnv started is shut down when the last RayVecEnv using it closes;
+    call ``ray.init`` yourself to keep it, and to choose its options.
 
     Failures: an exception in a sub-env raises
     [`VecEnvWorkerError`][sekai.error.VecEnvWorkerError] with the sub-env's ``index``,
