@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import SimpleNamespace
@@ -80,6 +82,41 @@ def _alive(pids: set[int]) -> set[int]:
     return alive
 
 
+def _wait_gone(pids: set[int], timeout: float) -> set[int]:
+    """Wait up to ``timeout`` seconds for ``pids`` to exit; return those still running.
+
+    Waits on pidfds (readable once the process has exited), so a slow exit
+    under load is waited for exactly as long as it takes.
+    """
+    fds: dict[int, int] = {}
+    for pid in _alive(pids):
+        with contextlib.suppress(ProcessLookupError):
+            fds[os.pidfd_open(pid)] = pid
+    try:
+        poller = select.poll()
+        for fd in fds:
+            poller.register(fd, select.POLLIN)
+        left = set(fds)
+        deadline = time.monotonic() + timeout
+        while left and (remaining := deadline - time.monotonic()) > 0:
+            for fd, _ in poller.poll(remaining * 1000):
+                poller.unregister(fd)
+                left.discard(fd)
+        return _alive({fds[fd] for fd in left})
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _describe(pids: set[int]) -> str:
+    lines = []
+    for pid in sorted(pids):
+        with contextlib.suppress(OSError):
+            command = (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ")
+            lines.append(f"{pid}: {command.decode(errors='replace')[:120]}")
+    return "\n".join(lines)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def ray_cluster() -> Iterator[Any]:
     """A local Ray cluster for the session; no Ray process may survive its shutdown."""
@@ -102,7 +139,10 @@ def ray_cluster() -> Iterator[Any]:
     finally:
         started = (_descendants(os.getpid()) - before) if linux else set()
         ray.shutdown()
-        assert _alive(started) == set(), "Ray processes outlived ray.shutdown()"
+        # ray.shutdown() signals its processes and returns; under load some take
+        # seconds to exit. Only one still running after the grace period is a leak.
+        left = _wait_gone(started, timeout=60.0) if started else set()
+        assert not left, f"Ray processes outlived ray.shutdown() by 60 s:\n{_describe(left)}"
 
 
 @pytest.fixture(autouse=True)
