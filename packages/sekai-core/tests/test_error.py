@@ -22,6 +22,8 @@ FAMILIES = {
     error.LookAheadError: RuntimeError,
     error.SyncCallInEventLoop: RuntimeError,
     error.NothingInFlight: RuntimeError,
+    error.InvalidArgument: ValueError,
+    error.InvalidArgumentType: TypeError,
 }
 
 
