@@ -3,6 +3,10 @@
 - A bad argument of ``send`` / ``reset`` / ``set_attr`` / ``async_step``
   raises ``InvalidArgument`` (a ``ValueError``) or ``InvalidArgumentType``
   (also a ``TypeError``) on every backend, from one validation place.
+- A sub-env's result that does not fit (an info that is not a dict, a reward
+  too large for a float64) raises ``InvalidObservation`` naming the sub-env.
+- An exception a sub-env raises in SyncVecEnv / AsyncVecEnv keeps its type
+  and gains a note naming the sub-env.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from sekai.core import Env, ResetResult, StepResult
 from sekai.error import (
     InvalidArgument,
     InvalidArgumentType,
+    InvalidObservation,
     SekaiError,
 )
 from sekai.spaces import Box, Discrete
@@ -263,3 +268,155 @@ def test_async_step_given_the_batch_twice_or_not_at_all(kind: str) -> None:
             asyncio.run(vec.async_step())
     finally:
         vec.close()
+
+
+# -- item 11: infos and rewards that do not fit ----------------------------------------
+
+NOT_DICTS = [None, [("a", 1)], "xy", 3]
+
+
+@pytest.mark.parametrize("kind", list(BACKENDS))
+@pytest.mark.parametrize("info", NOT_DICTS, ids=repr)
+@pytest.mark.parametrize("done", [False, True], ids=["running", "ended"])
+def test_an_info_that_is_not_a_dict_is_refused(kind: str, info: Any, done: bool) -> None:
+    vec = BACKENDS[kind](_envs(4, info=info, done=done))
+    try:
+        vec.reset(seed=0)
+        with pytest.raises(
+            InvalidObservation, match=r"sub-env 1 returned info .*needs a dict"
+        ) as e:
+            vec.step(np.zeros(4, dtype=np.int64))
+        assert f"({type(info).__name__})" in str(e.value)
+    finally:
+        vec.close()
+
+
+@pytest.mark.parametrize("kind", list(BACKENDS))
+def test_an_info_that_is_not_a_dict_is_refused_in_a_partial_batch(kind: str) -> None:
+    vec = BACKENDS[kind](_envs(4, info=[1]), batch_size=2)
+    try:
+        vec.reset(seed=0)
+        vec.send(np.zeros(2, dtype=np.int64), [0, 1])
+        with pytest.raises(InvalidObservation, match=r"sub-env 1 returned info \[1\] \(list\)"):
+            vec.recv()
+    finally:
+        vec.close()
+
+
+@pytest.mark.parametrize("kind", list(BACKENDS))
+def test_a_reset_info_that_is_not_a_dict_is_refused(kind: str) -> None:
+    vec = BACKENDS[kind](_envs(4, reset_info=("x",)))
+    try:
+        with pytest.raises(InvalidObservation, match=r"sub-env 1 returned info \('x',\) \(tuple\)"):
+            vec.reset(seed=0)
+    finally:
+        vec.close()
+
+
+def test_an_info_dict_subclass_passes() -> None:
+    from collections import OrderedDict
+
+    vec = SyncVecEnv(_envs(2, info=OrderedDict(a=1), done=True))
+    vec.reset(seed=0)
+    result = vec.step(np.zeros(2, dtype=np.int64))
+    assert result.infos[1]["final_info"] == {"a": 1}
+    vec.close()
+
+
+@pytest.mark.parametrize("kind", list(BACKENDS))
+@pytest.mark.parametrize("reward", [10**400, -(10**309)], ids=["1e400", "-1e309"])
+def test_a_reward_too_large_for_a_float_is_refused(kind: str, reward: int) -> None:
+    vec = BACKENDS[kind](_envs(4, reward=reward))
+    try:
+        vec.reset(seed=0)
+        with pytest.raises(
+            InvalidObservation, match=r"sub-env 1 returned reward -?1e\+\d+ \(int\)"
+        ):
+            vec.step(np.zeros(4, dtype=np.int64))
+    finally:
+        vec.close()
+
+
+def test_a_native_reward_too_large_for_a_float_is_refused() -> None:
+    vec = Native(3, rewards=[0.0, 0.5, 10**400])
+    vec.reset(seed=0)
+    with pytest.raises(InvalidObservation, match=r"sub-env 2 returned reward 1e\+400"):
+        vec.step(np.zeros(3, dtype=np.int64))
+    vec.close()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    reward=st.one_of(
+        st.integers(min_value=2**1024, max_value=10**2000),
+        st.integers(max_value=-(2**1024), min_value=-(10**2000)),
+        st.integers(-(2**60), 2**60),
+    ),
+    row=st.integers(0, 2),
+)
+def test_rewards_array_refuses_exactly_the_ints_beyond_float64(reward: int, row: int) -> None:
+    from sekai.vector._autoreset import rewards_array
+
+    rewards: list[Any] = [0.0, 1, 2.5]
+    rewards[row] = reward
+    if abs(reward) < 2**1024:
+        assert rewards_array(rewards)[row] == float(reward)
+    else:
+        with pytest.raises(InvalidObservation, match=f"sub-env {row} returned reward"):
+            rewards_array(rewards)
+
+
+# -- item 11: a sub-env's own exception names the sub-env ------------------------------
+
+
+def _notes(error: BaseException) -> list[str]:
+    return list(getattr(error, "__notes__", []))
+
+
+@pytest.mark.skipif(not NOTES, reason="exception notes need Python 3.11")
+@pytest.mark.parametrize("kind", list(IN_PROCESS))
+def test_a_failing_step_keeps_its_type_and_names_the_sub_env(kind: str) -> None:
+    vec = IN_PROCESS[kind](_envs(4, fail="step"))
+    vec.reset(seed=0)
+    with pytest.raises(RuntimeError, match="step failed") as info:
+        vec.step(np.zeros(4, dtype=np.int64))
+    assert type(info.value) is RuntimeError
+    assert _notes(info.value) == ["(raised by sub-env 1 in its step())"]
+    assert info.value.__traceback__ is not None
+    vec.close()
+
+
+@pytest.mark.skipif(not NOTES, reason="exception notes need Python 3.11")
+@pytest.mark.parametrize("kind", list(IN_PROCESS))
+def test_a_failing_recv_names_the_sub_env(kind: str) -> None:
+    vec = IN_PROCESS[kind](_envs(4, fail="step"), batch_size=2)
+    vec.reset(seed=0)
+    vec.send(np.zeros(2, dtype=np.int64), [1, 2])
+    with pytest.raises(RuntimeError, match="step failed") as info:
+        vec.recv()
+    assert _notes(info.value) == ["(raised by sub-env 1 in its step())"]
+    vec.close()
+
+
+@pytest.mark.skipif(not NOTES, reason="exception notes need Python 3.11")
+@pytest.mark.parametrize("kind", list(IN_PROCESS))
+def test_a_failing_reset_names_the_sub_env(kind: str) -> None:
+    vec = IN_PROCESS[kind](_envs(4, fail="reset"))
+    vec.reset(seed=0)
+    with pytest.raises(RuntimeError, match="reset failed") as info:
+        vec.reset(seed=1)
+    assert _notes(info.value) == ["(raised by sub-env 1 in its reset())"]
+    vec.close()
+
+
+@pytest.mark.skipif(not NOTES, reason="exception notes need Python 3.11")
+@pytest.mark.parametrize("kind", list(IN_PROCESS))
+def test_a_failing_autoreset_is_not_called_a_step(kind: str) -> None:
+    vec = IN_PROCESS[kind](_envs(4, fail="reset", done=True))
+    vec.reset(seed=0)
+    with pytest.raises(RuntimeError, match="reset failed") as info:
+        vec.step(np.zeros(4, dtype=np.int64))
+    assert _notes(info.value) == [
+        "(raised by the autoreset of sub-env 1: its reset() after the episode)"
+    ]
+    vec.close()

@@ -23,8 +23,10 @@ from sekai.vector._autoreset import (
     Ending,
     FrozenEnvs,
     check_flags,
+    check_infos,
     end_episode,
     flags_all_false,
+    infos_all_dicts,
     rewards_array,
 )
 from sekai.vector._interrupts import exposed, protected
@@ -160,8 +162,8 @@ class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
         whose ending says so are frozen now.
 
         Raises:
-            InvalidObservation: An observation, reward or flag does not fit
-                (after every valid ending was applied).
+            InvalidObservation: An observation, reward, flag or info does not
+                fit (after every valid ending was applied).
         """
         n = self.num_envs
         rows: Sequence[int]
@@ -187,6 +189,8 @@ class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
                 infos[i] = result.info
             rows = active
         if flags_all_false(terminated, truncated):  # the common step: no episode ended
+            if not infos_all_dicts(infos):
+                check_infos(infos, range(n))
             return VecStepResult(
                 self._stack(observations),
                 rewards_array(rewards),
@@ -198,6 +202,8 @@ class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
         if error is None:
             try:
                 check_flags(terminated, truncated, range(n))
+                if not infos_all_dicts(infos):
+                    check_infos(infos, range(n))
             except InvalidObservation as invalid:
                 error = invalid
         if error is not None:
@@ -288,6 +294,8 @@ class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
         observations, rewards, terminated, truncated, infos = zip(*rows, strict=True)
         if not flags_all_false(terminated, truncated):
             check_flags(terminated, truncated, env_ids)
+        if not infos_all_dicts(infos):
+            check_infos(infos, env_ids)
         return VecStepResult(
             stack(list(observations), env_ids),
             rewards_array(rewards, env_ids),
@@ -300,10 +308,10 @@ class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
     def _reset_result(self, results: list[ResetResult[Any]]) -> VecResetResult[Any]:
         """The batch of a reset of every sub-env; unfreezes them."""
         self._frozen.clear()
-        return VecResetResult(
-            self._stack([result.observation for result in results]),
-            [result.info for result in results],
-        )
+        infos = [result.info for result in results]
+        if not infos_all_dicts(infos):
+            check_infos(infos, range(self.num_envs))
+        return VecResetResult(self._stack([result.observation for result in results]), infos)
 
     def call(self, method: str, *args: Any, **kwargs: Any) -> list[Any]:
         """Call ``method`` on every sub-env (or read it, if it is not callable)."""
