@@ -7,6 +7,7 @@
   too large for a float64) raises ``InvalidObservation`` naming the sub-env.
 - An exception a sub-env raises in SyncVecEnv / AsyncVecEnv keeps its type
   and gains a note naming the sub-env.
+- Messages name one sub-env in the singular ("sub-env 3", not "sub-envs 3").
 """
 
 from __future__ import annotations
@@ -420,3 +421,35 @@ def test_a_failing_autoreset_is_not_called_a_step(kind: str) -> None:
         "(raised by the autoreset of sub-env 1: its reset() after the episode)"
     ]
     vec.close()
+
+
+# -- item 13: wording ------------------------------------------------------------------
+
+
+@given(ids=st.lists(st.integers(0, 10**6), min_size=1, max_size=8))
+def test_sub_envs_are_named_in_the_singular_or_the_plural(ids: list[int]) -> None:
+    from sekai.vector._sub_envs import count_sub_envs, name_sub_envs
+
+    text = name_sub_envs(ids)
+    if len(ids) == 1:
+        assert text == f"sub-env {ids[0]}"
+    else:
+        assert text.startswith("sub-envs ")
+        assert text.endswith(f" and {ids[-1]}")
+        assert text.count(",") == len(ids) - 2
+    assert count_sub_envs(len(ids)).endswith("sub-env" if len(ids) == 1 else "sub-envs")
+
+
+@pytest.mark.parametrize("cls", [SyncVecEnv, AsyncVecEnv])
+def test_step_while_one_sub_env_is_in_flight_says_so_in_the_singular(cls: Any) -> None:
+    vec = cls(_envs(4), batch_size=2)
+    vec.reset(seed=0)
+    vec.send(np.zeros(1, dtype=np.int64), [3])
+    with pytest.raises(SekaiError, match=r"1 sub-env sent actions with send\(\) was not received"):
+        vec.step(np.zeros(4, dtype=np.int64))
+    vec.close()
+
+
+def test_batch_size_of_one_sub_env_says_there_is_one() -> None:
+    with pytest.raises(ValueError, match=r"there is 1 sub-env\)"):
+        SyncVecEnv(_envs(1), batch_size=2)

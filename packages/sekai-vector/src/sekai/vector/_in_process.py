@@ -39,6 +39,7 @@ from sekai.vector._sub_envs import (
     check_env_fns,
     check_same_spaces,
     close_all,
+    count_sub_envs,
     read_attr,
     write_attr,
 )
@@ -72,7 +73,8 @@ def check_batch_size(batch_size: object, num_envs: int, owner: str) -> int | Non
         f"{owner}: batch_size",
         minimum=1,
         maximum=num_envs,
-        expected=f"None or an int in [1, {num_envs}] (there are {num_envs} sub-envs)",
+        expected=f"None or an int in [1, {num_envs}] (there "
+        f"{'is' if num_envs == 1 else 'are'} {count_sub_envs(num_envs)})",
     )
 
 
