@@ -28,6 +28,8 @@ FAMILIES = {
     error.ResultNotIterable: TypeError,
     error.NotAnEnv: TypeError,
     error.UntrustedEntryPoint: ValueError,
+    error.InvalidArgument: ValueError,
+    error.InvalidArgumentType: TypeError,
 }
 
 

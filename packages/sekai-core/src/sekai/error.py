@@ -37,6 +37,8 @@ __all__ = [
     "EnvAlreadyRegistered",
     "EnvNotFound",
     "InvalidAction",
+    "InvalidArgument",
+    "InvalidArgumentType",
     "InvalidData",
     "InvalidObservation",
     "LookAheadError",
@@ -422,3 +424,23 @@ class UntrustedEntryPoint(SekaiError, ValueError):
 
     def __init__(self, message: str, *, entry_point: str = "", field: str = "") -> None:
         super().__init__(message, entry_point=entry_point, field=field)
+
+
+class InvalidArgument(SekaiError, ValueError):
+    """An argument of a call to an environment in use is not valid.
+
+    For example the ``env_ids`` of a vector env's ``send()`` (a sub-env named
+    twice, out of range, or sent and not received yet), or a list of seeds
+    for ``reset()`` that does not have one entry per sub-env. The message
+    names the call and the argument, what was expected and what was given.
+    An argument of the wrong type raises `InvalidArgumentType`, which is
+    also a ``TypeError``.
+    """
+
+
+class InvalidArgumentType(InvalidArgument, TypeError):
+    """An argument of a call to an environment in use has the wrong type.
+
+    An `InvalidArgument` that is also a ``TypeError`` (what such a mistake
+    raised before), e.g. ``reset(seed=<a numpy Generator>)`` on a vector env.
+    """

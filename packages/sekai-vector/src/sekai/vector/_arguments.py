@@ -3,7 +3,11 @@
 ``reset(seed=..., options=...)`` and ``set_attr(name, values)`` take either one
 value for every sub-env or a list with one entry per sub-env. These helpers
 turn both forms into a list of ``num_envs`` entries (or raise), so every
-backend (Sync, Async, Proc) applies the same rules.
+backend (Sync, Async, Proc, Ray, native) applies the same rules. A bad
+argument of such a call raises [`InvalidArgument`][sekai.error.InvalidArgument]
+(a ``ValueError``), or [`InvalidArgumentType`][sekai.error.InvalidArgumentType]
+(also a ``TypeError``) for one of the wrong type: ``except SekaiError``
+catches them, as every deliberate error of a vector call.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from sekai._internal.validation import check_int, check_real, is_int
+from sekai.error import InvalidArgument, InvalidArgumentType
 from sekai.utils.seeding import SeedType, make_seed_sequence
 
 __all__ = [
@@ -31,7 +36,9 @@ GENERATOR_SEED_ERROR = (
     "sub-env), a list of per-env seeds or None; a single numpy.random.Generator "
     "cannot be shared by {num_envs} sub-envs, got {seed!r}"
 )
-"""The message of the TypeError for ``reset(seed=<a Generator>)``; ``.format(num_envs=, seed=)``."""
+"""The message of the InvalidArgumentType (a TypeError) for ``reset(seed=<a Generator>)``.
+
+Filled with ``.format(num_envs=, seed=)``."""
 
 
 NOT_GIVEN: Any = ...
@@ -47,14 +54,16 @@ def actions_argument(actions: Any, action: Any, owner: str) -> Any:
     compatibility.
 
     Raises:
-        TypeError: Both names are given, or neither.
+        InvalidArgumentType: Both names are given, or neither (a ``TypeError``).
     """
     if action is NOT_GIVEN:
         if actions is NOT_GIVEN:
-            raise TypeError(f"{owner}() needs the batch of actions, got neither actions nor action")
+            raise InvalidArgumentType(
+                f"{owner}() needs the batch of actions, got neither actions nor action"
+            )
         return actions
     if actions is not NOT_GIVEN:
-        raise TypeError(
+        raise InvalidArgumentType(
             f"{owner}() got the batch twice: give actions, or action (its sekai 0.2 name), not both"
         )
     return action
@@ -74,19 +83,22 @@ def per_env_seeds(seed: object, num_envs: int) -> list[SeedType]:
     sub-env, which continues its stream.
 
     Raises:
-        TypeError: ``seed`` is a single Generator (one stream cannot be handed
-            to several sub-envs) or of another unsupported type.
-        ValueError: The int (or an int in the list) is negative, or the list
-            has the wrong length.
+        InvalidArgumentType: ``seed`` is a single Generator (one stream
+            cannot be handed to several sub-envs) or of another unsupported
+            type (a ``TypeError``).
+        InvalidArgument: The int (or an int in the list) is negative, or the
+            list has the wrong length (a ``ValueError``).
     """
     if seed is None:
         return [None] * num_envs
     if is_int(seed):
+        if seed < 0:
+            raise InvalidArgument(f"reset: an int seed must be non-negative, got {seed!r}")
         seeds: list[SeedType] = [*make_seed_sequence(seed, num_envs)]  # type: ignore[arg-type]
         return seeds
     if isinstance(seed, (list, tuple)):
         if len(seed) != num_envs:
-            raise ValueError(
+            raise InvalidArgument(
                 f"reset: a list of seeds must have one entry per sub-env ({num_envs}), "
                 f"got {len(seed)}: {seed!r}"
             )
@@ -96,19 +108,21 @@ def per_env_seeds(seed: object, num_envs: int) -> list[SeedType]:
                 and not is_int(entry)
                 and not isinstance(entry, np.random.Generator)
             ):
-                raise TypeError(
+                raise InvalidArgumentType(
                     "reset: each seed in the list must be an int, a numpy.random.Generator "
                     f"or None, got {entry!r}"
                 )
             if is_int(entry) and entry < 0:
-                raise ValueError(
+                raise InvalidArgument(
                     f"reset: each int seed in the list must be non-negative, got {entry!r} "
                     f"in {seed!r}"
                 )
         return list(seed)
     if isinstance(seed, np.random.Generator):
-        raise TypeError(GENERATOR_SEED_ERROR.format(num_envs=num_envs, seed=seed))
-    raise TypeError(f"reset: seed must be an int, a list of {num_envs} seeds or None, got {seed!r}")
+        raise InvalidArgumentType(GENERATOR_SEED_ERROR.format(num_envs=num_envs, seed=seed))
+    raise InvalidArgumentType(
+        f"reset: seed must be an int, a list of {num_envs} seeds or None, got {seed!r}"
+    )
 
 
 def per_env_options(options: object, num_envs: int) -> list[dict[str, Any] | None]:
@@ -118,8 +132,9 @@ def per_env_options(options: object, num_envs: int) -> list[dict[str, Any] | Non
     (a mapping or ``None``) per sub-env.
 
     Raises:
-        TypeError: ``options`` or an entry is neither a mapping nor ``None``.
-        ValueError: The list has the wrong length.
+        InvalidArgumentType: ``options`` or an entry is neither a mapping
+            nor ``None`` (a ``TypeError``).
+        InvalidArgument: The list has the wrong length (a ``ValueError``).
     """
     if options is None:
         return [None] * num_envs
@@ -127,17 +142,17 @@ def per_env_options(options: object, num_envs: int) -> list[dict[str, Any] | Non
         return [options] * num_envs  # type: ignore[list-item]
     if isinstance(options, (list, tuple)):
         if len(options) != num_envs:
-            raise ValueError(
+            raise InvalidArgument(
                 f"reset: a list of options must have one entry per sub-env ({num_envs}), "
                 f"got {len(options)}: {options!r}"
             )
         for entry in options:
             if entry is not None and not isinstance(entry, Mapping):
-                raise TypeError(
+                raise InvalidArgumentType(
                     f"reset: each entry of the options list must be a dict or None, got {entry!r}"
                 )
         return list(options)
-    raise TypeError(
+    raise InvalidArgumentType(
         f"reset: options must be a dict, a list of {num_envs} dicts (or None) or None, "
         f"got {options!r}"
     )
@@ -147,11 +162,12 @@ def per_env_values(values: object, num_envs: int, name: str) -> list[Any]:
     """The values ``set_attr`` gives each sub-env: a list is per env, anything else is shared.
 
     Raises:
-        ValueError: ``values`` is a list whose length is not ``num_envs``.
+        InvalidArgument: ``values`` is a list whose length is not
+            ``num_envs`` (a ``ValueError``).
     """
     if isinstance(values, list):
         if len(values) != num_envs:
-            raise ValueError(
+            raise InvalidArgument(
                 f"set_attr({name!r}): a list of values must have one entry per sub-env "
                 f"({num_envs}), got {len(values)}: {values!r}"
             )

@@ -15,14 +15,21 @@ One rule for the flags, on every backend: ``terminated`` and ``truncated``
 must be bools (Python or numpy) or the numbers 0 and 1; anything else (0.5,
 ``"no"``, 2, ``None``) raises [`InvalidObservation`][sekai.error.InvalidObservation] naming
 the sub-env, before that sub-env is reset or frozen. A reward must be a real
-number. The checks cost nothing in a step where every flag is ``False``
-(`flags_all_false`); the others run only when an episode ends or a
-value is wrong.
+number that fits a float64, and an info a dict. The flag checks cost
+nothing in a step where every flag is ``False`` (`flags_all_false`); the
+others run only when an episode ends or a value is wrong, after one pass
+in C over the batch (`rewards_array`, `infos_all_dicts`).
+
+An exception a sub-env raises in its own ``step()`` or ``reset()`` reaches
+the caller as it is, with a note naming the sub-env (`note_sub_env`,
+Python 3.11+), as the worker errors of the remote backends do.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
+import reprlib
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, NamedTuple
@@ -53,11 +60,14 @@ __all__ = [
     "async_end_episode",
     "autoreset_info",
     "check_flags",
+    "check_infos",
     "end_episode",
     "flags_all_false",
     "frozen_step",
+    "infos_all_dicts",
     "merge_autoreset",
     "needs_autoreset",
+    "note_sub_env",
     "rewards_array",
 ]
 
@@ -124,11 +134,15 @@ def rewards_array(rewards: Sequence[Any], ids: Sequence[int] | None = None) -> N
 
     Raises:
         InvalidObservation: A reward is not a real number: ``None``, a bool,
-            text (even text that reads as a number), an array, a dict, ...;
-            the message names the first such sub-env.
+            text (even text that reads as a number), an array, a dict, ...,
+            or is an int too large for a float64 (``10**400``); the message
+            names the first such sub-env.
     """
     if set(map(type, rewards)) <= _PLAIN_REALS:
-        return np.array(rewards, dtype=np.float64)
+        try:
+            return np.array(rewards, dtype=np.float64)
+        except OverflowError:
+            pass  # an int beyond float64: found and named below
     for k, reward in enumerate(rewards):
         if not _is_real(reward):
             raise InvalidObservation(
@@ -136,7 +150,66 @@ def rewards_array(rewards: Sequence[Any], ids: Sequence[int] | None = None) -> N
                 f"({type(reward).__name__}); a reward must be a real number (not a bool, "
                 "None or text)"
             )
+        if not _fits_float(reward):
+            raise InvalidObservation(
+                f"sub-env {k if ids is None else ids[k]} returned reward {_huge(reward)} "
+                f"({type(reward).__name__}), too large for a float64; a reward must be a "
+                "real number that a float64 holds"
+            )
     return np.array(rewards, dtype=np.float64)
+
+
+def _fits_float(reward: Any) -> bool:
+    """Whether a real number converts to a float64 (a huge int or Fraction does not)."""
+    try:
+        float(reward)
+    except OverflowError:
+        return False
+    return True
+
+
+def _huge(number: Any) -> str:
+    """A number too large for a float, in scientific notation (its repr may run to pages)."""
+    whole = abs(int(number))  # math.log10 takes ints of any size, not a huge Fraction
+    exponent = math.floor(math.log10(whole))
+    mantissa = whole / 10**exponent
+    return f"{'-' if number < 0 else ''}{mantissa:.6g}e+{exponent}"
+
+
+def infos_all_dicts(infos: Sequence[Any]) -> bool:
+    """Whether every info is a plain dict: one pass in C (`check_infos` looks closer otherwise)."""
+    return [*map(type, infos)].count(dict) == len(infos)
+
+
+def info_error(index: int, info: object) -> InvalidObservation:
+    """The error for sub-env ``index`` returning ``info``, which is not a dict."""
+    return InvalidObservation(
+        f"sub-env {index} returned info {reprlib.repr(info)} ({type(info).__name__}); a "
+        "vector env needs a dict there (an empty dict when there is nothing to report)"
+    )
+
+
+def check_infos(infos: Sequence[Any], ids: Sequence[int]) -> None:
+    """Raise `InvalidObservation` for the first info that is not a dict (subclasses pass).
+
+    ``ids`` are the sub-envs of the rows, in order. Call it when
+    `infos_all_dicts` is false.
+    """
+    for k, info in enumerate(infos):
+        if not isinstance(info, dict):
+            raise info_error(ids[k], info)
+
+
+def note_sub_env(error: BaseException, index: int, call: str) -> None:
+    """Say on ``error`` (Python 3.11+) that sub-env ``index`` raised it in its ``call``.
+
+    The exception keeps its type and traceback: the note is added once,
+    shown under the traceback (e.g. ``"(raised by sub-env 2 in its step())"``).
+    """
+    add_note = getattr(error, "add_note", None)
+    note = f"(raised by sub-env {index} in its {call})"
+    if add_note is not None and note not in getattr(error, "__notes__", ()):
+        add_note(note)
 
 
 def _is_real(reward: Any) -> bool:
@@ -287,8 +360,9 @@ def _check_ended_flags(result: StepResult[Any], index: int) -> None:
 def _note_autoreset(error: BaseException, index: int) -> None:
     """Say on ``error`` (Python 3.11+) that the autoreset of sub-env ``index`` raised it."""
     add_note = getattr(error, "add_note", None)
-    if add_note is not None:
-        add_note(f"(raised by the autoreset of sub-env {index}: its reset() after the episode)")
+    note = f"(raised by the autoreset of sub-env {index}: its reset() after the episode)"
+    if add_note is not None and note not in getattr(error, "__notes__", ()):
+        add_note(note)
 
 
 def end_episode(
@@ -306,12 +380,14 @@ def end_episode(
 
     Raises:
         InvalidObservation: A flag is neither a bool nor 0 / 1 (see
-            `flag_ok`); nothing was reset.
+            `flag_ok`), or the info is not a dict; nothing was reset.
     """
     info = result.info
     if not (result.terminated or result.truncated):
         return None
     _check_ended_flags(result, index)
+    if not isinstance(info, dict):
+        raise info_error(index, info)
     if not needs_autoreset(result):  # it reset itself
         return None
     if not autoreset:
@@ -335,6 +411,8 @@ async def async_end_episode(
     if not (result.terminated or result.truncated):
         return None
     _check_ended_flags(result, index)
+    if not isinstance(info, dict):
+        raise info_error(index, info)
     if not needs_autoreset(result):  # it reset itself
         return None
     if not autoreset:

@@ -27,7 +27,14 @@ from sekai.core import Env
 from sekai.error import InvalidObservation
 from sekai.spaces._layout import copier_for
 from sekai.vector._actions import make_action_splitter
-from sekai.vector._autoreset import FrozenEnvs, check_flags, end_episode, flags_all_false
+from sekai.vector._autoreset import (
+    FrozenEnvs,
+    check_flags,
+    check_infos,
+    end_episode,
+    flags_all_false,
+    infos_all_dicts,
+)
 from sekai.vector._in_process import build_env, close_all, read_attr, write_attr
 from sekai.vector._replies import Batch, Reply, Started, Status, describe_failure, make_reply
 
@@ -171,6 +178,8 @@ class SubEnvGroup:
             raise failure
         if not flags_all_false(terminated, truncated):
             check_flags(terminated, truncated, [first + j for j in indices])
+        if not infos_all_dicts(infos):
+            check_infos(infos, [first + j for j in indices])
         return (
             infos,
             None if write is not None else observations,
@@ -195,6 +204,8 @@ class SubEnvGroup:
             else:
                 write(block, self.first + j, result.observation)
             infos.append(result.info)
+        if not infos_all_dicts(infos):
+            check_infos(infos, range(self.first, self.first + self.count))
         self.frozen.clear()
         return tuple(Batch(infos, None if write is not None else observations))
 

@@ -23,8 +23,10 @@ from sekai.vector._autoreset import (
     Ending,
     FrozenEnvs,
     check_flags,
+    check_infos,
     end_episode,
     flags_all_false,
+    infos_all_dicts,
     rewards_array,
 )
 from sekai.vector._interrupts import exposed, protected
@@ -37,6 +39,7 @@ from sekai.vector._sub_envs import (
     check_env_fns,
     check_same_spaces,
     close_all,
+    count_sub_envs,
     read_attr,
     write_attr,
 )
@@ -70,7 +73,8 @@ def check_batch_size(batch_size: object, num_envs: int, owner: str) -> int | Non
         f"{owner}: batch_size",
         minimum=1,
         maximum=num_envs,
-        expected=f"None or an int in [1, {num_envs}] (there are {num_envs} sub-envs)",
+        expected=f"None or an int in [1, {num_envs}] (there "
+        f"{'is' if num_envs == 1 else 'are'} {count_sub_envs(num_envs)})",
     )
 
 
@@ -160,8 +164,8 @@ class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
         whose ending says so are frozen now.
 
         Raises:
-            InvalidObservation: An observation, reward or flag does not fit
-                (after every valid ending was applied).
+            InvalidObservation: An observation, reward, flag or info does not
+                fit (after every valid ending was applied).
         """
         n = self.num_envs
         rows: Sequence[int]
@@ -187,6 +191,8 @@ class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
                 infos[i] = result.info
             rows = active
         if flags_all_false(terminated, truncated):  # the common step: no episode ended
+            if not infos_all_dicts(infos):
+                check_infos(infos, range(n))
             return VecStepResult(
                 self._stack(observations),
                 rewards_array(rewards),
@@ -198,6 +204,8 @@ class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
         if error is None:
             try:
                 check_flags(terminated, truncated, range(n))
+                if not infos_all_dicts(infos):
+                    check_infos(infos, range(n))
             except InvalidObservation as invalid:
                 error = invalid
         if error is not None:
@@ -288,6 +296,8 @@ class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
         observations, rewards, terminated, truncated, infos = zip(*rows, strict=True)
         if not flags_all_false(terminated, truncated):
             check_flags(terminated, truncated, env_ids)
+        if not infos_all_dicts(infos):
+            check_infos(infos, env_ids)
         return VecStepResult(
             stack(list(observations), env_ids),
             rewards_array(rewards, env_ids),
@@ -300,10 +310,10 @@ class EnvListVecEnv(HookedVecEnv[ObsType, ActType]):
     def _reset_result(self, results: list[ResetResult[Any]]) -> VecResetResult[Any]:
         """The batch of a reset of every sub-env; unfreezes them."""
         self._frozen.clear()
-        return VecResetResult(
-            self._stack([result.observation for result in results]),
-            [result.info for result in results],
-        )
+        infos = [result.info for result in results]
+        if not infos_all_dicts(infos):
+            check_infos(infos, range(self.num_envs))
+        return VecResetResult(self._stack([result.observation for result in results]), infos)
 
     def call(self, method: str, *args: Any, **kwargs: Any) -> list[Any]:
         """Call ``method`` on every sub-env (or read it, if it is not callable)."""

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from sekai.core import InfoDict
+from sekai.error import InvalidObservation
 
 __all__ = ["info_dicts", "snapshot_info_arrays"]
 
@@ -23,7 +24,7 @@ def _column(value: Any, count: int, key: str) -> list[Any]:
     else:
         column = list(value)
     if len(column) != count:
-        raise ValueError(
+        raise InvalidObservation(
             f"info array {key!r} must have a leading axis of {count} entries, got {len(column)}"
         )
     return column
@@ -36,7 +37,8 @@ def snapshot_info_arrays(arrays: Mapping[str, Any], count: int) -> dict[str, Any
     (and any other sequence shallow-copied into a list).
 
     Raises:
-        ValueError: An array's leading axis does not have ``count`` entries.
+        InvalidObservation: An array's leading axis does not have ``count``
+            entries (a ``ValueError``).
     """
     if not arrays:
         return {}
@@ -44,7 +46,7 @@ def snapshot_info_arrays(arrays: Mapping[str, Any], count: int) -> dict[str, Any
     for key, value in arrays.items():
         if isinstance(value, np.ndarray):
             if value.ndim == 0:
-                raise ValueError(
+                raise InvalidObservation(
                     f"info array {key!r} must have a leading axis of {count} entries, "
                     f"got a 0-d array {value!r}"
                 )
@@ -52,7 +54,7 @@ def snapshot_info_arrays(arrays: Mapping[str, Any], count: int) -> dict[str, Any
         else:
             copied = list(value)
         if len(copied) != count:
-            raise ValueError(
+            raise InvalidObservation(
                 f"info array {key!r} must have a leading axis of {count} entries, got {len(copied)}"
             )
         snapshot[key] = copied
@@ -69,7 +71,8 @@ def info_dicts(
     (the time limit's ``elapsed_steps``).
 
     Raises:
-        ValueError: An array's leading axis does not have ``count`` entries.
+        InvalidObservation: An array's leading axis does not have ``count``
+            entries (a ``ValueError``).
     """
     keys = list(arrays)
     columns = [_column(arrays[key], count, key) for key in keys]

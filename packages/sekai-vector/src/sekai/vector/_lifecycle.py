@@ -45,6 +45,7 @@ from sekai.utils.seeding import SeedType
 from sekai.vector import _interrupts
 from sekai.vector._arguments import NOT_GIVEN, actions_argument, per_env_options, per_env_seeds
 from sekai.vector._interrupts import deliver_held, expose, exposed, exposed_await, protect
+from sekai.vector._sub_envs import count_sub_envs
 from sekai.vector.results import with_env_ids
 from sekai.vector.vec_env import VecEnv
 
@@ -225,8 +226,9 @@ class HookedVecEnv(VecEnv[ObsType, ActType]):
             raise ResetRequired(f"{self!r}: call reset() before {call}(){why}")
         if call == "step" and self._flying:
             raise AsyncCallPending(
-                f"{self!r}: {self._flying} sub-envs were sent actions with send() and not "
-                "received; call recv() (or reset()) before step()"
+                f"{self!r}: {count_sub_envs(self._flying)} sent actions with send() "
+                f"{'was' if self._flying == 1 else 'were'} not received; call recv() (or "
+                "reset()) before step()"
             )
 
     def _call_hook(self, call: str, hook: Callable[..., _R], *args: Any) -> _R:

@@ -25,6 +25,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import sys
 import time
 import warnings
 from collections.abc import Mapping, Sequence
@@ -54,6 +55,29 @@ _loads = pickle.loads
 _POLL = getattr(__import__("select"), "poll", None)
 _SIGMASK = getattr(signal, "pthread_sigmask", None)
 _DEAD: Any = object()  # what _recv returns for a worker that died
+
+
+def _main_module_hint() -> str:
+    """Why a fork server or spawned process could not run the main module, and what to do.
+
+    Such a process imports the main script again from its file: a script
+    without an entry-point guard creates a ProcVecEnv in there too, and a
+    script read from standard input (``python - < script.py``) has no file
+    to import.
+    """
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if getattr(main, "__spec__", None) is None and path is not None and not os.path.isfile(path):
+        return (
+            f"The main module was not read from a file (its __file__ is {path!r}, e.g. a "
+            "script piped to 'python -'), so a 'forkserver' or 'spawn' process cannot "
+            "import it again: save the script to a file and run that, or pass "
+            "context='fork' where it exists"
+        )
+    return (
+        "With 'forkserver' or 'spawn', the script that creates a ProcVecEnv must guard "
+        "its entry point with 'if __name__ == \"__main__\":'"
+    )
 
 
 def _current_sigmask() -> Any:
@@ -234,8 +258,7 @@ class WorkerPool:
                 raise RuntimeError(
                     f"ProcVecEnv: could not start worker {i} with the "
                     f"{self.context.get_start_method()!r} start method (its server process "
-                    "exited). With 'forkserver' or 'spawn', the script that creates a "
-                    "ProcVecEnv must guard its entry point with 'if __name__ == \"__main__\":'"
+                    f"exited). {_main_module_hint()}"
                 ) from error
             except BaseException:
                 handle.alive = False

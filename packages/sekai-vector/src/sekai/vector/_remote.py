@@ -40,6 +40,7 @@ from sekai.vector._lifecycle import HookedVecEnv
 from sekai.vector._obs_batch import ObsStacker, make_obs_stacker
 from sekai.vector._replies import Batch, Failure, Reply, Started, Status, as_batch, raise_failures
 from sekai.vector._rows import get_row, select_rows
+from sekai.vector._sub_envs import name_sub_envs
 from sekai.vector.results import VecResetResult, VecStepResult
 
 if TYPE_CHECKING:
@@ -346,7 +347,7 @@ class RemoteVecEnv(HookedVecEnv[ObsType, ActType]):
             if batch.rewards is None or batch.terminated is None or batch.truncated is None:
                 raise VecEnvWorkerError(
                     f"{self!r}: worker {worker} answered a partial step without its rewards "
-                    f"and flags (sub-envs {ids}); the vector env needs a reset"
+                    f"and flags ({name_sub_envs(ids)}); the vector env needs a reset"
                 )
             entries = list(
                 zip(

@@ -13,7 +13,7 @@ as a tuple and a dict).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from sekai.core import ActType, Env, ObsType, Wrapper
@@ -29,10 +29,28 @@ __all__ = [
     "check_env_fns",
     "check_same_spaces",
     "close_all",
+    "count_sub_envs",
     "env_call",
+    "name_sub_envs",
     "read_attr",
     "write_attr",
 ]
+
+
+def name_sub_envs(ids: Iterable[int]) -> str:
+    """How a message names sub-envs: ``"sub-env 1"``, ``"sub-envs 1 and 3"``.
+
+    Also ``"sub-envs 0, 2 and 5"``: a single id is named in the singular.
+    """
+    names = [str(int(i)) for i in ids]
+    if len(names) == 1:
+        return f"sub-env {names[0]}"
+    return f"sub-envs {', '.join(names[:-1])} and {names[-1]}"
+
+
+def count_sub_envs(count: int) -> str:
+    """``"1 sub-env"``, ``"3 sub-envs"``."""
+    return f"{count} sub-env{'' if count == 1 else 's'}"
 
 
 def close_all(envs: Sequence[Env[Any, Any]]) -> None:

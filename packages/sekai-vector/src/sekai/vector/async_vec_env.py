@@ -14,7 +14,7 @@ from sekai.core import ActType, Env, ObsType, ResetResult, StepResult
 from sekai.error import AsyncCallPending, ResetRequired, SyncCallInEventLoop
 from sekai.utils.seeding import SeedType
 from sekai.vector._arguments import check_step_timeout
-from sekai.vector._autoreset import Ending, async_end_episode
+from sekai.vector._autoreset import Ending, async_end_episode, note_sub_env
 from sekai.vector._in_process import EnvListVecEnv, Row
 from sekai.vector._interrupts import exposed, exposed_await, protect
 from sekai.vector._lifecycle import abandon
@@ -234,7 +234,7 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
     ) -> VecResetResult[Any]:
         outcomes: list[Any] = await asyncio.gather(
             *[
-                self._in_time(env.async_reset(seed=seeds[i], options=options[i]), i, "reset")
+                self._in_time(self._reset_one(i, env, seeds[i], options[i]), i, "reset")
                 for i, env in enumerate(self.envs)
             ],
             return_exceptions=True,
@@ -289,8 +289,23 @@ class AsyncVecEnv(EnvListVecEnv[ObsType, ActType]):
         self, i: int, env: Env[Any, Any], action: Any
     ) -> tuple[StepResult[Any], Ending | None]:
         """Step one sub-env, then (if its episode ended) reset it: concurrently with the others."""
-        result = await env.async_step(action)
+        try:
+            result = await env.async_step(action)
+        except Exception as error:
+            note_sub_env(error, i, "step()")
+            raise
         return result, await async_end_episode(env, result, self.autoreset, self._copy, i)
+
+    @staticmethod
+    async def _reset_one(
+        i: int, env: Env[Any, Any], seed: SeedType, options: dict[str, Any] | None
+    ) -> ResetResult[Any]:
+        """Reset one sub-env; an exception it raises says which sub-env it came from."""
+        try:
+            return await env.async_reset(seed=seed, options=options)
+        except Exception as error:
+            note_sub_env(error, i, "reset()")
+            raise
 
     # -- interrupted calls -------------------------------------------------------------
 

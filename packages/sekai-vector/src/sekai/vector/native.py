@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import ActType, InfoDict, ObsType
-from sekai.error import InvalidObservation
+from sekai.error import InvalidArgument, InvalidObservation
 from sekai.spaces import Box, Discrete, MultiBinary, MultiDiscrete, Space
 from sekai.utils.seeding import SeededRNG, SeedType, np_random
 from sekai.vector._actions import make_action_checker
@@ -470,7 +470,7 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
         if truncated.dtype.kind != "b":
             truncated = self._flags(truncated, "truncated")
         if rewards.shape != (n,) or terminated.shape != (n,) or truncated.shape != (n,):
-            raise ValueError(
+            raise InvalidObservation(
                 f"{type(self).__name__}._step must return rewards, terminated and truncated of "
                 f"shape ({n},), got shapes {rewards.shape}, {terminated.shape}, {truncated.shape}"
             )
@@ -620,7 +620,8 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
         Raises:
             AttributeError: The env has no attribute ``name`` (a new attribute
                 would have no effect on the simulation).
-            ValueError: ``values`` is a list whose length is not ``num_envs``.
+            InvalidArgument: ``values`` is a list whose length is not
+                ``num_envs`` (a ``ValueError``).
             VecEnvClosed: The env is closed.
         """
         with self._attribute_call("set_attr"):
@@ -631,7 +632,7 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
                 )
             if isinstance(values, list):
                 if len(values) != self.num_envs:
-                    raise ValueError(
+                    raise InvalidArgument(
                         f"set_attr({name!r}): a list of values must have one entry per "
                         f"sub-env ({self.num_envs}), got {len(values)}: {values!r}"
                     )

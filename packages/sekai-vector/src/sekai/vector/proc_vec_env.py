@@ -17,6 +17,7 @@ from sekai.vector._proc_context import get_context
 from sekai.vector._proc_pool import WorkerPool, close_quietly
 from sekai.vector._proc_shm import BlockViews, block_layout
 from sekai.vector._remote import RemoteVecEnv, split_evenly
+from sekai.vector._sub_envs import count_sub_envs
 
 __all__ = ["ProcVecEnv"]
 
@@ -168,7 +169,8 @@ class ProcVecEnv(RemoteVecEnv[ObsType, ActType]):
                 "ProcVecEnv: num_workers",
                 minimum=1,
                 maximum=n,
-                expected=f"None or an int in [1, {n}] (there are {n} sub-envs)",
+                expected=f"None or an int in [1, {n}] (there {'is' if n == 1 else 'are'} "
+                f"{count_sub_envs(n)})",
             )
         )
         self.autoreset = autoreset

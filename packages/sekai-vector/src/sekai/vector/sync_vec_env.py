@@ -15,7 +15,7 @@ from sekai.core import ActType, Env, ObsType, StepResult
 from sekai.error import ResetRequired
 from sekai.utils.seeding import SeedType
 from sekai.vector._arguments import check_step_timeout
-from sekai.vector._autoreset import Ending, end_episode
+from sekai.vector._autoreset import Ending, end_episode, note_sub_env
 from sekai.vector._in_process import EnvListVecEnv
 from sekai.vector._watchdog import Overrun, Watchdog
 from sekai.vector.results import VecResetResult, VecStepResult
@@ -39,9 +39,10 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
 
     A sub-env that raises in `step` does not stop the others: the
     sub-envs after it still take their step (with autoreset or freezing),
-    then the first exception propagates as it is and the step's results
-    are dropped; the failing sub-env stays where its exception left it, and
-    the vector env stays usable. A ``KeyboardInterrupt`` stops the sub-env
+    then the first exception propagates as it is (with a note naming the
+    sub-env, Python 3.11+) and the step's results are dropped; the failing
+    sub-env stays where its exception left it, and the vector env stays
+    usable. A ``KeyboardInterrupt`` stops the sub-env
     it lands in wherever it is, so after an interrupted step the next call
     raises [`ResetRequired`][sekai.error.ResetRequired] until `reset`.
 
@@ -126,9 +127,14 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
     def _reset_batch(
         self, seeds: list[SeedType], options: list[dict[str, Any] | None]
     ) -> VecResetResult[Any]:
-        return self._reset_result(
-            [env.reset(seed=seeds[i], options=options[i]) for i, env in enumerate(self.envs)]
-        )
+        results = []
+        for i, env in enumerate(self.envs):
+            try:
+                results.append(env.reset(seed=seeds[i], options=options[i]))
+            except Exception as error:
+                note_sub_env(error, i, "reset()")
+                raise
+        return self._reset_result(results)
 
     def _step_batch(self, batch: list[Any]) -> VecStepResult[Any]:
         envs = self.envs
@@ -142,8 +148,10 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
             else:
                 for i in active:
                     append(envs[i].step(batch[i]))
-        except Exception:
-            self._step_the_rest(range(self.num_envs) if active is None else active, batch, results)
+        except Exception as error:
+            rows = range(self.num_envs) if active is None else active
+            note_sub_env(error, rows[len(results)], "step()")
+            self._step_the_rest(rows, batch, results)
             raise
         return self._batch(active, results)
 
@@ -179,7 +187,11 @@ class SyncVecEnv(EnvListVecEnv[ObsType, ActType]):
             if frozen[i]:
                 rows.append(self._row(i, None, None))
                 continue
-            result = envs[i].step(action)
+            try:
+                result = envs[i].step(action)
+            except Exception as error:
+                note_sub_env(error, i, "step()")
+                raise
             ending = (
                 end_episode(envs[i], result, self.autoreset, self._copy, i)
                 if result.terminated or result.truncated

@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 
 from sekai.core import ActType, ObsType
 from sekai.core._async_routing import route_async_methods
-from sekai.error import NothingInFlight
+from sekai.error import InvalidArgument, NothingInFlight
 from sekai.spaces import Space, batch_space
 from sekai.utils.seeding import SeedType
 from sekai.vector._actions import ActionSplitter, make_action_splitter
@@ -24,6 +24,7 @@ from sekai.vector._sub_envs import (
     build_envs,
     close_all as close_envs,
     env_call,
+    name_sub_envs,
     read_attr as env_get_attr,
     write_attr as env_set_attr,
 )
@@ -261,8 +262,11 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
                 (or ``None``) per sub-env.
 
         Raises:
-            TypeError: ``seed`` is a single Generator, or of another type.
-            ValueError: A list has the wrong length, or an int seed is negative.
+            InvalidArgumentType: ``seed`` is a single Generator, or of
+                another type, or ``options`` is not a dict, a list or
+                ``None`` (a ``TypeError``).
+            InvalidArgument: A list has the wrong length, or an int seed is
+                negative (a ``ValueError``).
             VecEnvClosed: The vector env is closed.
         """
 
@@ -323,9 +327,11 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
                 after `reset`).
 
         Raises:
-            ValueError: ``env_ids`` names a sub-env twice, out of range or
-                still in flight, or the batch does not match it; nothing
-                is sent.
+            InvalidArgument: ``env_ids`` names a sub-env twice, out of range
+                or still in flight, or is not a non-empty 1-D sequence of
+                ints (a ``ValueError``); nothing is sent.
+            InvalidAction: The batch does not match ``env_ids``; nothing is
+                sent.
             ResetRequired: `reset` was never called.
             VecEnvClosed: The vector env is closed.
 
@@ -369,7 +375,13 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
     # -- partial-batch bookkeeping, shared by the defaults and the lifecycle -------------
 
     def _ids_to_send(self, env_ids: Any) -> NDArray[np.int64]:
-        """Check the ``env_ids`` of `send` (``None``: every idle sub-env) and return them."""
+        """Check the ``env_ids`` of `send` (``None``: every idle sub-env) and return them.
+
+        Raises:
+            InvalidArgument: ``env_ids`` is not a non-empty 1-D sequence of
+                ints, names a sub-env out of range, twice or in flight, or
+                is ``None`` while every sub-env is in flight.
+        """
         n = self.num_envs
         flying = self._in_flight
         if env_ids is None:
@@ -380,35 +392,38 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
                 return np.arange(n, dtype=np.int64)
             ids = np.flatnonzero(~flying)
             if len(ids) == 0:
-                raise ValueError(
+                raise InvalidArgument(
                     f"{self!r}: send() found no sub-env to step: all {n} are in flight; "
                     "call recv() first"
                 )
             return ids.astype(np.int64)
         ids = np.asarray(env_ids)
         if ids.ndim != 1 or len(ids) == 0 or ids.dtype.kind not in "iu":
-            raise ValueError(
+            raise InvalidArgument(
                 f"{self!r}: send() needs env_ids as a non-empty 1-D sequence of ints, "
                 f"got {env_ids!r}"
             )
         ids = ids.astype(np.int64)
         if ids.min() < 0 or ids.max() >= n:
-            raise ValueError(f"{self!r}: env_ids must lie in [0, {n}), got {ids.tolist()}")
+            raise InvalidArgument(f"{self!r}: send() needs env_ids in [0, {n}), got {ids.tolist()}")
         if len(np.unique(ids)) != len(ids):
-            raise ValueError(f"{self!r}: env_ids names a sub-env twice: {ids.tolist()}")
+            raise InvalidArgument(
+                f"{self!r}: send() got env_ids naming a sub-env twice: {ids.tolist()}"
+            )
         if flying is not None and flying[ids].any():
-            busy = ids[flying[ids]].tolist()
-            raise ValueError(
-                f"{self!r}: sub-envs {busy} were sent actions and not received yet; "
-                "recv() them before sending again"
+            busy = name_sub_envs(ids[flying[ids]].tolist())
+            raise InvalidArgument(
+                f"{self!r}: send() got env_ids {ids.tolist()}, but {busy} "
+                f"{'was' if busy.startswith('sub-env ') else 'were'} sent actions and not "
+                "received yet; recv() them before sending again"
             )
         return ids
 
     def _check_full_batch(self, ids: NDArray[np.int64]) -> None:
-        """Raise unless ``ids`` is every sub-env in order (a backend without partial batches)."""
+        """Raise `InvalidArgument` unless ``ids`` is every sub-env in order (no partial batches)."""
         n = self.num_envs
         if len(ids) != n or (ids != np.arange(n)).any():
-            raise ValueError(
+            raise InvalidArgument(
                 f"{self!r} steps every sub-env at once: send() takes actions for all {n} "
                 f"of them, in order, got env_ids {ids.tolist()}"
             )
@@ -512,7 +527,8 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
                 other object, given to every sub-env.
 
         Raises:
-            ValueError: ``values`` is a list of the wrong length.
+            InvalidArgument: ``values`` is a list of the wrong length (a
+                ``ValueError``).
             AttributeError: A sub-env has no such attribute.
         """
         raise NotImplementedError(f"{type(self).__name__} does not implement set_attr()")

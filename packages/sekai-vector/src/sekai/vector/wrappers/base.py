@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import ActType, InfoDict, ObsType, WActType, WObsType
+from sekai.error import InvalidObservation
 from sekai.utils.seeding import SeedType
 from sekai.vector._arguments import NOT_GIVEN, actions_argument
 from sekai.vector._autoreset import FINAL_OBSERVATION
@@ -317,13 +318,14 @@ class VecRewardWrapper(VecWrapper[ObsType, ActType, ObsType, ActType], Generic[O
         """Transform a float64 array of rewards, one per row of the batch.
 
         The result is converted to float64 and must keep the shape of its
-        input (else `step` raises `ValueError`).
+        input (else `step` raises [`InvalidObservation`][sekai.error.InvalidObservation],
+        a ``ValueError``).
         """
 
     def _after_step(self, result: VecStepResult[Any]) -> VecStepResult[Any]:
         rewards = np.asarray(self.reward(result.rewards), dtype=np.float64)
         if rewards.shape != result.rewards.shape:
-            raise ValueError(
+            raise InvalidObservation(
                 f"{type(self).__name__}.reward must return one reward per sub-env, shape "
                 f"{result.rewards.shape}, got shape {rewards.shape}: {rewards!r}"
             )
