@@ -7,6 +7,7 @@ import json
 import sys
 import uuid
 from collections.abc import Callable, Iterator
+from importlib import metadata
 from typing import Any
 
 import pytest
@@ -17,23 +18,18 @@ from sekai.error import UntrustedEntryPoint
 from sekai.registry import ENTRY_POINT_GROUP, EnvSpec, _plugins
 
 
-class FakeEntryPoint:
-    """An installed ``sekai.envs`` entry point (only its value is read here)."""
-
-    def __init__(self, name: str, value: str) -> None:
-        self.name = name
-        self.value = value
-
-    def load(self) -> Any:
-        return lambda: None
-
-
 @pytest.fixture
 def plugins(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
     """Replace the installed plugins by entry points with the given values."""
+    # The global registry reads the real plugins (and registers their envs)
+    # first: it reads them once, and must never see the stand-ins.
+    reg.default_registry.all_specs()
 
     def install(*values: str) -> None:
-        eps = [FakeEntryPoint(f"p{index}", value) for index, value in enumerate(values)]
+        eps = [
+            metadata.EntryPoint(f"p{index}", value, ENTRY_POINT_GROUP)
+            for index, value in enumerate(values)
+        ]
         monkeypatch.setattr(
             _plugins, "list_entry_points", lambda group: eps if group == ENTRY_POINT_GROUP else []
         )
@@ -245,3 +241,21 @@ def test_a_missing_module_in_sekai_says_so() -> None:
 def test_opting_in_accepts_any_entry_point(env_module: str) -> None:
     spec = EnvSpec.from_json(_json(f"{env_module}:RecordingEnv"), trust_entry_points=True)
     assert type(reg.make(spec).unwrapped).__name__ == "RecordingEnv"
+
+
+@pytest.mark.parametrize(
+    ("value", "package"),
+    [
+        ("myplugin.loading:register", "myplugin"),
+        ("myplugin.sub.loading:register [extra]", "myplugin.sub"),
+        ("myplugin_envs", "myplugin_envs"),  # a top-level module: importing it registers
+        ("myplugin.loading", "myplugin"),
+    ],
+)
+def test_the_trusted_package_of_a_plugin_holds_its_loader(
+    plugins: Callable[..., None], value: str, package: str
+) -> None:
+    from sekai.registry._trust import trusted_packages
+
+    plugins(value)
+    assert trusted_packages() == ("sekai", package)

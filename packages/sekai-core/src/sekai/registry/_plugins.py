@@ -19,6 +19,9 @@ class EntryPointLike(Protocol):
     @property
     def value(self) -> str: ...
 
+    @property
+    def module(self) -> str: ...
+
     def load(self) -> Any: ...
 
 

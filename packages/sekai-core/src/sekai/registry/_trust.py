@@ -50,10 +50,10 @@ def trusted_packages() -> tuple[str, ...]:
     """``"sekai"`` and the package of each installed plugin's loader, read now."""
     packages = ["sekai"]
     for entry_point in _plugins.list_entry_points(_plugins.ENTRY_POINT_GROUP):
-        module = entry_point.value.partition(":")[0].partition("[")[0].strip()
+        module = entry_point.module
         # The package holding the loader (the module itself when it is top-level).
         package = module.rpartition(".")[0] or module
-        if package and package not in packages:
+        if package not in packages:
             packages.append(package)
     return tuple(packages)
 
