@@ -15,7 +15,7 @@ _ENV_MODULE = '''
 """Environments and wrappers used by the registry tests, imported by name."""
 
 
-from json import dumps  # a callable of another package, seen through this module
+from json import JSONDecoder  # a class of another package, seen through this module
 
 from sekai.core import Env, ResetResult, StepResult
 from sekai.spaces import Discrete
@@ -71,6 +71,11 @@ class NativeVec:
 
 
 NOT_CALLABLE = 42
+
+
+def touch(path, **kwargs):
+    """A public function with a side effect: it creates the file ``path``."""
+    open(path, "w").close()
 
 
 def numbered(value, num_envs):

@@ -5,14 +5,24 @@ arguments, so a spec read from a file someone else wrote (a shared config, a
 checkpoint) could run any code. `EnvSpec.from_json` therefore accepts, unless
 its caller trusts the text, only entry points that are:
 
-* those of the spec registered under the same id (every entry point of it:
-  the env's, the vector one, its wrappers' and its splitters'), or
-* public callables of sekai's own modules or of the package of an installed
-  plugin (the package holding the loader a ``sekai.envs`` entry point names).
-  Such a reference is imported to check what it resolves to: the object must
-  be defined in one of those packages (so ``sekai.x:os.system`` is refused),
-  and never in the registry (``sekai.registry:register`` would let a second
-  spec register anything) nor in sekai's command line or private modules.
+* used in the same role by a registered spec (any id): an ``entry_point`` of
+  one, a ``vector_entry_point`` of one, a wrapper of one or a splitter of one.
+  Nothing is imported for these: the registry is only asked (which runs the
+  loaders of the installed plugins);
+* for the env, vector and wrapper roles, a class of the right kind defined in
+  sekai or in the package of an installed plugin (the package holding the
+  loader a ``sekai.envs`` entry point names): a subclass of `sekai.core.Env`
+  or `sekai.core.MultiAgentEnv` as the env, of ``sekai.vector.VecEnv`` as the
+  vector env, of `sekai.core.Wrapper` as a wrapper. Such a reference is
+  imported (its module, then the attribute) to check what it names; one
+  outside those packages, or through a private name, is refused first,
+  without importing it;
+* for splitters, sekai's own (`_SPLITTERS`).
+
+So a public function of sekai or of a plugin that writes files or reads URLs
+(``sekai.rendering.recorder:save_npz``) is refused: only classes of the right
+kind, and what registered specs already use, get called with the JSON's
+arguments.
 
 The check runs in `EnvSpec.from_json`, so the spec it returns holds only
 vetted references: copies (``dataclasses.replace``, pickling, ``to_dict``)
@@ -21,25 +31,44 @@ and re-serialised specs are as safe as the original, with no mark to lose.
 
 from __future__ import annotations
 
+import importlib
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sekai.error import EnvNotFound, UntrustedEntryPoint
+from sekai.error import UntrustedEntryPoint
 from sekai.registry import _plugins
-from sekai.registry._loading import load_reference
+from sekai.registry._loading import callable_name, load_reference
 
 if TYPE_CHECKING:
     from sekai.registry.env_spec import EnvSpec
 
 __all__ = ["check_json_entry_points", "trusted_packages"]
 
-# sekai modules whose callables are never entry points, though part of sekai:
-# the registry (it registers and loads references) and the command line.
-_NOT_ENTRY_POINTS = ("sekai.registry", "sekai.cli")
+# The splitters sekai provides: accepted in a spec read from JSON even when no
+# registered spec uses them (e.g. with sekai-finance but not sekai-envs).
+_SPLITTERS = frozenset({"sekai.finance.sampling:spawn_samplers"})
 
 _OPT_IN = (
     "if the JSON comes from a source you trust, read it with "
     "EnvSpec.from_json(text, trust_entry_points=True)"
 )
+
+
+@dataclass(frozen=True)
+class _Role:
+    """What an entry point is used as, and the classes accepted in that role."""
+
+    description: str  # "as <description>", in messages
+    bases: tuple[tuple[str, str], ...]  # (module, class name): an accepted class subclasses one
+
+
+_ENV = _Role(
+    "an entry_point",
+    (("sekai.core", "Env"), ("sekai.core", "MultiAgentEnv")),
+)
+_VECTOR = _Role("a vector_entry_point", (("sekai.vector", "VecEnv"),))
+_WRAPPER = _Role("a wrapper entry_point", (("sekai.core", "Wrapper"),))
+_SPLITTER = _Role("a per_env_kwargs splitter", ())
 
 
 def _within(module: str, packages: tuple[str, ...]) -> bool:
@@ -58,99 +87,139 @@ def trusted_packages() -> tuple[str, ...]:
     return tuple(packages)
 
 
-def _references(spec: EnvSpec) -> list[tuple[str, str]]:
-    """Every ``"module:attr"`` string of ``spec``, with the field that holds it."""
+def _references(spec: EnvSpec) -> list[tuple[str, _Role, str]]:
+    """Every ``"module:attr"`` string of ``spec``: its field, its role, the string."""
     found = [
-        (name, value)
-        for name, value in (
-            ("entry_point", spec.entry_point),
-            ("vector_entry_point", spec.vector_entry_point),
+        (name, role, value)
+        for name, role, value in (
+            ("entry_point", _ENV, spec.entry_point),
+            ("vector_entry_point", _VECTOR, spec.vector_entry_point),
         )
         if isinstance(value, str)
     ]
     found += [
-        (f"additional_wrappers[{index}].entry_point", wrapper.entry_point)
+        (f"additional_wrappers[{index}].entry_point", _WRAPPER, wrapper.entry_point)
         for index, wrapper in enumerate(spec.additional_wrappers)
     ]
     found += [
-        (f"per_env_kwargs[{name!r}]", splitter)
+        (f"per_env_kwargs[{name!r}]", _SPLITTER, splitter)
         for name, splitter in spec.per_env_kwargs.items()
         if isinstance(splitter, str)
     ]
     return found
 
 
-def _registered_references(env_id: str) -> set[str]:
-    """The ``"module:attr"`` strings of the spec registered under ``env_id``, if any."""
+def _registered_references() -> set[tuple[_Role, str]]:
+    """The ``"module:attr"`` strings the registered specs use, each with its role."""
     from sekai.registry.env_registry import current_registry  # imports this package
 
-    try:
-        registered = current_registry().spec(env_id)
-    except EnvNotFound:
-        return set()
-    return {reference for _, reference in _references(registered)}
+    return {
+        (role, reference)
+        for registered in current_registry().all_specs()
+        for _, role, reference in _references(registered)
+    }
 
 
 def check_json_entry_points(spec: EnvSpec) -> None:
     """Refuse ``spec`` (just read from JSON) if it names an entry point not trusted.
 
     Raises:
-        sekai.error.UntrustedEntryPoint: An entry point is neither one of the
-            spec registered under the same id nor a public callable of sekai
-            or of an installed plugin; the message names the field, the entry
-            point and how to opt in.
-        ImportError, AttributeError, TypeError: A reference into sekai or a
-            plugin cannot be loaded (checking it needs the object it names).
+        sekai.error.UntrustedEntryPoint: An entry point is neither used in
+            the same role by a registered spec nor a class of the right kind
+            defined in sekai or an installed plugin (nor, for a splitter, one
+            of sekai's), or it names something in sekai or a plugin that
+            cannot be imported; the message names the field, the entry point
+            and how to opt in.
     """
     references = _references(spec)
     if not references:
         return
-    registered = _registered_references(spec.id)
+    registered = _registered_references()
     packages: tuple[str, ...] | None = None
-    for field, reference in references:
-        if reference in registered:
+    for field, role, reference in references:
+        if (role, reference) in registered:
             continue
+        if role is _SPLITTER:
+            if reference in _SPLITTERS:
+                continue
+            sekai_splitters = ", ".join(sorted(_SPLITTERS))
+            raise _refuse(
+                field, role, reference, f"it is not one of sekai's splitters ({sekai_splitters})"
+            )
         if packages is None:
             packages = trusted_packages()
-        _check_reference(spec.id, field, reference, packages, registered=bool(registered))
+        _check_class(field, role, reference, packages)
 
 
-def _check_reference(
-    env_id: str, field: str, reference: str, packages: tuple[str, ...], *, registered: bool
-) -> None:
-    module, _, attr_path = reference.partition(":")
-    where = (
-        f"it is not one of the entry points registered for {env_id!r}"
-        if registered
-        else f"{env_id!r} is not registered"
+def _refuse(field: str, role: _Role, reference: str, reason: str) -> UntrustedEntryPoint:
+    return UntrustedEntryPoint(
+        f"EnvSpec.from_json: {field} {reference!r} is not trusted in a spec read from JSON: "
+        f"no registered spec uses it as {role.description}, and {reason}. Making the spec "
+        f"would import it and call it with the JSON's arguments, which can run any code; "
+        f"{_OPT_IN}, or register the environment (or install the plugin that provides it) "
+        "before reading the spec",
+        entry_point=reference,
+        field=field,
     )
 
-    def refuse(reason: str) -> UntrustedEntryPoint:
-        return UntrustedEntryPoint(
-            f"EnvSpec.from_json: {field} {reference!r} is not trusted in a spec read from "
-            f"JSON: {where}, and {reason}. Making the spec would import it and call it with "
-            f"the JSON's arguments, which can run any code; {_OPT_IN}, or register the "
-            "environment (or install the plugin that provides it) before reading the spec",
-            entry_point=reference,
-            field=field,
-        )
 
+def _check_class(field: str, role: _Role, reference: str, packages: tuple[str, ...]) -> None:
+    """Refuse ``reference`` unless it names a class of ``role`` defined in ``packages``."""
+    names = " or ".join(f"{module}.{name}" for module, name in role.bases)
+    kinds = f"subclass of {names}"
+    module, _, attr_path = reference.partition(":")
     if not _within(module, packages):
         listed = ", ".join(packages)
-        raise refuse(
-            f"module {module!r} belongs neither to sekai nor to an installed plugin ({listed})"
+        raise _refuse(
+            field,
+            role,
+            reference,
+            f"module {module!r} belongs neither to sekai nor to an installed plugin ({listed})",
         )
     private = [part for part in (*module.split("."), *attr_path.split(".")) if part.startswith("_")]
     if private:
-        raise refuse(f"it goes through the private name {private[0]!r}")
-    target = load_reference(reference, f"EnvSpec.from_json: {field}")
-    defined_in = getattr(target, "__module__", None)
-    if not isinstance(defined_in, str) or not _within(defined_in, packages):
-        raise refuse(
-            f"it resolves to {target!r}, defined in {defined_in!r}, outside sekai and the "
-            "installed plugins"
+        raise _refuse(field, role, reference, f"it goes through the private name {private[0]!r}")
+    try:
+        target = load_reference(reference, field)
+    except (ImportError, AttributeError, TypeError) as exc:
+        raise _refuse(
+            field, role, reference, f"it could not be loaded to check that it is a {kinds}: {exc}"
+        ) from exc
+    if not isinstance(target, type):
+        raise _refuse(
+            field,
+            role,
+            reference,
+            f"it names {callable_name(target)}, which is not a class (expected a {kinds})",
         )
-    parts = defined_in.split(".")
-    sekai_private = parts[0] == "sekai" and len(parts) > 1 and parts[1].startswith("_")
-    if sekai_private or _within(defined_in, _NOT_ENTRY_POINTS):
-        raise refuse(f"it resolves to {target!r} of {defined_in!r}, which is not an entry point")
+    defined_in = target.__module__
+    if not _within(defined_in, packages):
+        raise _refuse(
+            field,
+            role,
+            reference,
+            f"it names {target!r}, defined in {defined_in!r}, outside sekai and the installed "
+            "plugins",
+        )
+    bases = _base_classes(role)
+    if not bases:
+        raise _refuse(
+            field,
+            role,
+            reference,
+            f"{names} cannot be imported, so nothing can be checked against it",
+        )
+    if not issubclass(target, bases):
+        raise _refuse(field, role, reference, f"{target!r} is not a {kinds}")
+
+
+def _base_classes(role: _Role) -> tuple[type, ...]:
+    """The classes of ``role`` that can be imported (sekai.vector may be absent)."""
+    found: list[type] = []
+    for module, name in role.bases:
+        try:
+            base = getattr(importlib.import_module(module), name)
+        except ImportError:
+            continue  # e.g. sekai-vector is not installed: it has no classes to accept
+        found.append(base)
+    return tuple(found)

@@ -299,16 +299,24 @@ class EnvSpec:
         JSON (``entry_point``, ``vector_entry_point``, each wrapper's
         ``entry_point`` and the ``per_env_kwargs`` splitters) must be:
 
-        * one of the entry points of the spec registered under the same id
-          (looked up in the global registry, loading its plugin if needed), or
-        * a public callable defined in sekai itself or in the package of an
+        * used in the same role by a registered spec, under any id (the
+          global registry is asked, which runs the loaders of the installed
+          plugins); nothing is imported for it; or
+        * as ``entry_point``, ``vector_entry_point`` or a wrapper's
+          ``entry_point``, a class defined in sekai or in the package of an
           installed plugin (the package holding the loader of a
-          ``sekai.envs`` entry point), and not in ``sekai.registry`` or
-          sekai's command line. Such a reference is imported here to check
-          what it names.
+          ``sekai.envs`` entry point) that subclasses `sekai.core.Env` or
+          `sekai.core.MultiAgentEnv`, ``sekai.vector.VecEnv``, or
+          `sekai.core.Wrapper` respectively. Such a reference is imported
+          here (its module, then the attribute) to check it; one outside
+          those packages, or through a private name, is refused without
+          importing it; or
+        * as a splitter, one of sekai's (``sekai.finance.sampling:spawn_samplers``),
+          compared by name.
 
-        The check is made here, once: the spec returned holds only entry
-        points that passed it, so its copies (``dataclasses.replace``,
+        Functions are thus never accepted unless a registered spec uses
+        them. The check is made here, once: the spec returned holds only
+        entry points that passed it, so its copies (``dataclasses.replace``,
         pickling) and the specs read back from its `to_json` are as safe.
         A spec built in code (``EnvSpec(...)``, ``register``) is not
         checked: its entry points are the program's own choice.
@@ -321,11 +329,9 @@ class EnvSpec:
         Raises:
             ValueError: If the text is not JSON or does not describe a spec.
             sekai.error.UntrustedEntryPoint: If an entry point is not
-                trusted (a ValueError too); the message names the field, the
-                entry point and this opt-in.
-            ImportError: If an entry point into sekai or a plugin names a
-                module that cannot be imported (AttributeError, TypeError: an
-                attribute it lacks, or one that is not callable).
+                trusted, or names something in sekai or a plugin that cannot
+                be imported (a ValueError too); the message names the field,
+                the entry point, the reason and this opt-in.
         """
         check_bool(trust_entry_points, "EnvSpec.from_json: trust_entry_points")
         try:
