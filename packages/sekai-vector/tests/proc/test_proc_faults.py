@@ -473,28 +473,93 @@ def test_the_reaper_guards_every_worker_and_ends_with_the_vector_env(proc: Any) 
     assert vec._pool.reaper is None
 
 
+def _wait_gone(pids: set[int], timeout: float) -> set[int]:
+    """Wait (on pidfds) up to ``timeout`` seconds for ``pids`` to exit; those still running."""
+    fds = {}
+    for pid in filter(_alive, pids):
+        with contextlib.suppress(ProcessLookupError):
+            fds[os.pidfd_open(pid)] = pid
+    try:
+        poller = select.poll()
+        for fd in fds:
+            poller.register(fd, select.POLLIN)
+        left, deadline = set(fds), time.monotonic() + timeout
+        while left and (remaining := deadline - time.monotonic()) > 0:
+            for fd, _ in poller.poll(remaining * 1000):
+                poller.unregister(fd)
+                left.discard(fd)
+        return set(filter(_alive, (fds[fd] for fd in left)))
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the reaper needs pidfds")
+def test_the_reaper_kills_what_it_guards_even_if_its_creator_dies_before_it_starts(
+    tmp_path: Path,
+) -> None:
+    # The creator hands over a pidfd of itself, so a reaper that starts after
+    # the creator is gone still knows it is gone, and still has the pidfds.
+    script = tmp_path / "creator.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import os, subprocess, sys
+            from sekai.vector._proc_reaper import start_reaper
+
+            reaper = start_reaper()
+            child = subprocess.Popen(["sleep", "600"])
+            reaper.guard(child.pid)
+            print(child.pid, flush=True)
+            os._exit(0)  # at once: the reaper is most likely not running yet
+            """
+        )
+    )
+    output = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=True
+    ).stdout
+    child = int(output)
+    try:
+        assert _wait_gone({child}, timeout=60) == set()
+    finally:
+        if _alive(child):
+            os.kill(child, signal.SIGKILL)
+
+
 @pytest.mark.skipif(
     "forkserver" not in multiprocessing.get_all_start_methods(), reason="no forkserver"
 )
 @pytest.mark.parametrize("fault", ["reaped elsewhere", "alive but unreachable"])
-def test_a_fork_server_that_stopped_answering_is_replaced(proc: Any, fault: str) -> None:
+def test_a_fork_server_that_stopped_answering_is_replaced(
+    proc: Any, fault: str, tmp_path: Path
+) -> None:
     from multiprocessing import forkserver
 
-    proc([Odd], context="forkserver").close()  # the fork server runs
     server: Any = getattr(forkserver, "_forkserver")  # noqa: B009 - private, untyped
+    running = proc([Odd, Odd], context="forkserver")
+    running.reset()
     old = server._forkserver_pid
     if fault == "reaped elsewhere":  # e.g. by code that waits for any child
         os.kill(old, signal.SIGKILL)
         os.waitpid(old, 0)
-    else:
-        os.unlink(server._forkserver_address)
+    else:  # e.g. its socket file was removed by a temp-dir cleaner
+        server._forkserver_address = str(tmp_path / "nobody-listens-here")
     for _ in range(2):  # not only once: every later construction works
         vec = proc([Odd, Odd], context="forkserver")
         vec.reset()
         assert vec.step([1, 1]).observations.shape[0] == 2
         vec.close()
     assert server._forkserver_pid != old
-    assert not _alive(old)
+    workers = {w.process.pid for w in running._pool.workers}
+    if fault == "alive but unreachable":
+        # A vector env whose workers the old server started goes on working: a
+        # live server is not ended (its workers report their exit through it).
+        assert running.step([1, 1]).observations.shape[0] == 2
+        running.close()
+    else:  # a killed server took its workers' exit reports with it: they may look dead
+        with contextlib.suppress(VecEnvWorkerError):
+            running.close()
+    assert _wait_gone(workers | {old}, timeout=60) == set()  # the server goes after them
 
 
 # -- item 10: interrupted construction prints nothing from the workers -------------------

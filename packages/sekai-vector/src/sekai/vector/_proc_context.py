@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-import signal
 import sys
 from typing import Any
 
@@ -104,15 +103,15 @@ def _ensure_forkserver() -> None:
 
 # How a dead or unreachable fork server shows when a process is started: its
 # pid was reaped elsewhere (ChildProcessError), its socket is closed or gone.
-_SERVER_GONE = (ChildProcessError, ConnectionError, FileNotFoundError)
+_SERVER_GONE = (ChildProcessError, ConnectionRefusedError, FileNotFoundError)
 
 
 def start_process(process: Any, context: multiprocessing.context.BaseContext) -> None:
     """Start ``process``; under ``forkserver``, replace a server that no longer answers.
 
     Raises:
-        ChildProcessError, ConnectionError, FileNotFoundError: The new fork
-            server could not start the process either.
+        ChildProcessError, ConnectionRefusedError, FileNotFoundError: The new
+            fork server could not start the process either.
     """
     try:
         process.start()
@@ -124,9 +123,13 @@ def start_process(process: Any, context: multiprocessing.context.BaseContext) ->
 
 
 def _forget_forkserver() -> bool:
-    """End this process's fork server if it still runs, and clear its record of it.
+    """Drop this process's record of its fork server, so that the next start makes a new one.
 
-    Returns False for a fork server implementation this code does not know.
+    A server that still runs is left running: the workers it started report
+    their exit through it, so ending it would make every live vector env's
+    workers look dead. Without this process's end of its liveness pipe it
+    exits once its last worker has. Returns False for a fork server
+    implementation this code does not know.
     """
     from multiprocessing import forkserver
 
@@ -135,15 +138,8 @@ def _forget_forkserver() -> bool:
         return False
     pid = server._forkserver_pid
     if pid is not None:
-        try:
-            done = os.waitpid(pid, os.WNOHANG)[0]
-        except ChildProcessError:  # reaped elsewhere: the pid may name another process now
-            done = pid
-        if not done:  # alive but unreachable
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
+        with contextlib.suppress(ChildProcessError):  # reaped elsewhere already
+            os.waitpid(pid, os.WNOHANG)  # a dead one is reaped; a live one stays
     alive_fd = getattr(server, "_forkserver_alive_fd", None)
     if alive_fd is not None:
         with contextlib.suppress(OSError):

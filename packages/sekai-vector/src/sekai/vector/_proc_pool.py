@@ -36,7 +36,7 @@ from sekai.vector._interrupts import protected
 from sekai.vector._proc_channel import Channel
 from sekai.vector._proc_context import start_process
 from sekai.vector._proc_protocol import HEADER, Command
-from sekai.vector._proc_reaper import SUPPORTED as REAPER_SUPPORTED, Reaper
+from sekai.vector._proc_reaper import Reaper, start_reaper
 from sekai.vector._proc_shm import BlockLayout, BlockViews
 from sekai.vector._proc_worker import worker_main
 from sekai.vector._replies import Reply, Status, make_reply, worker_error
@@ -55,6 +55,7 @@ _loads = pickle.loads
 _POLL = getattr(__import__("select"), "poll", None)
 _SIGMASK = getattr(signal, "pthread_sigmask", None)
 _DEAD: Any = object()  # what _recv returns for a worker that died
+_REAPER_CONFIRM_TIMEOUT = 30.0  # it answers in milliseconds; this is for a machine under load
 
 
 def _main_module_hint() -> str:
@@ -273,17 +274,24 @@ class WorkerPool:
                 poller.register(parent_conn.fileno(), 1)  # POLLIN (errors always reported)
                 poller.register(process.sentinel, 1)
                 handle.poller = poller
-        return self._gather_replies()
+        replies = self._gather_replies()
+        if self.reaper is not None and not self.reaper.confirm(_REAPER_CONFIRM_TIMEOUT):
+            warnings.warn(
+                "ProcVecEnv: the process that ends the workers if this process dies did not "
+                f"answer within {_REAPER_CONFIRM_TIMEOUT:g} s; the workers still end when "
+                "this process exits while they run Python",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+        return replies
 
     @protected
     def _start_reaper(self) -> None:
         # Protected: once started, the reaper is recorded, so release() ends it.
-        if not REAPER_SUPPORTED:  # the workers' own watchdogs are all there is
-            return
         mask = _current_sigmask()
         try:
             _block_sigint()  # no KeyboardInterrupt inside Popen: it would leave a reaper untracked
-            self.reaper = Reaper()
+            self.reaper = start_reaper()
         finally:
             _restore_sigmask(mask)
 
