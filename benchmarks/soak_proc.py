@@ -82,9 +82,12 @@ class Flaky(ShortEpisodes):
         return super().step(action)
 
 
-def _children() -> set[int]:
-    """Live processes whose parent is this one (zombies excluded)."""
-    me, found = os.getpid(), set()
+def _descendants() -> set[int]:
+    """Live processes descending from this one (zombies excluded).
+
+    Not only children: under ``forkserver`` the workers are the fork server's.
+    """
+    parents: dict[int, list[int]] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -93,21 +96,33 @@ def _children() -> set[int]:
                 fields = stat.read().rsplit(")", 1)[1].split()
         except OSError:  # gone meanwhile
             continue
-        if int(fields[1]) == me and fields[0] != "Z":
-            found.add(int(name))
+        if fields[0] != "Z":
+            parents.setdefault(int(fields[1]), []).append(int(name))
+    found: set[int] = set()
+    todo = [os.getpid()]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
     return found
 
 
-def _leftovers(when: str, fds: int, children: set[int], segments: set[str]) -> list[str]:
+def _leftovers(
+    when: str, fds: int, processes: set[int], segments: set[str], rss: float, slack: float
+) -> list[str]:
     """What ``when`` left behind compared with the counts taken before it."""
     failures = []
     if _fds(os.getpid()) > fds:
         failures.append(f"{when} leaked {_fds(os.getpid()) - fds} fds")
-    extra = _children() - children
+    extra = _descendants() - processes
     if extra:
-        failures.append(f"{when} left child processes {sorted(extra)}")
+        failures.append(f"{when} left processes {sorted(extra)}")
     if _segments() - segments:
         failures.append(f"{when} left shared-memory segments {sorted(_segments() - segments)}")
+    grown = _status(os.getpid(), "VmRSS") / 1024 - rss
+    if grown > slack:
+        failures.append(f"{when} grew this process's RSS by {grown:.1f} MiB")
     return failures
 
 
@@ -220,14 +235,15 @@ def main(argv: list[str]) -> int:
             failures.append(f"{name}: open fds grew from {fds0} to {fds1}")
 
     # Random failures, then construct/close cycles: nothing may accumulate.
-    fds, children, segments = _fds(os.getpid()), _children(), _segments()
+    fds, processes, segments = _fds(os.getpid()), _descendants(), _segments()
+    rss = _status(os.getpid(), "VmRSS") / 1024
     start = time.perf_counter()
     counts = _faults(args.fault_steps, args.envs, args.workers)
     print(
         f"{args.fault_steps:,} sub-env steps with random failures in "
         f"{time.perf_counter() - start:.1f} s: " + ", ".join(f"{n} {k}" for k, n in counts.items())
     )
-    failures += _leftovers("the random failures", fds, children, segments)
+    failures += _leftovers("the random failures", fds, processes, segments, rss, args.rss_slack)
     start = time.perf_counter()
     for _ in range(args.cycles):
         with ProcVecEnv([ShortEpisodes] * 4, num_workers=2) as cycle:
@@ -235,10 +251,12 @@ def main(argv: list[str]) -> int:
             cycle.step(np.zeros(4, np.int64))
     print(
         f"{args.cycles} construct/close cycles in {time.perf_counter() - start:.1f} s: "
-        f"fds {fds} -> {_fds(os.getpid())}, child processes {len(children)} -> "
-        f"{len(_children())}"
+        f"fds {fds} -> {_fds(os.getpid())}, processes {len(processes)} -> "
+        f"{len(_descendants())}, RSS {rss:.1f} -> {_status(os.getpid(), 'VmRSS') / 1024:.1f} MiB"
     )
-    failures += _leftovers("the construct/close cycles", fds, children, segments)
+    failures += _leftovers(
+        "the construct/close cycles", fds, processes, segments, rss, args.rss_slack
+    )
 
     for failure in failures:
         print("FAIL:", failure)
