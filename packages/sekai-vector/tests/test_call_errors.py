@@ -151,6 +151,8 @@ def test_send_misuse_raises_invalid_argument(kind: str, env_ids: Any, match: str
         with pytest.raises(InvalidArgument, match=match) as info:
             vec.send(actions, env_ids)
         _assert_argument_error(info.value)
+        # Ids of the wrong type are a TypeError as well; ids of the wrong shape are not.
+        assert isinstance(info.value, TypeError) == (env_ids == [0.0, 1.0])
         # Nothing was sent: a full step still works.
         assert vec.step(np.zeros(4, dtype=np.int64)).rewards.shape == (4,)
     finally:

@@ -405,9 +405,10 @@ class NotAnEnv(SekaiError, TypeError):
 class UntrustedEntryPoint(SekaiError, ValueError):
     """A spec read from JSON names an entry point sekai will not import without consent.
 
-    [`EnvSpec.from_json`][sekai.registry.EnvSpec.from_json] accepts only the
-    entry points of the registered spec of the same id, and callables defined
-    in sekai's own modules or in installed plugins; anything else could run
+    [`EnvSpec.from_json`][sekai.registry.EnvSpec.from_json] accepts only
+    entry points that a registered spec uses in the same role, and classes of
+    the right kind (an env, a vector env, a wrapper) defined in sekai or in an
+    installed plugin; anything else, a plain function above all, could run
     arbitrary code once the spec is made. The message names the field, the
     entry point and how to opt in (``trust_entry_points=True``) for JSON from
     a source you trust.

@@ -20,6 +20,7 @@ import numpy as np
 from sekai._internal.validation import check_int, check_real, is_int
 from sekai.error import InvalidArgument, InvalidArgumentType
 from sekai.utils.seeding import SeedType, make_seed_sequence
+from sekai.vector._sub_envs import count_sub_envs
 
 __all__ = [
     "GENERATOR_SEED_ERROR",
@@ -173,6 +174,20 @@ def per_env_values(values: object, num_envs: int, name: str) -> list[Any]:
             )
         return values
     return [values] * num_envs
+
+
+def check_num_workers(num_workers: object, num_envs: int, owner: str) -> int:
+    """A remote backend's ``num_workers``: ``None`` (one per sub-env) or 1 to ``num_envs``."""
+    if num_workers is None:
+        return num_envs
+    return check_int(
+        num_workers,
+        f"{owner}: num_workers",
+        minimum=1,
+        maximum=num_envs,
+        expected=f"None or an int in [1, {num_envs}] (there {'is' if num_envs == 1 else 'are'} "
+        f"{count_sub_envs(num_envs)})",
+    )
 
 
 def check_step_timeout(step_timeout: object, owner: str) -> float | None:

@@ -206,8 +206,11 @@ def note_sub_env(error: BaseException, index: int, call: str) -> None:
     The exception keeps its type and traceback: the note is added once,
     shown under the traceback (e.g. ``"(raised by sub-env 2 in its step())"``).
     """
-    add_note = getattr(error, "add_note", None)
-    note = f"(raised by sub-env {index} in its {call})"
+    _add_note(error, f"(raised by sub-env {index} in its {call})")
+
+
+def _add_note(error: BaseException, note: str) -> None:
+    add_note = getattr(error, "add_note", None)  # Python 3.11+
     if add_note is not None and note not in getattr(error, "__notes__", ()):
         add_note(note)
 
@@ -359,10 +362,7 @@ def _check_ended_flags(result: StepResult[Any], index: int) -> None:
 
 def _note_autoreset(error: BaseException, index: int) -> None:
     """Say on ``error`` (Python 3.11+) that the autoreset of sub-env ``index`` raised it."""
-    add_note = getattr(error, "add_note", None)
-    note = f"(raised by the autoreset of sub-env {index}: its reset() after the episode)"
-    if add_note is not None and note not in getattr(error, "__notes__", ()):
-        add_note(note)
+    _add_note(error, f"(raised by the autoreset of sub-env {index}: its reset() after the episode)")
 
 
 def end_episode(

@@ -28,6 +28,7 @@ from sekai.error import VecEnvWorkerError
 from sekai.vector._interrupts import protected
 from sekai.vector._ray_actor import Restart, remote_group
 from sekai.vector._replies import Reply, Status, raise_failures, worker_error
+from sekai.vector._sub_envs import name_sub_envs
 
 __all__ = ["ActorCall", "ActorPool", "ActorSlot"]
 
@@ -78,14 +79,10 @@ class ActorSlot:
         return self.first + self.count
 
     @property
-    def plural(self) -> str:
-        """``"s"`` when it runs several sub-envs (for messages)."""
-        return "s" if self.count > 1 else ""
-
     @property
     def sub_envs(self) -> str:
-        """The indices of its sub-envs, as text."""
-        return ", ".join(str(i) for i in range(self.first, self.end))
+        """Its sub-envs, as messages name them (``"sub-env 3"``, ``"sub-envs 0 and 1"``)."""
+        return name_sub_envs(range(self.first, self.end))
 
     def death_error(
         self, cause: BaseException | None, *, hint: str, earlier: bool = False
@@ -102,7 +99,7 @@ class ActorSlot:
             )
             what = f"{when}{reason}"
         return VecEnvWorkerError(
-            f"RayVecEnv: actor {self.index} (sub-env{self.plural} {self.sub_envs}) {what}; {hint}",
+            f"RayVecEnv: actor {self.index} ({self.sub_envs}) {what}; {hint}",
             self.first,
             None,
         )
@@ -323,8 +320,7 @@ class ActorPool:
             except RayError as error:  # e.g. a result Ray could not serialise
                 slot = call.slot
                 raise VecEnvWorkerError(
-                    f"RayVecEnv: actor {slot.index} (sub-env{slot.plural} {slot.sub_envs}) "
-                    f"failed in {what}: {error}",
+                    f"RayVecEnv: actor {slot.index} ({slot.sub_envs}) failed in {what}: {error}",
                     slot.first,
                     str(error),
                 ) from error
@@ -426,7 +422,7 @@ class ActorPool:
                         ray.kill(slot.handle, no_restart=True)
             self.blob = None
         if late:
-            names = ", ".join(f"actor {s.index} (sub-envs {s.sub_envs})" for s in late)
+            names = ", ".join(f"actor {s.index} ({s.sub_envs})" for s in late)
             warnings.warn(
                 f"RayVecEnv.close(): {names} did not finish closing in time and was killed",
                 RuntimeWarning,

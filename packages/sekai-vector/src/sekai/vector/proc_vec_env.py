@@ -8,16 +8,15 @@ from collections.abc import Callable, Sequence
 from multiprocessing import util as _mp_util
 from typing import Any, ClassVar
 
-from sekai._internal.validation import check_int, check_real
+from sekai._internal.validation import check_real
 from sekai.core import ActType, Env, ObsType
 from sekai.utils.seeding import SeedType as SeedType  # sekai 0.2 offered it here
-from sekai.vector._arguments import check_step_timeout
+from sekai.vector._arguments import check_num_workers, check_step_timeout
 from sekai.vector._in_process import check_batch_size, check_env_fns
 from sekai.vector._proc_context import get_context
 from sekai.vector._proc_pool import WorkerPool, close_quietly
 from sekai.vector._proc_shm import BlockViews, block_layout
 from sekai.vector._remote import RemoteVecEnv, split_evenly
-from sekai.vector._sub_envs import count_sub_envs
 
 __all__ = ["ProcVecEnv"]
 
@@ -161,18 +160,7 @@ class ProcVecEnv(RemoteVecEnv[ObsType, ActType]):
         n = len(fns)
         self.num_envs = n
         self._batch_size = check_batch_size(batch_size, n, "ProcVecEnv")
-        self.num_workers = (
-            n
-            if num_workers is None
-            else check_int(
-                num_workers,
-                "ProcVecEnv: num_workers",
-                minimum=1,
-                maximum=n,
-                expected=f"None or an int in [1, {n}] (there {'is' if n == 1 else 'are'} "
-                f"{count_sub_envs(n)})",
-            )
-        )
+        self.num_workers = check_num_workers(num_workers, n, "ProcVecEnv")
         self.autoreset = autoreset
         mp_context = get_context(context)
         bounds = split_evenly(n, self.num_workers)

@@ -19,7 +19,7 @@ except ImportError as _missing:
 from sekai._internal.validation import check_bool, check_int, check_real
 from sekai.core import ActType, Env, ObsType
 from sekai.spaces._layout import copier_for
-from sekai.vector._arguments import check_step_timeout
+from sekai.vector._arguments import check_num_workers, check_step_timeout
 from sekai.vector._in_process import check_batch_size, check_env_fns
 from sekai.vector._ray_actor import (
     RaySession,
@@ -194,14 +194,7 @@ class RayVecEnv(RemoteVecEnv[ObsType, ActType]):
         n = self.num_envs = len(fns)
         self.autoreset = check_bool(autoreset, "RayVecEnv: autoreset")
         self._batch_size = check_batch_size(batch_size, n, "RayVecEnv")
-        if num_workers is not None:
-            num_workers = check_int(
-                num_workers,
-                "RayVecEnv: num_workers",
-                minimum=1,
-                maximum=n,
-                expected=f"None or an int in [1, {n}] (there are {n} sub-envs)",
-            )
+        num_workers = check_num_workers(num_workers, n, "RayVecEnv")
         cpus = check_real(num_cpus, "RayVecEnv: num_cpus", minimum=0, expected="a number >= 0")
         self.restart_failed = check_bool(restart_failed, "RayVecEnv: restart_failed")
         self.max_restarts = check_int(max_restarts, "RayVecEnv: max_restarts", minimum=0)

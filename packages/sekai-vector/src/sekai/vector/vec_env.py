@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 
 from sekai.core import ActType, ObsType
 from sekai.core._async_routing import route_async_methods
-from sekai.error import InvalidArgument, NothingInFlight
+from sekai.error import InvalidArgument, InvalidArgumentType, NothingInFlight
 from sekai.spaces import Space, batch_space
 from sekai.utils.seeding import SeedType
 from sekai.vector._actions import ActionSplitter, make_action_splitter
@@ -399,7 +399,9 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
             return ids.astype(np.int64)
         ids = np.asarray(env_ids)
         if ids.ndim != 1 or len(ids) == 0 or ids.dtype.kind not in "iu":
-            raise InvalidArgument(
+            # Ids of the wrong type (floats, text) are a TypeError too; a wrong shape is not.
+            wrong_type = ids.size > 0 and ids.dtype.kind not in "iu"
+            raise (InvalidArgumentType if wrong_type else InvalidArgument)(
                 f"{self!r}: send() needs env_ids as a non-empty 1-D sequence of ints, "
                 f"got {env_ids!r}"
             )
@@ -411,10 +413,10 @@ class VecEnv(ABC, Generic[ObsType, ActType]):
                 f"{self!r}: send() got env_ids naming a sub-env twice: {ids.tolist()}"
             )
         if flying is not None and flying[ids].any():
-            busy = name_sub_envs(ids[flying[ids]].tolist())
+            busy = ids[flying[ids]].tolist()
             raise InvalidArgument(
-                f"{self!r}: send() got env_ids {ids.tolist()}, but {busy} "
-                f"{'was' if busy.startswith('sub-env ') else 'were'} sent actions and not "
+                f"{self!r}: send() got env_ids {ids.tolist()}, but {name_sub_envs(busy)} "
+                f"{'was' if len(busy) == 1 else 'were'} sent actions and not "
                 "received yet; recv() them before sending again"
             )
         return ids
