@@ -370,8 +370,8 @@ class RestMarketEnv(Env[MarketObs, np.int64]):
                 "restarted, or the session was deleted): call reset() to open a new one",
                 status,
             )
-        if status == 409:
-            raise ResetRequired(f"{self!r}: {message}")
+        if status == 409:  # the episode is over on the server
+            raise ResetRequired(f"{self!r}: {answer}: {message}")
         raise MarketServerError(f"{answer}: {message}", status)
 
     async def _delete_session(self, http: aiohttp.ClientSession) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -302,6 +303,20 @@ def test_a_500_says_the_status_and_the_body(tampered: tuple[str, Tamper], tamper
     assert error.status == 500
     assert "answered 500 Internal Server Error" in str(error)
     assert "Server got itself in trouble" in str(error)
+
+
+def test_a_409_asks_for_a_reset_and_says_what_was_refused(
+    tampered: tuple[str, Tamper], tamper: Tamper
+) -> None:
+    def episode_over(body: Any) -> bytes:
+        raise web.HTTPConflict(
+            text=json.dumps({"error": "the episode is over"}), content_type="application/json"
+        )
+
+    tamper.set("/step", episode_over)
+    with pytest.raises(ResetRequired) as raised:
+        step_once(tampered[0])
+    assert re.search(r"POST \S+/step answered 409 Conflict: the episode is over", str(raised.value))
 
 
 def test_a_long_error_body_is_cut_short(tampered: tuple[str, Tamper], tamper: Tamper) -> None:
