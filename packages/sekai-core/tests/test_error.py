@@ -30,6 +30,8 @@ FAMILIES = {
     error.UntrustedEntryPoint: ValueError,
     error.InvalidArgument: ValueError,
     error.InvalidArgumentType: TypeError,
+    error.InvalidDataType: TypeError,
+    error.EmptyTable: KeyError,
 }
 
 
@@ -74,3 +76,11 @@ def test_key_errors_show_their_message_as_it_is(cls: type[Exception]) -> None:
 def test_missing_columns_is_also_a_value_error() -> None:
     assert issubclass(error.MissingColumns, error.InvalidData)
     assert issubclass(error.MissingColumns, ValueError)
+
+
+@pytest.mark.parametrize("cls", [error.InvalidDataType, error.EmptyTable])
+def test_data_errors_keep_the_builtin_raised_before(cls: type[Exception]) -> None:
+    # InvalidData is a ValueError; these two are also what was raised earlier.
+    assert issubclass(cls, error.InvalidData) and issubclass(cls, ValueError)
+    raised = cls("MarketData.from_long: the table has no rows")
+    assert str(raised) == "MarketData.from_long: the table has no rows"

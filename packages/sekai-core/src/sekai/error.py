@@ -34,12 +34,14 @@ from typing import Any
 __all__ = [
     "AsyncCallPending",
     "DeprecatedAPI",
+    "EmptyTable",
     "EnvAlreadyRegistered",
     "EnvNotFound",
     "InvalidAction",
     "InvalidArgument",
     "InvalidArgumentType",
     "InvalidData",
+    "InvalidDataType",
     "InvalidObservation",
     "LookAheadError",
     "MissingColumns",
@@ -444,4 +446,22 @@ class InvalidArgumentType(InvalidArgument, TypeError):
 
     An `InvalidArgument` that is also a ``TypeError`` (what such a mistake
     raised before), e.g. ``reset(seed=<a numpy Generator>)`` on a vector env.
+    """
+
+
+class InvalidDataType(InvalidData, TypeError):
+    """Market data holds values of the wrong kind where a ``TypeError`` was raised before.
+
+    An `InvalidData` that is also a ``TypeError``, so ``except TypeError``
+    written for earlier versions keeps working: times that are neither
+    integers nor dates (floats, bools, durations), or a price or field cell
+    holding an object that is no number and no text (a date, say).
+    """
+
+
+class EmptyTable(InvalidData, _MessageKeyError):
+    """A table has no rows, so there are no times or assets to read.
+
+    An `InvalidData` that is also a ``KeyError``: an empty long table
+    raised a bare ``KeyError`` naming its price column before.
     """

@@ -157,3 +157,71 @@ def test_columns_that_name_one_field_twice_are_refused(tmp_path: Path) -> None:
     path = write(tmp_path, "Date,Close,close\n2024-01-02,1.0,1.0\n")
     with pytest.raises(InvalidData, match=r"name the field\(s\) \['close'\] more than once"):
         MarketData.from_csv(path, layout="ohlcv")
+
+
+@settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    tickers=st.lists(
+        st.sampled_from(["LOW", "OPEN", "HIGH", "VOLUME", "AAPL", "MSFT"]),
+        min_size=1,
+        max_size=6,
+        unique=True,
+    )
+)
+def test_tickers_named_like_bar_fields_load_as_a_wide_table(
+    tmp_path: Path, tickers: list[str]
+) -> None:
+    # Lowe's (LOW), Opendoor (OPEN) and HIGH are real tickers: a table of their
+    # prices has no close column, which every bar file has.
+    rows = [",".join(["date", *tickers])] + [
+        ",".join([date, *(f"{10.0 + i + j}" for j in range(len(tickers)))])
+        for i, date in enumerate(DATES)
+    ]
+    path = write(tmp_path, "\n".join(rows) + "\n", "wide.csv")
+    data = MarketData.from_csv(path, layout="wide")
+    assert data.assets == tuple(tickers)
+    np.testing.assert_array_equal(data.prices[:, 0], 10.0 + np.arange(len(DATES)))
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Date,Open,High,Low,Close,Adj Close,Volume",  # Yahoo
+        "date,open,high,low,close,volume",  # any OHLCV export
+        "Date,Open,Close,Volume",
+        "Date,High,Low,Adj Close",
+    ],
+)
+def test_bar_files_are_still_refused_as_wide(tmp_path: Path, header: str) -> None:
+    values = ",".join("1.0" for _ in header.split(",")[1:])
+    path = write(tmp_path, f"{header}\n2024-01-02,{values}\n")
+    with pytest.raises(InvalidData, match="layout='ohlcv'"):
+        MarketData.from_csv(path, layout="wide", time=header.split(",")[0])
+
+
+def test_wrong_kinds_of_values_are_still_type_errors() -> None:
+    # Before the located messages these were TypeErrors; `except TypeError` still works.
+    frame = pd.DataFrame({"time": [1.0, 2.0], "symbol": ["A", "A"], "close": [1.0, 2.0]})
+    for times in ([1.0, 2.0], [1.0, np.nan], [True, False], pd.to_timedelta([1, 2], unit="s")):
+        with pytest.raises(TypeError, match=r"MarketData\.from_long") as caught:
+            MarketData.from_long(frame.assign(time=times), time="time")
+        assert isinstance(caught.value, InvalidData)
+        with pytest.raises(TypeError, match=r"MarketData\.from_pandas"):
+            MarketData.from_pandas(pd.DataFrame({"A": [1.0, 2.0]}, index=pd.Index(times)))
+    dated = frame.assign(time=[1, 2], close=[pd.Timestamp("2024-01-02").to_pydatetime(), 2.0])
+    with pytest.raises(TypeError, match=r"column 'close' at row 0 .* which is not a number"):
+        MarketData.from_long(dated, time="time")
+    # text stays a ValueError only, and a gap in text or dates too
+    with pytest.raises(InvalidData) as text:
+        MarketData.from_long(frame.assign(time=[1, 2], close=["x", 2.0]), time="time")
+    with pytest.raises(InvalidData) as gap:
+        MarketData.from_long(frame.assign(time=["2024-01-02", None]), time="time")
+    assert not isinstance(text.value, TypeError) and not isinstance(gap.value, TypeError)
+
+
+def test_an_empty_long_table_is_still_a_key_error() -> None:
+    # It raised a bare KeyError: 'close' before it said what was wrong.
+    frame = pd.DataFrame({"time": [], "symbol": [], "close": []})
+    with pytest.raises(KeyError, match="the table has no rows") as caught:
+        MarketData.from_long(frame, time="time")
+    assert isinstance(caught.value, InvalidData)

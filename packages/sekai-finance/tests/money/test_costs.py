@@ -199,12 +199,12 @@ def test_as_cost_model() -> None:
 @pytest.mark.parametrize(
     ("build", "error", "pattern"),
     [
-        (lambda: ProportionalCost(-0.1), ValueError, r"rate must be a finite real number >= 0"),
+        (lambda: ProportionalCost(-0.1), ValueError, r"rate must be a rate in \[0, 1\)"),
         (lambda: ProportionalCost(math.nan), ValueError, r"rate must be"),
         (lambda: ProportionalCost("0.1"), TypeError, r"rate must be"),
         (lambda: ProportionalCost(True), TypeError, r"rate must be"),
         (lambda: ProportionalCost([[0.1]]), ValueError, r"scalar or a 1-D array"),
-        (lambda: ProportionalCost([0.1, -0.1]), ValueError, r"only values that are"),
+        (lambda: ProportionalCost([0.1, -0.1]), ValueError, r"in \[0, 1\).*for every asset"),
         (lambda: FixedCost(-1.0), ValueError, r"FixedCost: amount must be"),
         (lambda: FixedCost(1.0, threshold=-1.0), ValueError, r"FixedCost: threshold"),
         (lambda: SpreadCost(-0.1), ValueError, r"half_spread"),
@@ -322,9 +322,13 @@ def test_a_rate_of_one_or_more_is_refused_naming_the_value(rate: float) -> None:
         ValueError, match=rf"transaction_cost must be a rate in \[0, 1\).*got {rate!r}"
     ):
         as_cost_model(rate)
-    with pytest.raises(ValueError, match=rf"ProportionalCost: rate must be .*< 1.*got {rate!r}"):
+    with pytest.raises(
+        ValueError, match=rf"ProportionalCost: rate must be a rate in \[0, 1\).*{rate!r}"
+    ):
         ProportionalCost(rate)
-    with pytest.raises(ValueError, match=r"ProportionalCost: rate must hold only values .*< 1"):
+    with pytest.raises(
+        ValueError, match=r"ProportionalCost: rate must be a rate in \[0, 1\).*asset"
+    ):
         ProportionalCost([0.001, rate])
     with pytest.raises(ValueError, match=rf"SpreadCost: half_spread must be .*< 1.*got {rate!r}"):
         SpreadCost(rate)
@@ -339,3 +343,23 @@ def test_rates_below_one_are_kept(rate: float) -> None:
     assert ProportionalCost([rate, 0.0]).rate[0] == rate  # type: ignore[index]
     assert SpreadCost(rate).half_spread == rate
     assert SpreadCost(fallback_spread=2 * rate).fallback_spread == 2 * rate
+
+
+@given(
+    st.one_of(
+        st.floats(1.0, 1e12),
+        st.floats(max_value=0.0, exclude_max=True),
+        st.sampled_from([math.nan, math.inf, -math.inf]),
+    )
+)
+def test_the_rate_rule_has_one_message(rate: float) -> None:
+    # as_cost_model (an env's transaction_cost) and ProportionalCost check the
+    # same [0, 1) rule; the words differ only in the argument's name.
+    with pytest.raises(ValueError, match=r"\[0, 1\)") as given_to_an_env:
+        as_cost_model(rate, "X")
+    with pytest.raises(ValueError, match=r"\[0, 1\)") as given_to_the_model:
+        ProportionalCost(rate)
+    assert str(given_to_the_model.value).replace("ProportionalCost: rate", "X", 1) == str(
+        given_to_an_env.value
+    )
+    assert "[0, 1)" in str(given_to_an_env.value) and "basis points" in str(given_to_an_env.value)

@@ -14,7 +14,10 @@ They are not tuples: unpacking one the Gymnasium way (``obs, info =
 env.reset()``) or iterating over it raises `sekai.error.ResultNotIterable`,
 a ``TypeError`` that names the fields to read instead and the adapter that
 gives Gymnasium's (or PettingZoo's) tuples. Type checkers see no
-``__iter__`` and flag the unpacking before it runs.
+``__iter__`` and flag the unpacking before it runs. At run time the classes
+do define ``__iter__`` (the one that refuses), so
+``isinstance(result, collections.abc.Iterable)`` is ``True``; code that
+tells sequences apart that way must test for the result types first.
 """
 
 from __future__ import annotations
@@ -73,18 +76,24 @@ def refuse_delete(self: object, name: str) -> None:
 def refuse_iteration(result: object, call: str, adapter: str) -> NoReturn:
     """Raise `ResultNotIterable` for ``result``, naming its fields and ``adapter``.
 
+    The ``__iter__`` of every result, single-agent, multi-agent and vector
+    (`sekai.vector.results`): one message for all of them.
+
     Args:
         result: The result someone tried to unpack or iterate over.
-        call: The call that returned it, as the message shows it (``"env.reset()"``).
+        call: The call that returned it, as the message shows it
+            (``"env.reset()"``, ``"vec.step(actions)"``); the part before the
+            dot names the env in the advice.
         adapter: The `sekai.compat` function giving an env with tuple results.
     """
     name = type(result).__name__
     names = [field.name for field in fields(result)]  # type: ignore[arg-type]
     reads = ", ".join(f"result.{field}" for field in names[:-1]) + f" and result.{names[-1]}"
+    env, method = call.split(".", 1)
     raise ResultNotIterable(
         f"{name} is not a tuple and cannot be unpacked or iterated: read its fields by name "
-        f"(result = {call}; then {reads}). For an env whose {call.split('.')[-1]} returns "
-        f"a tuple, wrap it with sekai.compat.{adapter}(env)"
+        f"(result = {call}; then {reads}). For an env whose {method} returns "
+        f"a tuple, wrap it with sekai.compat.{adapter}({env})"
     )
 
 
@@ -112,6 +121,11 @@ class StepResult(Generic[ObsType]):
     A named, immutable replacement for the ``(obs, reward, terminated,
     truncated, info)`` tuple: fields are read by name, so they cannot be
     unpacked in the wrong order.
+
+    Not a tuple: unpacking or iterating over it raises
+    `sekai.error.ResultNotIterable` (a ``TypeError``), although
+    ``isinstance(result, collections.abc.Iterable)`` is ``True`` (its
+    ``__iter__`` is the one that refuses).
 
     Attributes:
         observation: The observation after the action.
@@ -189,6 +203,11 @@ class ResetResult(Generic[ObsType]):
         result = env.step(policy(result.observation))
     ```
 
+    Not a tuple: unpacking or iterating over it raises
+    `sekai.error.ResultNotIterable` (a ``TypeError``), although
+    ``isinstance(result, collections.abc.Iterable)`` is ``True`` (its
+    ``__iter__`` is the one that refuses).
+
     Attributes:
         observation: The first observation of the episode.
         info: Auxiliary diagnostics.
@@ -231,6 +250,11 @@ class MAStepResult(Generic[ObsType, AgentID]):
     """What [`MultiAgentEnv.step`][sekai.core.MultiAgentEnv.step] returns.
 
     Every field is a dict keyed by agent ID.
+
+    Not a tuple: unpacking or iterating over it raises
+    `sekai.error.ResultNotIterable` (a ``TypeError``), although
+    ``isinstance(result, collections.abc.Iterable)`` is ``True`` (its
+    ``__iter__`` is the one that refuses).
 
     Attributes:
         observations: Each agent's observation.
@@ -322,6 +346,11 @@ class MAResetResult(Generic[ObsType, AgentID]):
     """What [`MultiAgentEnv.reset`][sekai.core.MultiAgentEnv.reset] returns.
 
     ``all_done`` and ``any_done`` are always ``False``.
+
+    Not a tuple: unpacking or iterating over it raises
+    `sekai.error.ResultNotIterable` (a ``TypeError``), although
+    ``isinstance(result, collections.abc.Iterable)`` is ``True`` (its
+    ``__iter__`` is the one that refuses).
 
     Attributes:
         observations: Each agent's first observation.

@@ -132,7 +132,7 @@ def from_table(
     elif frame.index.name != time:
         _frames.require_columns(frame, [time], what)
     bars = _frames.ohlcv_columns([*frame.columns])
-    if len(bars) >= 2:
+    if bars:
         raise InvalidData(
             f"{what}: layout='wide' reads one price column per asset, but the columns "
             f"{bars!r} are the fields of one asset's bars (open, high, low, close, volume), "

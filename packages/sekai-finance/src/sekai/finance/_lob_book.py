@@ -112,6 +112,14 @@ class OrderBook:
         self._next_id = 1
         self._reset()
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # A book pickled while ``time`` was a plain attribute holds it as
+        # ``time``; the property reads ``_time``.
+        if "time" in state:
+            state = dict(state)
+            state.setdefault("_time", state.pop("time"))
+        self.__dict__.update(state)
+
     def _reset(self) -> None:
         self._orders: dict[int, list[Any]] = {}
         self._owners: dict[int, dict[int, list[Any]]] = {}

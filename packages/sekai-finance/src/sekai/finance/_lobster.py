@@ -122,7 +122,8 @@ class LobsterReplay:
             direction is not 1 or -1, a limit order price is not a positive
             multiple of ``tick_size`` or is above ``OrderBook.MAX_PRICE``
             ticks, a limit order size is not in ``[1, OrderBook.MAX_QUANTITY]``,
-            or the messages are not in time order.
+            a time is negative, NaN or infinite, or the messages are not in
+            time order.
 
     Attributes:
         book: The book the messages are applied to.
@@ -166,6 +167,13 @@ class LobsterReplay:
                 f"missing {missing!r}"
             )
         times = np.asarray(messages["time"], dtype=np.float64)
+        bad = ~np.isfinite(times) | (times < 0)
+        if bad.any():
+            row = int(np.argmax(bad))
+            raise ValueError(
+                f"LobsterReplay: message times must be finite and >= 0 (seconds after "
+                f"midnight), got {float(times[row])!r} at row {row + 1}"
+            )
         if np.any(np.diff(times) < 0):
             row = int(np.argmax(np.diff(times) < 0)) + 1
             raise ValueError(
@@ -282,7 +290,12 @@ class LobsterReplay:
     def _apply(self, row: tuple[Any, ...]) -> list[Fill]:
         time, kind, lobster_id, size, price, direction = row
         book = self.book
-        book.time = time
+        if time >= book._time:
+            # Finite and >= 0 (checked when the replay was built) and not before
+            # the book's time: what the setter checks, at the cost of one comparison.
+            book._time = time
+        else:
+            book.time = time  # raises: something moved the book past this message
         self.counts[kind] += 1
         if kind == 1:
             side = Side.BID if direction == 1 else Side.ASK

@@ -214,7 +214,11 @@ class MarketData:
                 should hold a number or a time does not, two rows for the same
                 time and asset, or a row without an asset label (a
                 ``ValueError``; the message names the column, the row and the
-                value).
+                value). Two subclasses keep the builtin raised before:
+                `sekai.error.InvalidDataType` (also a ``TypeError``) for times
+                that are not ints or dates (floats, bools, durations) and
+                cells holding an object that is no number and no text;
+                `sekai.error.EmptyTable` (also a ``KeyError``) for no rows.
         """
         return cls(**_frames.long_arrays(frame, time, asset, price, fields))
 
@@ -269,7 +273,12 @@ class MarketData:
                 another asset); a row of a long table has no asset label (it
                 would become an asset named nan); or ``layout="wide"`` on a
                 file of bars, whose Open, High, ..., Volume columns would load
-                as assets (the message says to use ``layout="ohlcv"``).
+                as assets (the message says to use ``layout="ohlcv"``). A
+                file of bars has a ``Close`` or ``Adj Close`` column and two
+                or more of Open, High, Low and Volume; tickers such as
+                ``LOW`` or ``OPEN`` alone load as assets. The subclasses
+                `sekai.error.InvalidDataType` and `sekai.error.EmptyTable`
+                are as in `from_long`.
             ValueError: An unknown ``layout``, or ``symbol`` with a layout
                 whose assets the file names.
 

@@ -62,7 +62,12 @@ def sum_assets(per_asset: F64) -> Array:
 
 
 def check_rate_array(
-    value: Any, what: str, *, allow_negative: bool = False, below: float | None = None
+    value: Any,
+    what: str,
+    *,
+    allow_negative: bool = False,
+    below: float | None = None,
+    expected: str | None = None,
 ) -> float | F64:
     """A real number or 1-D array of finite rates (per asset), non-negative by default.
 
@@ -70,7 +75,7 @@ def check_rate_array(
     reads similar values under another contract: it rejects an empty array,
     returns an array for a scalar, checks any range, and its messages name the
     offending element (``"sigma[1] must be ..."``) where this one quotes the
-    whole value (``"rate must hold only values that are ..."``).
+    whole value (``"rate must be ..., for every asset, got [0.1, -0.1]"``).
 
     Args:
         value: The rate or rates.
@@ -79,6 +84,8 @@ def check_rate_array(
         below: A bound every rate must stay under (``None``: none), e.g. 1 for
             a fraction of the value traded: paying all of it or more is no cost
             model but a mistake.
+        expected: What a valid rate is, for the messages (default: spelled out
+            from ``allow_negative`` and ``below``).
 
     Returns:
         A Python float for a scalar, else a read-only float64 array.
@@ -89,9 +96,12 @@ def check_rate_array(
             infinity, (unless ``allow_negative``) a negative number or (with
             ``below``) a number at or above ``below``.
     """
-    expected = "a finite real number" if allow_negative else "a finite real number >= 0"
-    if below is not None:
-        expected += f" and < {below:g}"
+    either = ""
+    if expected is None:
+        expected = "a finite real number" if allow_negative else "a finite real number >= 0"
+        if below is not None:
+            expected += f" and < {below:g}"
+        either = " (or an array of them)"
     if is_real(value):
         number = float(value)
         if (
@@ -99,7 +109,7 @@ def check_rate_array(
             or (number < 0 and not allow_negative)
             or (below is not None and number >= below)
         ):
-            raise ValueError(f"{what} must be {expected} (or an array of them), got {value!r}")
+            raise ValueError(f"{what} must be {expected}{either}, got {value!r}")
         return number
     if isinstance(value, (str, bytes)) or np.asarray(value).dtype.kind not in "iuf":
         raise TypeError(f"{what} must be {expected} or a 1-D array of them, got {value!r}")
@@ -111,7 +121,7 @@ def check_rate_array(
         or (not allow_negative and (array < 0).any())
         or (below is not None and (array >= below).any())
     ):
-        raise ValueError(f"{what} must hold only values that are {expected[2:]}, got {value!r}")
+        raise ValueError(f"{what} must be {expected}, for every asset, got {value!r}")
     if array.ndim == 0:
         return float(array)
     array.flags.writeable = False

@@ -6,7 +6,11 @@ of them runs; without it, ImportError names the extra to install.
 A table that cannot be read raises `sekai.error.InvalidData` (a ValueError)
 naming the column, the row with its time and asset, and the value;
 `sekai.error.MissingColumns` (also a KeyError) names every missing column at
-once.
+once. Where an earlier version raised a TypeError (times that are no ints or
+dates, a cell holding an object numpy cannot read as a number) the error is
+`sekai.error.InvalidDataType`, and an empty table raises
+`sekai.error.EmptyTable` (also a KeyError, as an empty long table raised): a
+handler written for the old builtin still catches it.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sekai._internal.validation import check_choice
-from sekai.error import InvalidData, MissingColumns
+from sekai.error import EmptyTable, InvalidData, InvalidDataType, MissingColumns
 from sekai.finance._data_time import show
 
 __all__ = [
@@ -61,7 +65,9 @@ def _times(pd: Any, values: Any, what: str, column: str = "time") -> NDArray[Any
     empty = series.isna().to_numpy()
     if empty.any():
         row = int(np.flatnonzero(empty)[0])
-        raise InvalidData(
+        # A column of numbers with a gap is floats: a TypeError before, as any float times.
+        error = InvalidData if _text_or_dates(pd, series) else InvalidDataType
+        raise error(
             f"{what}: row {row} has no time (column {column!r} is empty there); "
             f"{int(empty.sum())} row(s) in all"
         )
@@ -88,11 +94,20 @@ def _times(pd: Any, values: Any, what: str, column: str = "time") -> NDArray[Any
             series = series.dt.tz_convert("UTC").dt.tz_localize(None)
     array: NDArray[Any] = np.asarray(series.to_numpy())
     if array.dtype.kind not in "iuM":
-        raise InvalidData(
+        raise InvalidDataType(
             f"{what}: times must be ints or dates, got values of dtype {array.dtype} in "
             f"column {column!r}"
         )
     return array
+
+
+def _text_or_dates(pd: Any, series: Any) -> bool:
+    """Whether ``series`` holds text or dates (read as dates), not numbers or durations."""
+    return (
+        series.dtype.kind in "OSUM"
+        or str(series.dtype) in ("string", "str")
+        or isinstance(series.dtype, pd.DatetimeTZDtype)
+    )
 
 
 def table_times(frame: Any, time: str, what: str) -> Any:
@@ -126,8 +141,9 @@ def _float_frame(
             bad = (numbers.isna() & values.notna()).to_numpy()
             if bad.any():
                 row = int(np.flatnonzero(bad)[0])
-                raise InvalidData(
-                    f"{what}: {where(row, column)} holds {values.iloc[row]!r}, which is not a "
+                value = values.iloc[row]
+                raise _not_a_number(value)(
+                    f"{what}: {where(row, column)} holds {value!r}, which is not a "
                     f"number; {int(bad.sum())} such cell(s) in the column"
                 )
             values = numbers
@@ -137,13 +153,39 @@ def _float_frame(
     ).set_axis(table.columns, axis=1)
 
 
+def _not_a_number(value: Any) -> type[InvalidData]:
+    """The error for a cell holding ``value``: the class numpy's conversion raised before.
+
+    `InvalidDataType` (also a TypeError) for an object float() refuses by
+    type (a date, a dict), `InvalidData` (a ValueError) for text and the rest.
+    """
+    try:
+        np.array([value], dtype=np.float64)
+    except TypeError:
+        return InvalidDataType
+    except (ValueError, OverflowError):
+        pass
+    return InvalidData
+
+
 def field_name(column: Any) -> str:
     """A column's name as a field: lower case, spaces as underscores (``adj_close``)."""
     return re.sub(r"[\s_]+", "_", str(column).strip()).lower()
 
 
 def ohlcv_columns(columns: Sequence[Any]) -> list[Any]:
-    """The columns among ``columns`` that are named like the fields of a bar (OHLCV) file."""
+    """The bar (OHLCV) fields among ``columns`` if they are one asset's bars, else ``[]``.
+
+    Bars always have a close (``Close`` or ``Adj Close``) and at least two of
+    open, high, low and volume. Fewer is no sign: tickers such as ``LOW``
+    (Lowe's), ``OPEN`` (Opendoor) or ``HIGH`` are names a wide table of
+    prices holds as assets, and no listed ticker reads ``Adj Close``.
+    """
+    named = {field_name(column): column for column in columns if field_name(column) in OHLCV_FIELDS}
+    closes = {"close", "adj_close"} & named.keys()
+    others = {"open", "high", "low", "volume"} & named.keys()
+    if not closes or len(others) < 2:
+        return []
     return [column for column in columns if field_name(column) in OHLCV_FIELDS]
 
 
@@ -173,7 +215,7 @@ def require_columns(frame: Any, wanted: Sequence[Any], what: str, advice: str = 
 
 def _no_rows(frame: Any, what: str) -> None:
     if len(frame) == 0:
-        raise InvalidData(f"{what}: the table has no rows (its columns: {[*frame.columns]!r})")
+        raise EmptyTable(f"{what}: the table has no rows (its columns: {[*frame.columns]!r})")
 
 
 def _sorted_unique(pd: Any, frame: Any, what: str) -> Any:
@@ -303,7 +345,7 @@ def long_arrays(
     columns = [price, *fields]
     wanted = [time, *([] if asset is None else [asset]), *columns]
     advice = ""
-    if asset is not None and len(ohlcv_columns([*frame.columns])) >= 2:
+    if asset is not None and ohlcv_columns([*frame.columns]):
         advice = (
             "The table looks like one asset's bars (open, high, low, close, volume): read it "
             "with layout='ohlcv' (from_csv, from_parquet) or asset=None"

@@ -174,7 +174,7 @@ class ProportionalCost(CostModel):
     """
 
     def __init__(self, rate: ArrayLike) -> None:
-        self.rate: float | F64 = check_rate_array(rate, "ProportionalCost: rate", below=1.0)
+        self.rate: float | F64 = _check_rate(rate, "ProportionalCost: rate")
 
     def __call__(self, trades: ArrayLike, **market: ArrayLike | None) -> Array:
         """``sum_i rate_i * |trade_i|`` over the last axis (see `CostModel`)."""
@@ -416,6 +416,21 @@ class CompositeCost(CostModel):
         return f"CompositeCost({list(self.models)!r})"
 
 
+_RATE = (
+    "a rate in [0, 1), the fraction of the value traded that is paid (0.001 is 10 basis "
+    "points; 1 would pay the whole trade)"
+)
+
+
+def _check_rate(rate: Any, what: str) -> float | F64:
+    """A proportional cost rate in ``[0, 1)``, or one per asset: the one check and message.
+
+    Shared by `ProportionalCost` and `as_cost_model` (an env's
+    ``transaction_cost``), so both refuse the same rates in the same words.
+    """
+    return check_rate_array(rate, what, below=1.0, expected=_RATE)
+
+
 def as_cost_model(cost: float | CostModel | None, what: str = "transaction_cost") -> CostModel:
     """A cost model from what an env accepts as its ``transaction_cost`` argument.
 
@@ -435,16 +450,5 @@ def as_cost_model(cost: float | CostModel | None, what: str = "transaction_cost"
     if cost is None:
         return NoCost()
     if is_real(cost):
-        rate = check_real(
-            cost,
-            what,
-            minimum=0.0,
-            maximum=1.0,
-            max_open=True,
-            expected=(
-                "a rate in [0, 1), the fraction of the value traded that is paid (0.001 is "
-                "10 basis points; 1 would pay the whole trade)"
-            ),
-        )
-        return ProportionalCost(rate)
+        return ProportionalCost(_check_rate(cost, what))
     raise TypeError(f"{what} must be a CostModel, a rate in [0, 1) or None, got {cost!r}")

@@ -1,18 +1,26 @@
-"""Typed results of ``VecEnv.step()`` and ``VecEnv.reset()``, and `stack_infos`."""
+"""Typed results of ``VecEnv.step()`` and ``VecEnv.reset()``, and `stack_infos`.
+
+Like sekai.core's results they are not tuples: unpacking one the Gymnasium
+way (``obs, infos = vec.reset()``) or iterating over it raises
+`sekai.error.ResultNotIterable` (a ``TypeError``) naming the fields to read
+and `sekai.compat.to_gymnasium_vector`, whose env returns tuples. Type
+checkers see no ``__iter__``; at run time the refusing one makes
+``isinstance(result, collections.abc.Iterable)`` ``True``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Any, Generic, NoReturn
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.core import InfoDict, ObsType
 from sekai.core._equality import fields_equal
-from sekai.core.results import refuse_delete, refuse_set, slot_writers
+from sekai.core.results import refuse_delete, refuse_iteration, refuse_set, slot_writers
 from sekai.vector._rows import stack_values
 
 __all__ = ["VecResetResult", "VecStepResult", "stack_infos"]
@@ -61,6 +69,11 @@ class VecStepResult(_Rows, Generic[ObsType]):
     looking inside numpy arrays (same shape, equal elements) and the dicts,
     tuples and lists holding them; ``hash()`` hashes the fields, as a frozen
     dataclass does, so it raises ``TypeError`` (the infos are a list).
+
+    Not a tuple: unpacking or iterating over it raises
+    `sekai.error.ResultNotIterable` (a ``TypeError``) that names the fields
+    to read and `sekai.compat.to_gymnasium_vector`, although
+    ``isinstance(result, collections.abc.Iterable)`` is ``True``.
     """
 
     observations: ObsType
@@ -98,6 +111,11 @@ class VecStepResult(_Rows, Generic[ObsType]):
         # in sekai 0.2.
         return hash((self.observations, self.rewards, self.terminated, self.truncated, self.infos))
 
+    if not TYPE_CHECKING:  # unpacking stays a type error for type checkers
+
+        def __iter__(self) -> NoReturn:
+            refuse_iteration(self, "vec.step(actions)", "to_gymnasium_vector")
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (
             type(self),
@@ -132,6 +150,11 @@ class VecResetResult(Generic[ObsType]):
         infos: One reset info dict per sub-env.
 
     ``==`` compares by value, as for `VecStepResult`.
+
+    Not a tuple: unpacking or iterating over it raises
+    `sekai.error.ResultNotIterable` (a ``TypeError``) that names the fields
+    to read and `sekai.compat.to_gymnasium_vector`, although
+    ``isinstance(result, collections.abc.Iterable)`` is ``True``.
     """
 
     observations: ObsType
@@ -148,6 +171,11 @@ class VecResetResult(Generic[ObsType]):
 
     def __hash__(self) -> int:
         return hash((self.observations, self.infos))
+
+    if not TYPE_CHECKING:  # unpacking stays a type error for type checkers
+
+        def __iter__(self) -> NoReturn:
+            refuse_iteration(self, "vec.reset()", "to_gymnasium_vector")
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.observations, self.infos))
