@@ -194,6 +194,79 @@ def test_check_multi_agent_env_checks_every_agent(capsys: pytest.CaptureFixture[
     assert not any("'good'" in line for line in lines)
 
 
+def _leaky_trading(data: Any = None, **kwargs: Any) -> Any:
+    """Trading-v0 whose first observed return is the next one: the rows after t leak in."""
+    from sekai.core import ObservationWrapper
+    from sekai.envs import TradingEnv
+
+    class NextReturn(ObservationWrapper[Any, Any, Any]):
+        def observation(self, observation: Any) -> Any:
+            unwrapped: Any = self.env.unwrapped
+            now = unwrapped._kernel.cursor.now()  # the env's private view, execution side
+            leaked = np.array(observation, copy=True)
+            leaked[0] = np.log(now.execution_price()[0, 0] / now.prices.latest()[0, 0])
+            return leaked
+
+    return NextReturn(TradingEnv(data=data, **kwargs))
+
+
+def _off_by_a_constant(data: Any = None, **kwargs: Any) -> Any:
+    """Trading-v0 whose rewards are 0.001 more than the log growth of its equity."""
+    from sekai.envs import TradingEnv
+    from sekai.wrappers import TransformReward
+
+    return TransformReward(TradingEnv(data=data, **kwargs), lambda reward: reward + 1e-3)
+
+
+@pytest.mark.parametrize(
+    ("entry_point", "word"), [(_leaky_trading, "look-ahead"), (_off_by_a_constant, "equity")]
+)
+def test_check_runs_the_market_checks_on_a_market_env(
+    entry_point: Any, word: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env_id = "clitest/Dishonest-v0"
+    default_registry.register(env_id, entry_point=entry_point)
+    try:
+        assert main(["check", env_id, "--steps", "30"]) == 1
+    finally:
+        default_registry.deregister(env_id)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ERROR: "), lines
+    assert word in lines[0]
+
+
+def test_check_compares_a_market_env_with_its_native_vector_env(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    env_id = "clitest/NativeDiffers-v0"
+    default_registry.register(
+        env_id,
+        entry_point="sekai.envs.finance.trading:TradingEnv",
+        # another cost than the single env's default: the same actions earn other rewards
+        vector_entry_point=lambda num_envs, **kwargs: _costly_vec(num_envs, **kwargs),
+    )
+    try:
+        assert main(["check", env_id, "--steps", "20"]) == 1
+    finally:
+        default_registry.deregister(env_id)
+    out = capsys.readouterr().out
+    assert out.startswith("ERROR: native parity: sub-env 0 of native(data) differs"), out
+
+
+def _costly_vec(num_envs: int, **kwargs: Any) -> Any:
+    from sekai.envs import TradingVecEnv
+
+    return TradingVecEnv(num_envs, transaction_cost=0.05, **kwargs)
+
+
+def test_check_help_names_the_market_checks(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "checked with sekai.finance.check_market_env" in out
+    assert "its info reports timestamp and equity" in out
+
+
 def test_check_reference_multi_agent_env(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "MarketMicrostructure-v0", "--steps", "50"]) == 0
     assert "no problems" in capsys.readouterr().out

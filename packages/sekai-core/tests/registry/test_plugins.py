@@ -323,12 +323,16 @@ def test_unreadable_entry_point_metadata_is_reported(
 def test_two_distributions_may_share_a_namespace(
     plugin_registry: EnvRegistry, entry_points: Callable[..., list[str]]
 ) -> None:
-    entry_points(
-        FakeEntryPoint("shared", Loader("shared/A-v0")),
-        FakeEntryPoint("shared", Loader("shared/B-v0")),
-    )
-    plugin_registry.spec("shared/A-v0")
-    plugin_registry.spec("shared/B-v0")
+    first, second = Loader("shared/A-v0"), Loader("shared/B-v0")
+    entry_points(FakeEntryPoint("shared", first), FakeEntryPoint("shared", second))
+    assert plugin_registry.spec("shared/A-v0").id == "shared/A-v0"
+    assert plugin_registry.spec("shared/B-v0").id == "shared/B-v0"
+    # Each distribution's loader ran once, and neither replaced the other's ids.
+    assert (first.calls, second.calls) == (1, 1)
+    shared = sorted(s.id for s in plugin_registry.all_specs() if s.id.startswith("shared/"))
+    assert shared == ["shared/A-v0", "shared/B-v0"]
+    assert plugin_registry.make("shared/B-v0").spec.id == "shared/B-v0"
+    assert not plugin_registry.failed_plugins
 
 
 def test_real_entry_point_listing_reads_installed_metadata() -> None:

@@ -46,14 +46,21 @@ def test_a_yahoo_file_loads_as_one_asset_with_its_fields(tmp_path: Path) -> None
     assert adjusted.price_field == "adj_close" and sorted(adjusted.fields) == ["adj_close", "open"]
     assert adjusted.assets == (0,)
     np.testing.assert_array_equal(adjusted.prices[:, 0], frame["Adj Close"].to_numpy())
-    # the same file as Parquet, whose Date is the stored index
-    frame.set_index("Date").to_parquet(tmp_path / "AAPL.parquet")
-    parquet = MarketData.from_parquet(tmp_path / "AAPL.parquet", layout="ohlcv", symbol="AAPL")
-    for name in data.fields:
-        np.testing.assert_array_equal(parquet.field(name), data.field(name))
     # the long layout's one-asset form takes the label too
     long = MarketData.from_csv(path, time="Date", asset=None, price="Close", symbol="AAPL")
     assert long.assets == ("AAPL",)
+
+
+def test_a_yahoo_file_saved_as_parquet_loads_the_same(tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow")  # Parquet files need it (the [data] extra)
+    path = write(tmp_path, YAHOO, "AAPL.csv")
+    data = MarketData.from_csv(path, layout="ohlcv", symbol="AAPL")
+    # the same file as Parquet, whose Date is the stored index
+    pd.read_csv(path).set_index("Date").to_parquet(tmp_path / "AAPL.parquet")
+    parquet = MarketData.from_parquet(tmp_path / "AAPL.parquet", layout="ohlcv", symbol="AAPL")
+    assert parquet.assets == ("AAPL",)
+    for name in data.fields:
+        np.testing.assert_array_equal(parquet.field(name), data.field(name))
 
 
 def test_wide_layout_refuses_a_bar_file_instead_of_loading_volume_as_an_asset(

@@ -16,6 +16,12 @@ pd = pytest.importorskip("pandas")
 OHLCV = ["Open", "High", "Low", "Close", "Volume"]
 
 
+@pytest.fixture
+def parquet() -> None:
+    """Parquet files need pyarrow (the ``[data]`` extra): the tests writing them skip without it."""
+    pytest.importorskip("pyarrow")
+
+
 def assert_same(a: MarketData, b: MarketData) -> None:
     assert a.assets == b.assets and a.price_field == b.price_field
     assert set(a.fields) == set(b.fields)
@@ -25,7 +31,7 @@ def assert_same(a: MarketData, b: MarketData) -> None:
     np.testing.assert_array_equal(a.mask, b.mask)
 
 
-def test_real_history_through_pandas_csv_and_parquet(sp500: Any, tmp_path: Path) -> None:
+def test_real_history_through_pandas_and_csv(sp500: Any, tmp_path: Path) -> None:
     from_pandas = MarketData.from_pandas(
         sp500["Adj Close"].rename("SPX"),
         fields={name: sp500[name] for name in OHLCV},
@@ -44,13 +50,7 @@ def test_real_history_through_pandas_csv_and_parquet(sp500: Any, tmp_path: Path)
     csv = tmp_path / "sp500.csv"
     sp500.to_csv(csv)  # the index becomes a "Date" column of strings
     from_csv = MarketData.from_csv(csv, time="Date", asset=None, price="Adj Close", fields=OHLCV)
-    parquet = tmp_path / "sp500.parquet"
-    sp500.to_parquet(parquet)  # the index is stored as the index
-    from_parquet = MarketData.from_parquet(
-        parquet, time="Date", asset=None, price="Adj Close", fields=OHLCV
-    )
     assert_same(from_long, from_csv)
-    assert_same(from_long, from_parquet)
     assert from_long.assets == (0,)
     np.testing.assert_allclose(from_long.prices, from_pandas.prices, rtol=0, atol=0)
     np.testing.assert_array_equal(from_long.timestamps, from_pandas.timestamps)
@@ -60,11 +60,28 @@ def test_real_history_through_pandas_csv_and_parquet(sp500: Any, tmp_path: Path)
     assert returns.min() < -0.09 and returns.max() > 0.1
 
 
-def test_wide_frames_of_several_assets(tmp_path: Path) -> None:
+def test_real_history_through_parquet(sp500: Any, tmp_path: Path, parquet: None) -> None:
+    path = tmp_path / "sp500.parquet"
+    sp500.to_parquet(path)  # the index is stored as the index
+    from_parquet = MarketData.from_parquet(
+        path, time="Date", asset=None, price="Adj Close", fields=OHLCV
+    )
+    from_long = MarketData.from_long(
+        sp500, time="Date", asset=None, price="Adj Close", fields=OHLCV
+    )
+    assert_same(from_long, from_parquet)
+
+
+def _wide_prices() -> Any:
     index = pd.date_range("2024-01-01", periods=5, freq="D", name="date")
-    prices = pd.DataFrame(
+    return pd.DataFrame(
         {"AAA": [1.0, 2.0, 3.0, 4.0, 5.0], "BBB": [np.nan, np.nan, 7.0, 8.0, 9.0]}, index=index
     )
+
+
+def test_wide_frames_of_several_assets(tmp_path: Path) -> None:
+    prices = _wide_prices()
+    index = prices.index
     volume = pd.DataFrame({"BBB": [1.0] * 4, "AAA": [2.0] * 4}, index=index[1:])  # misaligned
     data = MarketData.from_pandas(prices.iloc[::-1], fields={"volume": volume})  # unsorted input
     assert data.assets == ("AAA", "BBB")
@@ -77,6 +94,10 @@ def test_wide_frames_of_several_assets(tmp_path: Path) -> None:
     path = tmp_path / "wide.csv"
     prices.to_csv(path)
     assert_same(MarketData.from_csv(path, layout="wide"), MarketData.from_pandas(prices))
+
+
+def test_wide_parquet_files(tmp_path: Path, parquet: None) -> None:
+    prices = _wide_prices()
     prices.to_parquet(tmp_path / "wide.parquet")
     assert_same(
         MarketData.from_parquet(tmp_path / "wide.parquet", layout="wide"),
@@ -102,7 +123,7 @@ def test_exogenous_series_are_joined_as_of_each_time() -> None:
     assert set(frame.exogenous) == {"2y", "10y"}
 
 
-def test_long_table_with_listings_and_delistings(tmp_path: Path) -> None:
+def _long_rows() -> Any:
     rows = [
         ("2024-01-01", "A", 10.0, 100),
         ("2024-01-02", "A", 11.0, 110),
@@ -110,7 +131,11 @@ def test_long_table_with_listings_and_delistings(tmp_path: Path) -> None:
         ("2024-01-03", "B", 21.0, 210),  # A delisted after the 2nd
         ("2024-01-04", "B", 22.0, 220),
     ]
-    frame = pd.DataFrame(rows, columns=["date", "symbol", "close", "volume"])
+    return pd.DataFrame(rows, columns=["date", "symbol", "close", "volume"])
+
+
+def test_long_table_with_listings_and_delistings(tmp_path: Path) -> None:
+    frame = _long_rows()
     data = MarketData.from_long(frame, fields=["volume"])
     assert data.assets == ("A", "B") and data.is_datetime
     np.testing.assert_array_equal(
@@ -120,10 +145,15 @@ def test_long_table_with_listings_and_delistings(tmp_path: Path) -> None:
     path = tmp_path / "long.csv"
     frame.to_csv(path, index=False)
     assert_same(MarketData.from_csv(path, fields=["volume"]), data)
-    frame.to_parquet(tmp_path / "long.parquet")
-    assert_same(MarketData.from_parquet(tmp_path / "long.parquet", fields=["volume"]), data)
     ints = frame.assign(date=[1, 2, 2, 3, 4])
     assert MarketData.from_long(ints).timestamps.tolist() == [1, 2, 3, 4]
+
+
+def test_long_parquet_files(tmp_path: Path, parquet: None) -> None:
+    frame = _long_rows()
+    frame.to_parquet(tmp_path / "long.parquet")
+    data = MarketData.from_long(frame, fields=["volume"])
+    assert_same(MarketData.from_parquet(tmp_path / "long.parquet", fields=["volume"]), data)
 
 
 def test_time_zones_become_utc() -> None:

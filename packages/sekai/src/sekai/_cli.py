@@ -1,8 +1,9 @@
 """The ``sekai`` command-line interface.
 
 ``sekai list`` prints the registry, ``sekai info ID`` the spec and spaces of one
-env, ``sekai check ID`` runs the env checker, ``sekai bench [ID]`` measures steps
-per second on every vector backend.
+env, ``sekai check ID`` runs the env checker (and the market-env checker on a
+market env), ``sekai bench [ID]`` measures steps per second on every vector
+backend.
 
 Environments come from installed plugins (their ``sekai.envs`` entry points) and
 from the modules named with ``--import MODULE`` (repeatable, before or after the
@@ -465,6 +466,59 @@ def _agent_view(env: Any, agent: Any) -> Any:
     return AgentView()
 
 
+# Rows of the simulated history `sekai check` plays a market env on: several episodes of
+# the reference envs (252 decisions each), and as many rows as steps beyond that.
+_CHECK_HISTORY_ROWS = 2_000
+
+
+def _is_market_env(env_id: str, env: Any) -> bool:
+    """Whether ``sekai check`` also runs check_market_env on ``env_id``.
+
+    A market env, for the check, is one whose constructor takes a ``data``
+    argument (the MarketData it plays) and whose step info reports ``timestamp``
+    and ``equity``, the keys check_market_env reads, as sekai's market envs do.
+    """
+    from sekai.registry import spec
+
+    try:
+        parameters = inspect.signature(_creator(spec(env_id))).parameters
+    except (TypeError, ValueError):
+        return False
+    if "data" not in parameters:
+        return False
+    space = env.action_space
+    space.seed(0)
+    env.reset(seed=0)
+    info = env.step(space.sample()).info
+    return "timestamp" in info and "equity" in info
+
+
+def _check_market(env_id: str, steps: int) -> list[str]:
+    """check_market_env on ``env_id``, played on a simulated one-asset history.
+
+    The history is a path of geometric Brownian motion with a fixed seed, so
+    that the look-ahead check has rows to perturb; the native vector env (one
+    sub-env) is compared with the single env when the id has one.
+    """
+    import numpy as np
+
+    from sekai.finance import GBM, MarketData, check_market_env
+    from sekai.registry import make, make_vec, spec
+
+    rows = _CHECK_HISTORY_ROWS + steps
+    path = GBM(0.05, 0.2).simulate(np.random.default_rng(0), rows - 1)
+    history = MarketData(path.prices)
+    native = None
+    if spec(env_id).vector_entry_point is not None:
+
+        def native(data: MarketData | None) -> Any:
+            return make_vec(env_id, 1, vectorization_mode="native", data=data)
+
+    return check_market_env(
+        lambda data: make(env_id, data=data), history, n_steps=steps, native=native
+    )
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     from sekai._bench import Progress
     from sekai.core import MultiAgentEnv
@@ -488,6 +542,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
                     problems.append(f"{level}: agent {agent!r}: {text}")
         else:
             problems = check_env(env, n_steps=args.steps)
+            if _is_market_env(args.env_id, env):
+                progress.status(
+                    f"checking {args.env_id} as a market env ({args.steps} steps: look-ahead, "
+                    "reward and equity, reproducibility, native parity) ..."
+                )
+                problems += _check_market(args.env_id, args.steps)
     finally:
         progress.clear()
         env.close()
@@ -594,9 +654,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = add_command(
         "check",
-        "run check_env on an environment",
+        "run check_env on an environment (and check_market_env on a market env)",
         _cmd_check,
-        epilog="Exit status: 0 if no problems are found, 1 if some are, 2 on an error.",
+        epilog=(
+            "A market env (its constructor takes data=, its info reports timestamp and "
+            "equity, as Trading-v0, Portfolio-v0 and Market-v0 do) is also checked with "
+            "sekai.finance.check_market_env on a simulated one-asset history: no look-ahead, "
+            "rewards equal to the log growth of the equity, finite numbers, reproducible runs "
+            "and, when it has one, a native vector env that plays the same game. "
+            "Exit status: 0 if no problems are found, 1 if some are, 2 on an error."
+        ),
     )
     check.add_argument("env_id", metavar="ID", help="a registered environment id")
     check.add_argument(

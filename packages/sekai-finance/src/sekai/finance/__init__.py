@@ -12,7 +12,9 @@ and shared by every market env:
   `sekai.finance.metrics`: transaction costs, rewards, the account, metrics;
 - `sekai.finance.features`, `sekai.finance.universe`: observations;
 - `sekai.finance.rendering`: price, order-book and universe panels for
-  dashboards (needs `sekai-finance[render]`).
+  dashboards (needs `sekai-finance[render]`);
+- `check_market_env`: checks that a market env is honest (no look-ahead,
+  rewards that match its equity, finite numbers, reproducible runs).
 
 The names below load their module on first use, so ``import sekai.finance``
 stays cheap; the submodules hold further helpers.
@@ -73,6 +75,7 @@ _EXPORTS: dict[str, str] = {
     "TurnoverPenalty": "sekai.finance.rewards",
     "UniverseChart": "sekai.finance.rendering",
     "ZeroIntelligenceFlow": "sekai.finance.lob",
+    "check_market_env": "sekai.finance._check",
     "performance_summary": "sekai.finance.metrics",
     "pnl_summary": "sekai.finance.metrics",
 }
@@ -80,6 +83,9 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:
+    from sekai.finance._check import (
+        check_market_env as check_market_env,
+    )
     from sekai.finance.account import (
         AccountConfig as AccountConfig,
         Settlement as Settlement,
