@@ -120,7 +120,7 @@ def test_a_sub_env_raising_is_reported_and_the_vector_env_stays_usable(ray_vec: 
     ray.kill(dead)
     _wait_dead(dead)
     with pytest.raises(
-        VecEnvWorkerError, match=r"actor 1 \(sub-envs 2, 3\) died unexpectedly"
+        VecEnvWorkerError, match=r"actor 1 \(sub-envs 2 and 3\) died unexpectedly"
     ) as died:
         vec.step(np.zeros(4, dtype=np.int64))
     assert died.value.index == 2 and died.value.worker_traceback is None
@@ -130,7 +130,7 @@ def test_a_sub_env_raising_is_reported_and_the_vector_env_stays_usable(ray_vec: 
         lambda: vec.reset(),
         lambda: vec.get_attr("t"),
     ):
-        with pytest.raises(VecEnvWorkerError, match=r"actor 1 \(sub-envs 2, 3\) died earlier"):
+        with pytest.raises(VecEnvWorkerError, match=r"actor 1 \(sub-envs 2 and 3\) died earlier"):
             call()
     vec.close()  # the death was reported: closing is quiet
     assert vec.closed
@@ -283,7 +283,7 @@ def test_close_reports_a_failing_close_and_kills_a_hanging_one(ray_vec: Any) -> 
         with pytest.raises(VecEnvWorkerError, match="sub-env 0 raised OSError: cannot flush"):
             vec.close()
     assert any(
-        "actor 1 (sub-envs 1) did not finish closing in time and was killed" in str(w.message)
+        "actor 1 (sub-env 1) did not finish closing in time and was killed" in str(w.message)
         for w in caught
     )
     assert vec.closed
@@ -302,14 +302,14 @@ def test_a_step_timeout_kills_the_late_actor(ray_vec: Any, leaks: Any) -> None:
     vec.reset()
     with pytest.raises(
         VecEnvWorkerError,
-        match=r"actor 1 \(sub-envs 2, 3\) did not answer step\(\) within step_timeout=1 s "
+        match=r"actor 1 \(sub-envs 2 and 3\) did not answer step\(\) within step_timeout=1 s "
         r"and was killed; close this vector env",
     ) as info:
         vec.step([0, 0, 1, 0])
     assert info.value.index == 2
     leaks.assert_dead([late])  # killed, and not replaced
     assert vec.restarts == 0
-    with pytest.raises(VecEnvWorkerError, match=r"actor 1 \(sub-envs 2, 3\) was killed earlier"):
+    with pytest.raises(VecEnvWorkerError, match=r"actor 1 \(sub-envs 2 and 3\) was killed earlier"):
         vec.step([0, 0, 0, 0])
     with pytest.raises(VecEnvWorkerError, match="was killed earlier"):
         vec.get_attr("t")
@@ -339,7 +339,7 @@ def test_a_step_timeout_in_async_step_and_a_call_within_it(ray_vec: Any) -> None
     vec.reset()
 
     async def main() -> None:
-        with pytest.raises(VecEnvWorkerError, match=r"actor 0 \(sub-envs 0, 1\) did not answer"):
+        with pytest.raises(VecEnvWorkerError, match=r"actor 0 \(sub-envs 0 and 1\) did not answer"):
             await vec.async_step([1, 0])
 
     asyncio.run(main())

@@ -224,16 +224,29 @@ def test_a_session_started_by_ray_vec_envs_ends_with_the_last_of_them(
 
 
 _LISTENERS = """
-import functools
 import json
 
 import ray
 import psutil  # Ray's own copy: importing ray puts it on the path
 
-import sekai
+import numpy as np
+from sekai.core import Env, ResetResult, StepResult
+from sekai.spaces import Box, Discrete
 from sekai.vector import RayVecEnv
 
-vec = RayVecEnv([functools.partial(sekai.make, "CartPole-v1")] * 2, num_workers=2, num_cpus=0)
+
+class Still(Env):  # this session has sekai-vector and sekai-core only
+    observation_space = Box(0.0, 1.0, (1,), np.float32)
+    action_space = Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        return ResetResult(np.zeros(1, np.float32), {})
+
+    def step(self, action):
+        return StepResult(np.zeros(1, np.float32), 0.0, False, False, {})
+
+
+vec = RayVecEnv([Still] * 2, num_workers=2, num_cpus=0)
 vec.reset(seed=0)
 sockets = []
 for process in [psutil.Process(), *psutil.Process().children(recursive=True)]:

@@ -79,7 +79,6 @@ class ActorSlot:
         return self.first + self.count
 
     @property
-    @property
     def sub_envs(self) -> str:
         """Its sub-envs, as messages name them (``"sub-env 3"``, ``"sub-envs 0 and 1"``)."""
         return name_sub_envs(range(self.first, self.end))
