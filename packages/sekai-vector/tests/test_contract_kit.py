@@ -6,8 +6,10 @@ The kits run here from test files written outside the project (pytest's
 
 from __future__ import annotations
 
+import re
 import sys
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -219,3 +221,24 @@ def test_observation_dtypes_must_match() -> None:
 def test_arguments_are_checked(seeds: list[int], n_steps: int) -> None:
     with pytest.raises(ValueError, match="assert_native_matches"):
         assert_native_matches(CountingEnv, CountingNativeVecEnv, seeds=seeds, n_steps=n_steps)
+
+
+# -- the guide's example ----------------------------------------------------------------
+
+GUIDE = Path(__file__).resolve().parents[3] / "docs" / "pages" / "guides" / "testing.md"
+
+
+def test_the_guide_s_test_classes_pass_under_pytest(pytester: pytest.Pytester) -> None:
+    # docs/tests runs the guide's blocks as a script (which only defines the test
+    # classes); here pytest runs them, as the guide tells its readers to.
+    if not GUIDE.is_file():
+        pytest.skip("the docs are not beside this package (an installed sdist)")
+    blocks = re.findall(r"^```python\n(.*?)^```", GUIDE.read_text(encoding="utf-8"), re.M | re.S)
+    pytester.makepyfile(test_guide="\n\n".join(blocks))
+    reprec = pytester.inline_run("-p", "no:cacheprovider")
+    passed, skipped, failed = reprec.listoutcomes()
+    assert not failed, [report.longreprtext for report in failed]
+    names = {report.nodeid.split("::")[1] for report in passed}
+    assert names == {"TestCoinEnv", "TestTimedVecEnv", "test_coin_vec_env_matches_coin_env"}
+    assert not skipped
+    assert len(passed) > len(KIT_TESTS)
