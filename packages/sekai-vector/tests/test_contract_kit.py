@@ -140,7 +140,7 @@ class Defective(CountingNativeVecEnv):
                 terminated = terminated.copy()
                 terminated[env] = not terminated[env]
             elif field == "info":
-                infos = {"t": infos["t"], "extra": np.arange(self.num_envs) == env}
+                infos = {"t": infos["t"] + (np.arange(self.num_envs) == env)}
         return rewards, terminated, truncated, infos
 
 
