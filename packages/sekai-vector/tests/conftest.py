@@ -1,10 +1,11 @@
 """Test environments and backend fixtures shared by the sekai-vector tests.
 
-``CountingEnv`` is a small deterministic (given its start) env whose
-observation records the step count and the sum of the actions, so tests can
-check exactly which sub-env received which action and when it was reset.
-``CountingNativeVecEnv`` implements the same dynamics as a NativeVecEnv, the
-reference native backend the tests run against.
+``CountingEnv`` is the reference env of the VecEnv contract kit
+(``sekai.vector._contract_envs``, run by ``sekai.testing.VecEnvContract``): a
+small deterministic (given its start) env whose observation records the step
+count and the sum of the actions, so tests can check exactly which sub-env
+received which action and when it was reset. ``CountingNativeVecEnv`` is the
+kit's native version of it, recording its hook calls for the tests here.
 """
 
 from __future__ import annotations
@@ -24,134 +25,52 @@ from numpy.typing import NDArray
 
 from sekai.core import Env, ResetResult, StepResult, Wrapper
 from sekai.spaces import Box, Dict, Discrete, Tuple
-from sekai.vector import AsyncVecEnv, NativeVecEnv, SyncVecEnv, VecEnv, shared
+from sekai.vector import AsyncVecEnv, SyncVecEnv, VecEnv, shared
+from sekai.vector._contract_envs import (
+    ACTION_SPACE as ACT_SPACE,
+    OBSERVATION_SPACE as OBS_SPACE,
+    CountingEnv,
+    CountingNativeVecEnv as _KitCountingNativeVecEnv,
+    counting_fns,
+)
 
 BACKENDS = ("sync", "async", "native")
-OBS_SPACE = Box(-1e6, 1e6, (3,), np.float32)
-ACT_SPACE = Discrete(3)
+__all__ = ["ACT_SPACE", "OBS_SPACE", "CountingEnv", "counting_fns"]
 
 
-class CountingEnv(Env[NDArray[np.float32], int]):
-    """Observation ``[start, t, total]``: episode start value, steps taken, sum of actions.
+class CountingNativeVecEnv(_KitCountingNativeVecEnv):
+    """The kit's native counting env, recording its hook calls, with shared members.
 
-    Terminates after ``length`` steps; truncates after ``truncate_after`` steps
-    if given. The start is ``options["start"]`` (default 0), plus a draw from
-    the env's rng when ``random_start``. Reward: ``action + t / 2``.
+    Unlike the kit's, its random start comes from the generator shared by the
+    batch (``rng``, sekai 0.2's rule), which the tests of that rule read.
     """
 
-    def __init__(
-        self,
-        length: int = 3,
-        *,
-        truncate_after: int | None = None,
-        random_start: bool = False,
-        name: str = "counting",
-    ) -> None:
-        self.observation_space = OBS_SPACE
-        self.action_space = ACT_SPACE
-        self.length = length
-        self.truncate_after = truncate_after
-        self.random_start = random_start
-        self.name = name
-        self.t = 0
-        self.total = 0
-        self.start = 0.0
-        self.actions: list[Any] = []
-        self.seeds: list[Any] = []
-        self.options: list[Any] = []
-        self.reset_calls = 0
-        self.closed = False
-
-    def _obs(self) -> NDArray[np.float32]:
-        return np.array([self.start, self.t, self.total], dtype=np.float32)
-
-    def reset(
-        self, *, seed: Any = None, options: dict[str, Any] | None = None
-    ) -> ResetResult[NDArray[np.float32]]:
-        self._set_rng(seed)
-        self.seeds.append(seed)
-        self.options.append(options)
-        self.reset_calls += 1
-        self.t = 0
-        self.total = 0
-        self.start = float((options or {}).get("start", 0.0))
-        if self.random_start:
-            self.start += float(self.rng.random())
-        return ResetResult(self._obs(), {"start": self.start})
-
-    def step(self, action: int) -> StepResult[NDArray[np.float32]]:
-        self.actions.append(action)
-        self.t += 1
-        self.total += int(action)
-        terminated = self.t >= self.length
-        truncated = self.truncate_after is not None and self.t >= self.truncate_after
-        return StepResult(
-            self._obs(), float(action) + self.t / 2, terminated, truncated, {"t": self.t}
-        )
-
-    def close(self) -> None:
-        self.closed = True
-
-
-class CountingNativeVecEnv(NativeVecEnv[NDArray[np.float32], Any]):
-    """The dynamics of :class:`CountingEnv` for every sub-env at once."""
-
-    def __init__(
-        self,
-        num_envs: int,
-        lengths: Sequence[int] | None = None,
-        *,
-        truncate_after: int | None = None,
-        random_start: bool = False,
-        autoreset: bool = True,
-        max_episode_steps: int | None = None,
-    ) -> None:
-        super().__init__(
-            num_envs,
-            OBS_SPACE,
-            ACT_SPACE,
-            autoreset=autoreset,
-            max_episode_steps=max_episode_steps,
-        )
-        self.lengths = np.asarray(lengths if lengths is not None else [3] * num_envs)
-        self.truncate_after = truncate_after
-        self.random_start = random_start
-        self.t = np.zeros(num_envs, dtype=np.int64)
-        self.total = np.zeros(num_envs, dtype=np.int64)
-        self.start = np.zeros(num_envs, dtype=np.float64)
+    def __init__(self, *args: Any, random_start: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.shared_random_start = random_start
         self.step_actions: list[NDArray[Any]] = []
         self.reset_indices: list[list[int]] = []
         self.name = "native"
+
+    @property
+    def lengths(self) -> Any:
+        return self.length
+
+    @lengths.setter
+    def lengths(self, value: Any) -> None:
+        self.length = value
 
     def _reset_envs(
         self, indices: NDArray[np.intp], options: Sequence[dict[str, Any] | None]
     ) -> None:
         self.reset_indices.append(indices.tolist())
-        self.t[indices] = 0
-        self.total[indices] = 0
-        self.start[indices] = [float((o or {}).get("start", 0.0)) for o in options]
-        if self.random_start:
+        super()._reset_envs(indices, options)
+        if self.shared_random_start:
             self.start[indices] += self.rng.random(len(indices))
 
-    def _observe(self) -> NDArray[np.float32]:
-        return np.stack([self.start, self.t, self.total], axis=1).astype(np.float32)
-
-    def _step(
-        self, actions: Any
-    ) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any], dict[str, Any]]:
+    def _step(self, actions: Any) -> tuple[NDArray[Any], NDArray[Any], NDArray[Any], Any]:
         self.step_actions.append(np.array(actions))
-        self.t += 1
-        self.total += actions
-        rewards = actions + self.t / 2
-        terminated = self.t >= self.lengths
-        if self.truncate_after is None:
-            truncated = np.zeros(self.num_envs, dtype=bool)
-        else:
-            truncated = self.t >= self.truncate_after
-        return rewards, terminated, truncated, {"t": self.t.copy()}
-
-    def _reset_infos(self, indices: NDArray[np.intp]) -> dict[str, Any]:
-        return {"start": self.start[indices].copy()}
+        return super()._step(actions)
 
     @shared
     def schedule(self) -> NDArray[np.float64]:
@@ -290,10 +209,6 @@ class BarrierEnv(CountingEnv):
             event.set()
         await asyncio.wait_for(event.wait(), timeout=5)
         return self.step(action)
-
-
-def counting_fns(lengths: Sequence[int], **kwargs: Any) -> list[Callable[[], CountingEnv]]:
-    return [lambda n=n: CountingEnv(n, **kwargs) for n in lengths]
 
 
 VecFactory = Callable[..., VecEnv[Any, Any]]

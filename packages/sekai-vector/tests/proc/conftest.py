@@ -1,10 +1,9 @@
 """Fixtures for the ProcVecEnv tests.
 
-The ``backend`` and ``make_vec`` fixtures of the parent conftest are overridden
-here, so the VecEnv contract tests collected in this directory run against
-ProcVecEnv configurations: shared memory or pickled observations, one worker
-per sub-env or several sub-envs per worker, ``fork`` (fast to start) and the
-default ``forkserver``.
+The VecEnv contract kit runs against the ProcVecEnv configurations of
+:data:`PROC_BACKENDS` (in ``test_proc_contract.py``): shared memory or pickled
+observations, one worker per sub-env or several sub-envs per worker, ``fork``
+(fast to start) and the default ``forkserver``.
 
 Test modules and conftests are not importable by name in a worker process,
 so they are registered with cloudpickle to travel by value.
@@ -23,7 +22,7 @@ from typing import Any
 import cloudpickle
 import pytest
 
-from sekai.vector import ProcVecEnv, VecEnv
+from sekai.vector import ProcVecEnv
 
 # name -> ProcVecEnv keyword arguments
 PROC_BACKENDS: dict[str, dict[str, Any]] = {
@@ -92,36 +91,6 @@ def _no_leaks() -> Iterator[None]:
     """Every test leaves no worker process and no shared-memory segment behind."""
     yield
     assert_released()
-
-
-@pytest.fixture(params=sorted(PROC_BACKENDS))
-def backend(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def make_vec(backend: str, kit: Any) -> Iterator[Callable[..., VecEnv[Any, Any]]]:
-    """Build ProcVecEnvs of counting sub-envs (the parent conftest's signature)."""
-    built: list[VecEnv[Any, Any]] = []
-
-    def make(
-        lengths: Sequence[int] = (3, 4, 5),
-        *,
-        autoreset: bool = True,
-        truncate_after: int | None = None,
-        random_start: bool = False,
-    ) -> VecEnv[Any, Any]:
-        fns = kit.counting_fns(lengths, truncate_after=truncate_after, random_start=random_start)
-        kwargs = dict(PROC_BACKENDS[backend])
-        if kwargs.get("num_workers", 0) > len(lengths):
-            kwargs["num_workers"] = len(lengths)
-        vec = ProcVecEnv(fns, autoreset=autoreset, **kwargs)
-        built.append(vec)
-        return vec
-
-    yield make
-    for vec in built:
-        vec.close()
 
 
 @pytest.fixture

@@ -1,77 +1,46 @@
-"""The VecEnv contract tests of sekai-vector, run against ProcVecEnv.
+"""The VecEnv contract (``sekai.testing.VecEnvContract``), run against ProcVecEnv.
 
-The tests of ``tests/test_vec_env.py`` are collected here too; this
-directory's conftest makes their ``make_vec`` fixture build ProcVecEnvs (shared
-memory, pickled observations, grouped sub-envs, forkserver). Tests that look
-at the sub-env objects (``vec.envs``), which live in other processes here, are
-left out and covered below through ``get_attr``.
+The kit runs once per configuration of :data:`PROC_BACKENDS` (shared memory,
+pickled observations, grouped sub-envs, forkserver). Its reference envs are
+importable by name (``sekai.vector._contract_envs``), so the workers load them as
+any user's env module. The tests below the kit look at what only this backend has.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import inspect
-from pathlib import Path
+import multiprocessing
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import pytest
 
-from sekai.error import VecEnvClosed
+from sekai.testing import VecEnvContract
+from sekai.vector import ProcVecEnv, VecEnv
+
+# name -> ProcVecEnv keyword arguments (num_workers is capped at the number of sub-envs)
+PROC_BACKENDS: dict[str, dict[str, Any]] = {
+    "shm": {"context": "fork"},
+    "pickle": {"context": "fork", "shared_memory": False},
+    "grouped": {"context": "fork", "num_workers": 2},
+    "forkserver": {"context": None, "num_workers": 1},
+}
 
 
-def _contract_tests() -> dict[str, Any]:
-    path = Path(__file__).parents[1] / "test_vec_env.py"
-    spec = importlib.util.spec_from_file_location("sekai_vector_contract_tests", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    tests = {}
-    for name, fn in vars(module).items():
-        if not name.startswith("test_") or not callable(fn):
-            continue
-        source = inspect.getsource(fn)
-        if ".envs" in source or "env_list_backend" in source:
-            continue  # needs the sub-env objects in this process
-        tests[name] = fn
-    return tests
+class TestProcVecEnvContract(VecEnvContract):
+    supports_partial_batches = True
 
+    @pytest.fixture(autouse=True, params=sorted(PROC_BACKENDS))
+    def _configuration(self, request: pytest.FixtureRequest) -> None:
+        self.options = dict(PROC_BACKENDS[request.param])
+        if "fork" not in multiprocessing.get_all_start_methods():  # pragma: no cover - Windows
+            self.options["context"] = None
 
-CONTRACT_TESTS = _contract_tests()
-globals().update(CONTRACT_TESTS)
-
-
-def test_the_contract_tests_were_collected() -> None:
-    assert len(CONTRACT_TESTS) >= 15
-    assert "test_autoreset_same_step" in CONTRACT_TESTS
-
-
-def test_frozen_sub_env_is_not_stepped(make_vec: Any) -> None:
-    vec = make_vec((1, 4), autoreset=False)
-    vec.reset()
-    vec.step([2, 0])
-    vec.step([1, 0])
-    vec.step([1, 0])
-    assert vec.get_attr("actions") == [[2], [0, 0, 0]]
-
-
-@pytest.mark.parametrize("actions", [[0, 1], np.zeros((3, 1), dtype=np.int64), [[0, 1], [2]]])
-def test_bad_action_batch_raises_before_any_step(make_vec: Any, actions: Any) -> None:
-    vec = make_vec()
-    vec.reset()
-    with pytest.raises(ValueError, match=r"expected a batch of actions.*\(3,\)"):
-        vec.step(actions)
-    assert vec.get_attr("actions") == [[], [], []]
-
-
-def test_context_manager_closes(make_vec: Any) -> None:
-    with make_vec() as vec:
-        vec.reset()
-    assert vec.closed
-    with pytest.raises(VecEnvClosed):
-        vec.reset()
-    with pytest.raises(VecEnvClosed):
-        vec.get_attr("t")
+    def make_vec_env(self, env_fns: Sequence[Callable[[], Any]], **kwargs: Any) -> VecEnv[Any, Any]:
+        options = dict(self.options)
+        if options.get("num_workers", 0) > len(env_fns):
+            options["num_workers"] = len(env_fns)
+        return ProcVecEnv(env_fns, **options, **kwargs)
 
 
 @pytest.mark.parametrize("autoreset", [True, False])
@@ -98,9 +67,12 @@ def test_final_observation_and_info_survive_envs_reusing_their_buffers(
     kit.check_buffer_finals(vec)
 
 
-def test_the_workers_report_the_sub_envs_they_freeze(make_vec: Any) -> None:
+@pytest.mark.parametrize("num_workers", [None, 2])
+def test_the_workers_report_the_sub_envs_they_freeze(
+    proc: Any, kit: Any, num_workers: int | None
+) -> None:
     # The parent learns which sub-envs froze from the workers, not from the infos.
-    vec = make_vec((1, 3, 1), autoreset=False)
+    vec = proc(kit.counting_fns((1, 3, 1)), autoreset=False, num_workers=num_workers)
     vec.reset()
     assert not vec.frozen.any()
     vec.step([0, 0, 0])

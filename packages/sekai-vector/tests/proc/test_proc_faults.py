@@ -218,12 +218,12 @@ def test_a_failed_autoreset_is_reported_as_such(proc: Any) -> None:
 
 
 def test_a_step_timeout_ends_the_hung_worker(proc: Any, gate: Any, leaks: Any) -> None:
-    vec = proc(_fns(3, 1, gate=gate.path), step_timeout=0.3)
+    vec = proc(_fns(3, 1, gate=gate.path), step_timeout=2.0)
     pids = leaks.worker_pids(vec)
     vec.reset()
     with pytest.raises(
         VecEnvWorkerError,
-        match=r"worker 1 \(sub-env 1\) did not answer step\(\) within step_timeout=0.3 s "
+        match=r"worker 1 \(sub-env 1\) did not answer step\(\) within step_timeout=2 s "
         r"and was terminated",
     ) as info:
         vec.step([0, 2, 0])
@@ -236,7 +236,7 @@ def test_a_step_timeout_ends_the_hung_worker(proc: Any, gate: Any, leaks: Any) -
 
 
 def test_a_step_timeout_while_recv_waits(proc: Any, gate: Any) -> None:
-    vec = proc(_fns(3, 1, gate=gate.path), step_timeout=0.3, batch_size=1)
+    vec = proc(_fns(3, 1, gate=gate.path), step_timeout=2.0, batch_size=1)
     vec.reset()
     vec.send(np.array([0, 2, 0]))
     assert sorted(vec.recv().env_ids.tolist() + vec.recv().env_ids.tolist()) == [0, 2]
@@ -249,7 +249,7 @@ def test_a_step_timeout_while_recv_waits(proc: Any, gate: Any) -> None:
 
 
 def test_a_step_timeout_in_async_step(proc: Any, gate: Any) -> None:
-    vec = proc(_fns(2, 0, gate=gate.path), step_timeout=0.3, num_workers=1)
+    vec = proc(_fns(2, 0, gate=gate.path), step_timeout=2.0, num_workers=1)
     vec.reset()
 
     async def main() -> None:
@@ -278,9 +278,9 @@ def test_a_worker_that_does_not_start_within_the_step_timeout(leaks: Any) -> Non
     with pytest.raises(
         VecEnvWorkerError,
         match=r"worker 1 \(sub-env 1\) did not start \(build its sub-envs\) within "
-        r"step_timeout=0.5 s and was terminated",
+        r"step_timeout=3 s and was terminated",
     ) as info:
-        ProcVecEnv([Odd, _never_starts, Odd], context="fork" if FORK else None, step_timeout=0.5)
+        ProcVecEnv([Odd, _never_starts, Odd], context="fork" if FORK else None, step_timeout=3.0)
     assert info.value.index == 1
     assert time.monotonic() - began < 20
     leaks.assert_released()  # every worker stopped, no pipe or shared memory left

@@ -468,7 +468,7 @@ def test_a_worker_hanging_in_close_is_terminated_after_close_timeout(
     fns = [
         lambda m=str(m), i=i: Faulty(marker=m, close_hangs=i == 1) for i, m in enumerate(markers)
     ]
-    vec = proc(fns, close_timeout=0.2)
+    vec = proc(fns, close_timeout=2.0)
     pids = leaks.worker_pids(vec)
     with pytest.warns(RuntimeWarning, match=r"worker 1 \(sub-env 1\) did not finish closing"):
         vec.close()

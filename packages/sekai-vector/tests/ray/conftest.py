@@ -5,9 +5,8 @@ directory and is shut down when the session ends; the shutdown must leave no
 Ray process behind. RayVecEnvs built here reserve no CPU per actor
 (``num_cpus=0``), so tests holding several of them never wait for CPUs.
 
-The ``backend`` and ``make_vec`` fixtures of the parent conftest are
-overridden, so the VecEnv contract tests collected in this directory run
-against RayVecEnv. Test modules and conftests are not importable by name in
+The VecEnv contract kit runs against RayVecEnv in ``test_ray_contract.py``
+(with the ``ray_vec`` fixture). Test modules and conftests are not importable by name in
 a Ray worker, so they are registered with cloudpickle to travel by value, as
 for ProcVecEnv.
 
@@ -28,8 +27,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-
-from sekai.vector import VecEnv
 
 # Ray (>= 2.47) runs workers through `uv run` when an ancestor of the driver is
 # `uv run` (as under `uv run nox` or `uv run pytest`): it uploads the project and
@@ -190,29 +187,3 @@ def leaks() -> SimpleNamespace:
                 ray.get(handle.ping.remote())
 
     return SimpleNamespace(assert_dead=assert_dead)
-
-
-@pytest.fixture(params=["ray"])
-def backend(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def make_vec(kit: Any, ray_vec: Callable[..., Any]) -> Callable[..., VecEnv[Any, Any]]:
-    """Build RayVecEnvs of counting sub-envs (the parent conftest's signature), in one actor.
-
-    One actor keeps the tests quick (each actor is a new Ray worker process); the
-    tests of this directory that build their own spread sub-envs over several.
-    """
-
-    def make(
-        lengths: Sequence[int] = (3, 4, 5),
-        *,
-        autoreset: bool = True,
-        truncate_after: int | None = None,
-        random_start: bool = False,
-    ) -> VecEnv[Any, Any]:
-        fns = kit.counting_fns(lengths, truncate_after=truncate_after, random_start=random_start)
-        return ray_vec(fns, autoreset=autoreset, num_workers=1)  # type: ignore[no-any-return]
-
-    return make
