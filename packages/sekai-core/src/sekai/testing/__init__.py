@@ -20,7 +20,7 @@ code they test) and loaded from there on first use. Without ``sekai-vector``,
 importing them raises `ImportError` naming the distribution to install.
 
 The kits are pytest test classes, so importing this package needs pytest
-(``pip install 'sekai-core[testing]'``); sekai itself does not depend on it.
+(the ``testing`` extra of ``sekai-core`` brings it); sekai itself does not depend on it.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ try:
     importlib.import_module("pytest")
 except ImportError as error:
     raise ImportError(
-        "sekai.testing needs pytest: its kits are pytest test classes. Install it with "
-        "`pip install pytest` (or `pip install 'sekai-core[testing]'`).",
+        "sekai.testing needs pytest: its kits are pytest test classes. Install pytest "
+        "with your test tools, or the 'testing' extra of the sekai-core distribution.",
         name="pytest",
     ) from error
 
@@ -64,8 +64,7 @@ if not TYPE_CHECKING:
             if error.name is not None and not module_name.startswith(error.name):
                 raise
             raise ImportError(
-                f"sekai.testing.{name} needs the sekai-vector distribution: "
-                "`pip install sekai-vector`",
+                f"sekai.testing.{name} needs the sekai-vector distribution, which is not installed",
                 name=module_name,
             ) from error
         value = getattr(module, name)
