@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 import numpy as np
 
+from sekai._internal.compare import first_difference
 from sekai._internal.validation import check_int
 from sekai.core.env import Env
 from sekai.core.results import ResetResult, StepResult
@@ -479,20 +480,8 @@ def _leaves(x: Any) -> Iterator[Any]:
 
 
 def _equal(a: Any, b: Any) -> bool:
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
-    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, (np.ndarray, np.generic)) or isinstance(b, (np.ndarray, np.generic)):
-        left, right = np.asarray(a), np.asarray(b)
-        if left.shape != right.shape:
-            return False
-        nan_ok = left.dtype.kind in "fc" and right.dtype.kind in "fc"
-        return bool(np.array_equal(left, right, equal_nan=nan_ok))
-    try:
-        return bool(a == b)
-    except Exception:
-        return False
+    """Whether two nested values are equal, NaN equal to NaN (the shared comparison)."""
+    return first_difference(a, b) is None
 
 
 def _same_step(a: StepResult[Any], b: StepResult[Any]) -> bool:
