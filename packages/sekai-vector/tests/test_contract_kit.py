@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from sekai.spaces import Discrete, MultiDiscrete
 from sekai.testing import VecEnvContract, assert_native_matches
 from sekai.vector import SyncVecEnv
 from sekai.vector._contract_envs import CountingEnv, CountingEnvFn, CountingNativeVecEnv
@@ -204,6 +205,46 @@ def test_nan_equals_nan_and_ignored_info_keys_are_left_out() -> None:
         assert_native_matches(
             lambda: NanInfo(3), lambda n: NanInfoNative(n, [3] * n), seeds=[1, 2], n_steps=5
         )
+
+
+def test_action_spaces_must_match() -> None:
+    class FewerActions(CountingNativeVecEnv):
+        """Declares Discrete(2) where the single env has Discrete(3)."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.action_space = Discrete(2)
+
+    with pytest.raises(AssertionError, match=r"action spaces differ: native.*Discrete\(2\)"):
+        assert_native_matches(
+            lambda: CountingEnv(3), lambda n: FewerActions(n, [3] * n), seeds=[0, 1], n_steps=20
+        )
+
+
+@settings(max_examples=20, deadline=None)
+@given(actions_seed=st.integers(0, 2**31))
+def test_actions_are_drawn_from_the_single_env_s_space(actions_seed: int) -> None:
+    seen: set[int] = set()
+
+    class Recording(CountingNativeVecEnv):
+        """Its batched action space is narrower than its single one (the kit must not use it)."""
+
+        @property
+        def batch_action_space(self) -> Any:
+            return MultiDiscrete([2] * self.num_envs)
+
+        def _step(self, actions: Any) -> Any:
+            seen.update(np.asarray(actions).tolist())
+            return super()._step(actions)
+
+    assert_native_matches(
+        lambda: CountingEnv(50),
+        lambda n: Recording(n, [50] * n),
+        seeds=[0, 1, 2],
+        n_steps=40,
+        actions_seed=actions_seed,
+    )
+    assert seen == {0, 1, 2}
 
 
 def test_observation_dtypes_must_match() -> None:

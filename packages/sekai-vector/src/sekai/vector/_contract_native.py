@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import copy
-import math
-import numbers
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from sekai._internal.compare import first_difference
 from sekai.core import Env
 from sekai.utils.seeding import SeedType
 from sekai.vector._rows import get_row
@@ -36,18 +35,21 @@ def assert_native_matches(
     ``make_single`` (so autoreset and its infos are the contract's), resets
     both with ``seed=list(seeds)`` (sub-env ``i`` gets ``seeds[i]``), then
     steps both ``n_steps`` times with the same random actions (sampled from
-    the native env's ``batch_action_space``, seeded with ``actions_seed``).
+    the single envs' batched action space, seeded with ``actions_seed``).
     Both are closed at the end.
 
-    Compared, for every sub-env, after the reset and after every step, with
-    NaN equal to NaN and nothing else rounded, in this order: the reward,
-    ``terminated`` and ``truncated`` (first: a wrong flag also changes the
-    next observation, through autoreset), the observation (values, shapes
-    and dtypes of every leaf), and the info dict: the same keys (except
-    ``ignore_info_keys``, left out at every level, for values such as
-    timings that may differ), each
-    value equal by value (a Python number and a numpy scalar of equal value
-    are equal, since a native env's infos come from arrays), nested dicts
+    First the spaces: the native env's ``observation_space`` and
+    ``action_space`` (its single-env spaces) must equal the single env's, so
+    a native env that declares fewer or other actions fails even when the
+    actions it is given happen to work. Then, for every sub-env, after the
+    reset and after every step, with NaN equal to NaN and nothing else
+    rounded, in this order: the reward, ``terminated`` and ``truncated``
+    (first: a wrong flag also changes the next observation, through
+    autoreset), the observation (values, shapes and dtypes of every leaf),
+    and the info dict: the same keys (except ``ignore_info_keys``, left out
+    at every level, for values such as timings that may differ), each value
+    equal by value (a Python number and a numpy scalar of equal value are
+    equal, since a native env's infos come from arrays), nested dicts
     (``final_info``, ``reset_info``) and the ``final_observation`` arrays
     included.
 
@@ -60,9 +62,10 @@ def assert_native_matches(
         ignore_info_keys: Info keys left out of the comparison.
 
     Raises:
-        AssertionError: The first difference, naming the step (0 is the
-            reset), the sub-env and the field (``observation``, ``reward``,
-            ``terminated``, ``truncated``, ``info["key"]``, ...).
+        AssertionError: Spaces that differ, or the first difference, naming
+            the step (0 is the reset), the sub-env and the field
+            (``observation``, ``reward``, ``terminated``, ``truncated``,
+            ``info["key"]``, ...) down to the array element.
         ValueError: ``seeds`` is empty or ``n_steps`` is negative.
     """
     seed_list: list[SeedType] = list(seeds)
@@ -79,14 +82,16 @@ def assert_native_matches(
             raise AssertionError(
                 f"assert_native_matches: make_native({n}) built {native.num_envs} sub-envs"
             )
-        if native.observation_space != reference.observation_space:
-            raise AssertionError(
-                "assert_native_matches: observation spaces differ: native "
-                f"{native.observation_space!r}, single {reference.observation_space!r}"
-            )
+        for kind in ("observation", "action"):
+            got, expected = getattr(native, f"{kind}_space"), getattr(reference, f"{kind}_space")
+            if got != expected:
+                raise AssertionError(
+                    f"assert_native_matches: {kind} spaces differ: native {kind}_space "
+                    f"{got!r}, single env's {expected!r}"
+                )
         space = native.observation_space
         _compare(native.reset(seed=seed_list), reference.reset(seed=seed_list), 0, space, ignored)
-        action_space = copy.deepcopy(native.batch_action_space)
+        action_space = copy.deepcopy(reference.batch_action_space)
         action_space.seed(actions_seed)
         for step in range(1, n_steps + 1):
             actions = action_space.sample()
@@ -125,12 +130,12 @@ def _compare(
             ("info", _without(native.infos[i], ignored), _without(single.infos[i], ignored)),
         ]
         for name, got, expected in fields:
-            difference = _first_difference(got, expected, name, exact_types=name == "observation")
-            if difference is not None:
-                where, a, b = difference
+            found = first_difference(got, expected, name, exact_types=name == "observation")
+            if found is not None:
+                what = found.path if found.aspect == "value" else f"{found.path} {found.aspect}"
                 raise AssertionError(
-                    f"assert_native_matches: {when}, sub-env {i}, {where}: "
-                    f"native {a!r} != single {b!r}"
+                    f"assert_native_matches: {when}, sub-env {i}, {what}: "
+                    f"native {_show(found.got)} != single {_show(found.expected)}"
                 )
 
 
@@ -143,47 +148,8 @@ def _without(info: Mapping[str, Any], ignored: frozenset[str]) -> dict[str, Any]
     }
 
 
-def _first_difference(
-    got: Any, expected: Any, where: str, *, exact_types: bool
-) -> tuple[str, Any, Any] | None:
-    """``(path, got, expected)`` of the first difference, or ``None`` when equal."""
-    for path, a, b in _pairs(got, expected, where):
-        if not _same(a, b, exact_types):
-            return path, a, b
-    return None
-
-
-def _pairs(a: Any, b: Any, where: str) -> Iterator[tuple[str, Any, Any]]:
-    """Leaf pairs of two nested values; a structural mismatch is yielded as one pair."""
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        if set(a) != set(b):
-            yield f"{where} keys", sorted(map(str, a)), sorted(map(str, b))
-            return
-        for key in b:
-            yield from _pairs(a[key], b[key], f"{where}[{key!r}]")
-    elif isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
-        if len(a) != len(b):
-            yield f"{where} length", len(a), len(b)
-            return
-        for k, (x, y) in enumerate(zip(a, b, strict=True)):
-            yield from _pairs(x, y, f"{where}[{k}]")
-    else:
-        yield where, a, b
-
-
-def _same(a: Any, b: Any, exact_types: bool) -> bool:
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        x, y = np.asarray(a), np.asarray(b)
-        if x.shape != y.shape or (exact_types and x.dtype != y.dtype):
-            return False
-        if x.dtype.kind in "fc" or y.dtype.kind in "fc":
-            return bool(np.array_equal(x, y, equal_nan=True))
-        return bool(np.array_equal(x, y))
-    if exact_types and type(a) is not type(b):
-        return False
-    if isinstance(a, numbers.Real) and isinstance(b, numbers.Real):
-        return bool(a == b) or (math.isnan(float(a)) and math.isnan(float(b)))
-    if isinstance(a, (bool, np.bool_)) or isinstance(b, (bool, np.bool_)):
-        return bool(a == b)
-    result = a == b
-    return result if isinstance(result, bool) else bool(np.all(result))
+def _show(value: Any) -> str:
+    """A value as the message shows it: numpy scalars as plain numbers."""
+    if isinstance(value, np.generic) and not isinstance(value, (np.datetime64, np.timedelta64)):
+        return repr(value.item())
+    return repr(value)
