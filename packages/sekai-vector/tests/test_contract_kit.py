@@ -6,6 +6,7 @@ The kits run here from test files written outside the project (pytest's
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 import textwrap
@@ -43,6 +44,49 @@ class SameSeedEverywhere(SyncVecEnv[Any, Any]):
         return super().reset(seed=seed, options=options)
 
 
+class FixedSeedForNone(SyncVecEnv[Any, Any]):
+    """Wrong on purpose: reseeds with 0 where the seed is None (instead of continuing)."""
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+        if seed is None:
+            seed = [0] * self.num_envs
+        elif isinstance(seed, list):
+            seed = [0 if s is None else s for s in seed]
+        return super().reset(seed=seed, options=options)
+
+
+class LeavesSubEnvsOpen(SyncVecEnv[Any, Any]):
+    """Wrong on purpose: close() marks the vector env closed but never closes a sub-env."""
+
+    def close(self) -> None:
+        for env in self.envs:
+            env.close = lambda: None  # type: ignore[method-assign]
+        super().close()
+
+
+class Float64Steps(SyncVecEnv[Any, Any]):
+    """Wrong on purpose: step observations in float64 (the space says float32)."""
+
+    def step(self, actions: Any) -> Any:
+        result = super().step(actions)
+        return dataclasses.replace(result, observations=result.observations.astype(np.float64))
+
+
+class OwnWording(SyncVecEnv[Any, Any]):
+    """Honest: checks the batch of actions itself, in words of its own."""
+
+    def step(self, actions: Any) -> Any:
+        try:
+            shape = np.shape(actions)
+        except ValueError:
+            shape = None
+        if shape != (self.num_envs,):
+            raise ValueError(
+                f"OwnWording.step: the actions must have shape ({self.num_envs},), got {actions!r}"
+            )
+        return super().step(actions)
+
+
 def _run_kit(pytester: pytest.Pytester, backend: str) -> dict[str, str]:
     """Run VecEnvContract on ``backend`` from a file outside the project: test -> outcome."""
     sys.modules["sekai_vector_tests_kit"] = sys.modules[__name__]
@@ -51,7 +95,14 @@ def _run_kit(pytester: pytest.Pytester, backend: str) -> dict[str, str]:
             f"""
             from sekai.testing import VecEnvContract
             from sekai.vector import SyncVecEnv
-            from sekai_vector_tests_kit import NoAutoreset, SameSeedEverywhere
+            from sekai_vector_tests_kit import (
+                FixedSeedForNone,
+                Float64Steps,
+                LeavesSubEnvsOpen,
+                NoAutoreset,
+                OwnWording,
+                SameSeedEverywhere,
+            )
 
             class TestBackend(VecEnvContract):
                 supports_partial_batches = True
@@ -87,7 +138,49 @@ def test_a_backend_without_autoreset_fails_the_kit(pytester: pytest.Pytester) ->
 def test_a_backend_with_wrong_seeding_fails_the_kit(pytester: pytest.Pytester) -> None:
     outcomes = _run_kit(pytester, "SameSeedEverywhere")
     failed = {name for name, outcome in outcomes.items() if outcome == "failed"}
-    assert failed == {"test_int_seed_derives_one_seed_per_sub_env"}
+    # reset() after reset(seed=s) continues make_seed_sequence(s, n)[i]'s stream, not s's.
+    assert failed == {
+        "test_int_seed_derives_one_seed_per_sub_env",
+        "test_seed_none_continues_the_streams",
+    }
+
+
+def _failed(pytester: pytest.Pytester, backend: str) -> set[str]:
+    return {name for name, outcome in _run_kit(pytester, backend).items() if outcome == "failed"}
+
+
+def test_a_backend_that_reseeds_instead_of_continuing_fails_the_kit(
+    pytester: pytest.Pytester,
+) -> None:
+    assert _failed(pytester, "FixedSeedForNone") == {
+        "test_list_of_seeds",
+        "test_seed_none_continues_the_streams",
+    }
+
+
+def test_a_backend_that_leaves_its_sub_envs_open_fails_the_kit(
+    pytester: pytest.Pytester,
+) -> None:
+    assert _failed(pytester, "LeavesSubEnvsOpen") == {"test_close_closes_every_sub_env_once"}
+
+
+def test_a_backend_with_float64_step_observations_fails_the_kit(
+    pytester: pytest.Pytester,
+) -> None:
+    # Every test that checks a step's result against batch_observation_space.
+    assert _failed(pytester, "Float64Steps") == {
+        "test_step_result",
+        "test_autoreset_same_step",
+        "test_without_autoreset_finished_sub_envs_freeze",
+    }
+
+
+def test_a_backend_with_its_own_wording_for_a_bad_batch_passes_the_kit(
+    pytester: pytest.Pytester,
+) -> None:
+    outcomes = _run_kit(pytester, "OwnWording")
+    assert outcomes["test_bad_action_batch_raises_before_any_sub_env_moves"] == "passed"
+    assert set(outcomes.values()) == {"passed"}
 
 
 def test_a_backend_that_is_not_a_vec_env_is_named() -> None:

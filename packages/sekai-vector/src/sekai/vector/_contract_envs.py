@@ -14,13 +14,17 @@ The factories given to a backend under test are `CountingEnvFn`
 objects: plain picklable callables (they travel to worker processes and Ray
 actors by reference to this module) that also carry their parameters, so a
 native backend can build the equivalent native env from them
-(`CountingNativeVecEnv.from_env_fns`).
+(`CountingNativeVecEnv.from_env_fns`). A factory may carry a
+``close_log`` path: the env it builds appends one line to that file when it is
+closed, a record that reaches the test from worker processes and actors alike.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -38,6 +42,7 @@ __all__ = [
     "CountingEnvFn",
     "CountingNativeVecEnv",
     "SubEnvFailure",
+    "close_log_path",
     "counting_fns",
 ]
 
@@ -67,7 +72,10 @@ class CountingEnv(Env[NDArray[np.float32], int]):
     before changing anything.
 
     It records what it was given (``actions``, ``seeds``, ``options``,
-    ``reset_calls``, ``closed``), which tests read with ``get_attr``.
+    ``reset_calls``, ``closed``), which tests read with ``get_attr``. With
+    ``close_log``, `close` also appends a line (the process id and the
+    env's id) to that file, which a test reads after the vector env is
+    closed, wherever the env ran.
     """
 
     def __init__(
@@ -78,6 +86,7 @@ class CountingEnv(Env[NDArray[np.float32], int]):
         random_start: bool = False,
         fail_at: int | None = None,
         name: str = "counting",
+        close_log: str | None = None,
     ) -> None:
         self.observation_space = OBSERVATION_SPACE
         self.action_space = ACTION_SPACE
@@ -86,6 +95,7 @@ class CountingEnv(Env[NDArray[np.float32], int]):
         self.random_start = random_start
         self.fail_at = fail_at
         self.name = name
+        self.close_log = close_log
         self.t = 0
         self.total = 0
         self.start = 0.0
@@ -131,8 +141,16 @@ class CountingEnv(Env[NDArray[np.float32], int]):
         return self.total * scale
 
     def close(self) -> None:
-        """Record that the env was closed."""
+        """Record that the env was closed (in ``close_log`` too, when given)."""
         self.closed = True
+        if self.close_log is not None:
+            _log_close(self.close_log, id(self))
+
+
+def _log_close(path: str, who: int) -> None:
+    """Append one line saying that an env was closed to the file ``path``."""
+    with Path(path).open("a", encoding="utf-8") as log:
+        log.write(f"{os.getpid()} {who}\n")
 
 
 @dataclass(frozen=True)
@@ -143,6 +161,7 @@ class CountingEnvFn:
     truncate_after: int | None = None
     random_start: bool = False
     fail_at: int | None = None
+    close_log: str | None = None
 
     def __call__(self) -> CountingEnv:
         """A new `CountingEnv` with these parameters."""
@@ -151,6 +170,7 @@ class CountingEnvFn:
             truncate_after=self.truncate_after,
             random_start=self.random_start,
             fail_at=self.fail_at,
+            close_log=self.close_log,
         )
 
 
@@ -160,13 +180,34 @@ def counting_fns(
     truncate_after: int | None = None,
     random_start: bool = False,
     fail_at: Sequence[int | None] | None = None,
+    close_logs: str | os.PathLike[str] | None = None,
 ) -> list[CountingEnvFn]:
-    """One `CountingEnvFn` per episode length (``fail_at``: one entry per sub-env)."""
+    """One `CountingEnvFn` per episode length.
+
+    Args:
+        lengths: The episode length of each sub-env.
+        truncate_after: Truncate every sub-env's episodes after this many steps.
+        random_start: Add a seeded draw to every start.
+        fail_at: One entry per sub-env: the step at which it raises, or None.
+        close_logs: A directory: sub-env ``i`` logs its closes to the file
+            `close_log_path` gives for ``i`` in it.
+    """
     fails = list(fail_at) if fail_at is not None else [None] * len(lengths)
     return [
-        CountingEnvFn(int(n), truncate_after, random_start, fail)
-        for n, fail in zip(lengths, fails, strict=True)
+        CountingEnvFn(
+            int(n),
+            truncate_after,
+            random_start,
+            fail,
+            None if close_logs is None else str(close_log_path(close_logs, i)),
+        )
+        for i, (n, fail) in enumerate(zip(lengths, fails, strict=True))
     ]
+
+
+def close_log_path(directory: str | os.PathLike[str], index: int) -> Path:
+    """The file in ``directory`` where sub-env ``index`` logs its closes."""
+    return Path(directory) / f"sub-env-{index}.closed"
 
 
 class CountingNativeVecEnv(NativeVecEnv[NDArray[np.float32], Any]):
@@ -176,7 +217,9 @@ class CountingNativeVecEnv(NativeVecEnv[NDArray[np.float32], Any]):
     same trajectory as a `CountingEnv` reset with the same seed. Frozen
     sub-envs (``autoreset=False``) are left as they are, and ``actions``
     (one list per sub-env, read with ``get_attr``) records the actions each
-    sub-env applied, as `CountingEnv` does.
+    sub-env applied, as `CountingEnv` does. ``close_logs`` (a path or None
+    per sub-env) get a line each on the first `close`, as `CountingEnv`
+    logs to its ``close_log``.
     """
 
     def __init__(
@@ -189,6 +232,7 @@ class CountingNativeVecEnv(NativeVecEnv[NDArray[np.float32], Any]):
         fail_at: Sequence[int | None] | None = None,
         autoreset: bool = True,
         max_episode_steps: int | None = None,
+        close_logs: Sequence[str | None] | None = None,
     ) -> None:
         super().__init__(
             num_envs,
@@ -207,6 +251,8 @@ class CountingNativeVecEnv(NativeVecEnv[NDArray[np.float32], Any]):
         self.start = np.zeros(num_envs, dtype=np.float64)
         self._applied: list[list[Any]] = [[] for _ in range(num_envs)]
         self.name = "counting"
+        self._close_logs = list(close_logs) if close_logs is not None else [None] * num_envs
+        self._logged_close = False
 
     @classmethod
     def from_env_fns(
@@ -237,6 +283,7 @@ class CountingNativeVecEnv(NativeVecEnv[NDArray[np.float32], Any]):
             truncate_after=truncate_after,
             random_start=random_start,
             fail_at=[fn.fail_at for fn in fns],
+            close_logs=[fn.close_log for fn in fns],
             **kwargs,
         )
 
@@ -288,3 +335,12 @@ class CountingNativeVecEnv(NativeVecEnv[NDArray[np.float32], Any]):
         """Each sub-env's sum of actions times ``scale``."""
         scaled: NDArray[np.int64] = self.total * scale
         return scaled
+
+    def close(self) -> None:
+        """Close, logging each sub-env's close in its ``close_logs`` file (once)."""
+        super().close()
+        if not self._logged_close:
+            self._logged_close = True
+            for path in self._close_logs:
+                if path is not None:
+                    _log_close(path, id(self))
