@@ -45,9 +45,9 @@ _PULL_LOW, _PULL_HIGH = 0.3, 0.8
 # stale fill or an unused data argument from a run that never held a position there.
 _EXTRA_PROBES = 5
 
-# The warning of a run without data (sekai check shows it as a note for the envs that
-# simulate their own prices: for them, it is no problem).
-LOOK_AHEAD_SKIPPED_WITHOUT_DATA = (
+# The warning of a run without data (`sekai check` recognises its beginning, "look-ahead not
+# checked: data is None", and shows a note instead for the envs that simulate their market).
+_LOOK_AHEAD_SKIPPED_WITHOUT_DATA = (
     "look-ahead not checked: data is None, so make_env(None) builds the env on its own "
     "simulator and there are no rows to perturb; pass the MarketData the env plays as data "
     "to check it"
@@ -224,7 +224,7 @@ def check_market_env(
         _check_equity(base.frames, report)
     unsteady = _check_reproducible(make_env, data, seed, base, report)
     if data is None:
-        report.warning("look-ahead-skipped", LOOK_AHEAD_SKIPPED_WITHOUT_DATA)
+        report.warning("look-ahead-skipped", _LOOK_AHEAD_SKIPPED_WITHOUT_DATA)
     elif unsteady is not None and base.error is None:
         _check_look_ahead(make_env, data, seed, base, unsteady, look_ahead_checks, report)
     if native is not None and unsteady is not None and base.error is None:
