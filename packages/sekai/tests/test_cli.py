@@ -259,6 +259,70 @@ def _costly_vec(num_envs: int, **kwargs: Any) -> Any:
     return TradingVecEnv(num_envs, transaction_cost=0.05, **kwargs)
 
 
+class _RaisesInStep(Env[Any, Any]):
+    """Takes ``data=`` like a market env, and raises in step."""
+
+    def __init__(self, data: Any = None) -> None:
+        self.observation_space = Box(0.0, 1.0, shape=(1,))
+        self.action_space = Discrete(2)
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> ResetResult[Any]:
+        self._set_rng(seed)
+        return ResetResult(np.zeros(1, np.float32), {})
+
+    def step(self, action: Any) -> StepResult[Any]:
+        raise RuntimeError("broken on purpose")
+
+
+def test_check_of_a_data_env_that_raises_in_step_reports_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    env_id = "clitest/RaisesInStep-v0"
+    default_registry.register(env_id, entry_point=_RaisesInStep)
+    try:
+        assert main(["check", env_id, "--steps", "5"]) == 1
+    finally:
+        default_registry.deregister(env_id)
+    out = capsys.readouterr().out
+    assert out.startswith("ERROR: ") and "RuntimeError: broken on purpose" in out, out
+
+
+@pytest.mark.parametrize("env_id", ["LimitOrderBook-v0", "MarketMaking-v0", "OptimalExecution-v0"])
+def test_check_runs_the_market_checks_on_a_simulated_market_env(
+    env_id: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No data to perturb: a note says so, and it is no problem (the exit status is 0)."""
+    assert main(["check", env_id, "--steps", "20"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("note: look-ahead not checked: the env simulates its own market")
+    assert lines[1] == f"{env_id}: no problems found in 20 steps"
+
+
+def test_check_compares_a_simulated_market_env_with_its_native_vector_env(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    env_id = "clitest/SimulatedNativeDiffers-v0"
+    default_registry.register(
+        env_id,
+        entry_point="sekai.envs.finance.market_making:MarketMakingEnv",
+        # another volatility than the single env's default: the same actions play another game
+        vector_entry_point=lambda num_envs, **kwargs: _volatile_vec(num_envs, **kwargs),
+    )
+    try:
+        assert main(["check", env_id, "--steps", "20"]) == 1
+    finally:
+        default_registry.deregister(env_id)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("ERROR: native parity: sub-env 0 of native(data) differs"), lines
+    assert lines[1].startswith("note: look-ahead not checked")
+
+
+def _volatile_vec(num_envs: int, **kwargs: Any) -> Any:
+    from sekai.envs.finance.market_making_vector import MarketMakingVecEnv
+
+    return MarketMakingVecEnv(num_envs, sigma=5.0, **kwargs)
+
+
 def test_check_help_names_the_market_checks(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["check", "--help"])

@@ -104,7 +104,7 @@ def test_a_native_env_playing_another_game_is_caught(
     )
     assert len(problems) == 1, problems
     assert problems[0].startswith("ERROR: native parity: sub-env 0 of native(data) differs")
-    assert "in the native env and " in problems[0] and "in the single env" in problems[0]
+    assert "at step 1: reward: native " in problems[0] and " != single " in problems[0]
 
 
 def test_a_leak_through_env_data_is_caught(bars: MarketData, registry: EnvRegistry) -> None:

@@ -471,52 +471,81 @@ def _agent_view(env: Any, agent: Any) -> Any:
 _CHECK_HISTORY_ROWS = 2_000
 
 
-def _is_market_env(env_id: str, env: Any) -> bool:
-    """Whether ``sekai check`` also runs check_market_env on ``env_id``.
+def _market_kind(env_id: str, env: Any) -> tuple[str, dict[str, Any]] | None:
+    """Whether ``sekai check`` also runs check_market_env on ``env_id``, and how.
 
-    A market env, for the check, is one whose constructor takes a ``data``
-    argument (the MarketData it plays) and whose step info reports ``timestamp``
-    and ``equity``, the keys check_market_env reads, as sekai's market envs do.
+    ``("history", info)`` for an env whose constructor takes a ``data`` argument
+    (the MarketData it plays) and whose step info reports ``timestamp`` and
+    ``equity``, the keys check_market_env reads; ``("simulated", info)`` for one
+    without ``data`` whose info reports ``timestamp`` (it simulates its own
+    market: MarketMaking-v0, ...); None for any other env, and for an env that
+    raises when reset or stepped (check_env has reported that).
     """
     from sekai.registry import spec
 
     try:
         parameters = inspect.signature(_creator(spec(env_id))).parameters
     except (TypeError, ValueError):
-        return False
-    if "data" not in parameters:
-        return False
-    space = env.action_space
-    space.seed(0)
-    env.reset(seed=0)
-    info = env.step(space.sample()).info
-    return "timestamp" in info and "equity" in info
+        return None
+    try:
+        space = env.action_space
+        space.seed(0)
+        env.reset(seed=0)
+        info = env.step(space.sample()).info
+    except Exception:  # check_env's report says what went wrong
+        return None
+    if "data" in parameters:
+        return ("history", info) if "timestamp" in info and "equity" in info else None
+    return ("simulated", info) if "timestamp" in info else None
 
 
-def _check_market(env_id: str, steps: int) -> list[str]:
-    """check_market_env on ``env_id``, played on a simulated one-asset history.
+def _check_market(env_id: str, steps: int, kind: str, info: dict[str, Any]) -> list[str]:
+    """check_market_env on ``env_id``: its problems, and notes that are none.
 
-    The history is a path of geometric Brownian motion with a fixed seed, so
-    that the look-ahead check has rows to perturb; the native vector env (one
-    sub-env) is compared with the single env when the id has one.
+    An env on a history plays a simulated one-asset history, a path of
+    geometric Brownian motion with a fixed seed, so that the look-ahead check
+    has rows to perturb; an env on its own simulator plays with ``data=None``,
+    and the look-ahead check it therefore skips is a note, not a problem. The
+    rewards are compared with the equity when the info reports it. The native
+    vector env (one sub-env) is compared with the single env when the id has one.
     """
     import numpy as np
 
     from sekai.finance import GBM, MarketData, check_market_env
     from sekai.registry import make, make_vec, spec
 
-    rows = _CHECK_HISTORY_ROWS + steps
-    path = GBM(0.05, 0.2).simulate(np.random.default_rng(0), rows - 1)
-    history = MarketData(path.prices)
+    history: MarketData | None = None
+    if kind == "history":
+        rows = _CHECK_HISTORY_ROWS + steps
+        path = GBM(0.05, 0.2).simulate(np.random.default_rng(0), rows - 1)
+        history = MarketData(path.prices)
+
+    def single(data: MarketData | None) -> Any:
+        return make(env_id) if data is None else make(env_id, data=data)
+
     native = None
     if spec(env_id).vector_entry_point is not None:
 
         def native(data: MarketData | None) -> Any:
+            if data is None:
+                return make_vec(env_id, 1, vectorization_mode="native")
             return make_vec(env_id, 1, vectorization_mode="native", data=data)
 
-    return check_market_env(
-        lambda data: make(env_id, data=data), history, n_steps=steps, native=native
+    problems = check_market_env(
+        single,
+        history,
+        n_steps=steps,
+        native=native,
+        reward="log_equity" if "equity" in info else None,
     )
+    skipped = "WARNING: look-ahead not checked: data is None"
+    if kind == "simulated" and any(problem.startswith(skipped) for problem in problems):
+        problems = [problem for problem in problems if not problem.startswith(skipped)]
+        problems.append(
+            "note: look-ahead not checked: the env simulates its own market (no data= "
+            "argument), so there are no rows to perturb"
+        )
+    return problems
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -542,17 +571,19 @@ def _cmd_check(args: argparse.Namespace) -> int:
                     problems.append(f"{level}: agent {agent!r}: {text}")
         else:
             problems = check_env(env, n_steps=args.steps)
-            if _is_market_env(args.env_id, env):
+            market = _market_kind(args.env_id, env)
+            if market is not None:
                 progress.status(
                     f"checking {args.env_id} as a market env ({args.steps} steps: look-ahead, "
                     "reward and equity, reproducibility, native parity) ..."
                 )
-                problems += _check_market(args.env_id, args.steps)
+                problems += _check_market(args.env_id, args.steps, *market)
     finally:
         progress.clear()
         env.close()
     for problem in problems:
         print(problem)
+    problems = [problem for problem in problems if not problem.startswith("note: ")]
     if problems:
         print(f"{args.env_id}: {len(problems)} problem(s) found", file=sys.stderr)
         return 1
@@ -661,7 +692,10 @@ def build_parser() -> argparse.ArgumentParser:
             "equity, as Trading-v0, Portfolio-v0 and Market-v0 do) is also checked with "
             "sekai.finance.check_market_env on a simulated one-asset history: no look-ahead, "
             "rewards equal to the log growth of the equity, finite numbers, reproducible runs "
-            "and, when it has one, a native vector env that plays the same game. "
+            "and, when it has one, a native vector env that plays the same game. A market "
+            "env on its own simulator (no data=, its info reports timestamp, as "
+            "MarketMaking-v0 does) gets the same checks without data: the look-ahead check "
+            "it skips is printed as a note, which is no problem. "
             "Exit status: 0 if no problems are found, 1 if some are, 2 on an error."
         ),
     )
