@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from sekai._internal.compare import first_difference
 from sekai._internal.validation import check_callable, check_int, check_seed
 from sekai.finance._market_data import MarketData
 from sekai.utils.checker import _ActionSampler, _describe, _Report
@@ -398,40 +399,12 @@ def _differ(path: str, a: Any, b: Any, labels: tuple[str, str]) -> str:
 
 
 def _difference(a: Any, b: Any, path: str, labels: tuple[str, str] = _RUNS) -> str | None:
-    """Where two nested values first differ (NaN equals NaN), or None when they are equal."""
-    if isinstance(a, Mapping) or isinstance(b, Mapping):
-        if not (isinstance(a, Mapping) and isinstance(b, Mapping)) or a.keys() != b.keys():
-            return _differ(f"the keys of {path}", _keys(a), _keys(b), labels)
-        for key in a:
-            found = _difference(a[key], b[key], f"{path}[{key!r}]", labels)
-            if found is not None:
-                return found
+    """Where two nested values first differ (NaN equals NaN), worded for the report; or None."""
+    found = first_difference(a, b, path)
+    if found is None:
         return None
-    if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
-        if not (isinstance(a, (tuple, list)) and isinstance(b, (tuple, list))) or len(a) != len(b):
-            return _differ(path, a, b, labels)
-        for index, (x, y) in enumerate(zip(a, b, strict=True)):
-            found = _difference(x, y, f"{path}[{index}]", labels)
-            if found is not None:
-                return found
-        return None
-    left, right = np.asarray(a), np.asarray(b)
-    if left.shape != right.shape:
-        return _differ(f"the shape of {path}", left.shape, right.shape, labels)
-    try:
-        same = np.asarray(left == right)
-        if left.dtype.kind in "fc" and right.dtype.kind in "fc":
-            same = same | (np.isnan(left) & np.isnan(right))
-    except Exception:  # values numpy cannot compare: compare them as objects
-        return None if a == b else _differ(path, a, b, labels)
-    if bool(np.all(same)):
-        return None
-    where = tuple(int(i) for i in np.argwhere(~same)[0]) if left.ndim else ()
-    return _differ(_entry(path, left, where), left[where], right[where], labels)
-
-
-def _keys(value: Any) -> list[Any]:
-    return sorted(value.keys(), key=repr) if isinstance(value, Mapping) else [type(value).__name__]
+    where = found.path if found.aspect == "value" else f"the {found.aspect} of {found.path}"
+    return _differ(where, found.got, found.expected, labels)
 
 
 def _frame_difference(
