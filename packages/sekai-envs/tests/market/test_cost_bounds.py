@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-import sekai
 from sekai.envs.finance import MarketEnv, PortfolioEnv, TradingEnv
 from sekai.finance.data import MarketData
+from sekai.registry import make_vec
 
 PRICES = 100.0 * np.exp(np.cumsum(np.random.default_rng(0).normal(0.0, 0.01, (80, 2)), axis=0))
 
@@ -26,7 +26,7 @@ BUILDERS: dict[str, Callable[[Any], object]] = {
     ),
     **{
         f"{env_id} vector": (
-            lambda cost, env_id=env_id: sekai.make_vec(
+            lambda cost, env_id=env_id: make_vec(
                 env_id, num_envs=2, episode_length=10, transaction_cost=cost
             )
         )
