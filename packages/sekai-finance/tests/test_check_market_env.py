@@ -480,4 +480,5 @@ def test_native_parity_compares_dtypes(sp500: MarketData) -> None:
     problems = check_market_env(lambda d: ToyTrading(d), sp500, n_steps=30, native=native)
     assert len(problems) == 1, problems
     assert problems[0].startswith("ERROR: native parity: native(data) differs")
-    assert "observation spaces differ: native observation_space Box(" in problems[0] and "float32" in problems[0]
+    assert "observation spaces differ: native observation_space Box(" in problems[0]
+    assert "float32" in problems[0]
