@@ -7,13 +7,16 @@ Two blocks of ``docs/pages/guides/performance.md``, each between its markers:
   copied to ``docs/pages/assets/benchmark.png``;
 - ``native`` (NATIVE VECTOR RESULTS): each native vector env against
   ``SyncVecEnv`` over the same env at 1024 sub-envs, from
-  ``bench_classic.json``, ``bench_market.json`` and ``bench_market_micro.json``.
+  ``bench_classic.json``, ``bench_market.json`` and ``bench_market_micro.json``;
+- ``peers`` (PEER RESULTS): every side-by-side row with a peer library or a
+  floor, gathered from the ``"peer_rows"`` of every results file (see
+  ``benchmarks/_peers.py``).
 
 Text about the results belongs outside the blocks, where this script does not
 touch it.
 
-Usage: ``python tools/benchmark_page.py [compare] [native]`` (after
-``uv run --locked nox -s bench``): the blocks named, or both.
+Usage: ``python tools/benchmark_page.py [compare] [native] [peers]`` (after
+``uv run --locked nox -s bench``): the blocks named, or all of them.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ def _markers(name: str) -> tuple[re.Pattern[str], str, str]:
 
 BLOCK, BEGIN, END = _markers("BENCHMARK RESULTS")
 NATIVE_BLOCK, NATIVE_BEGIN, NATIVE_END = _markers("NATIVE VECTOR RESULTS")
+PEER_BLOCK, PEER_BEGIN, PEER_END = _markers("PEER RESULTS")
 
 # The native-vs-sync benchmarks: each results file and the key of its table.
 NATIVE_BENCHES = (
@@ -217,7 +221,55 @@ def _native(page: str) -> str | None:
     return _write_block(page, NATIVE_BLOCK, native_block(reports, _run_day(paths)))
 
 
-WRITERS = {"compare": _compare, "native": _native}
+def _figure(value: float) -> str:
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+def peer_block(reports: dict[str, dict[str, Any]], day: str) -> str:
+    """The PEER RESULTS block: one table line per peer row, in the order of the files."""
+    lines = [
+        PEER_BEGIN,
+        f"Measured on {day} with `uv run --locked nox -s bench` on a 2-core x86_64 machine "
+        "shared with other work. Each figure is the median of interleaved rounds of sekai "
+        "and its peer in the same run; the ratio is sekai's figure over the peer's, in the "
+        "row's unit (for a time, below 1 is faster; for a rate, above 1 is).",
+        "",
+        "| comparison | peer | unit | sekai | peer's | ratio | goal | |",
+        "|---|---|---|---:|---:|---:|---:|---|",
+    ]
+    for name, report in reports.items():
+        script = name.removesuffix(".json") + ".py"
+        for r in report.get("peer_rows", []):
+            verdict = "met" if r["met"] else "not met"
+            lines.append(
+                f"| {r['row']} (`{script}`) | {r['peer_name']} | {r['unit']} "
+                f"| {_figure(r['sekai'])} | {_figure(r['peer'])} | {r['ratio']:.2f}x "
+                f"| {r['goal']}x | {verdict} |"
+            )
+    notes = [
+        f"- {r['row']}: {r['note']}"
+        for report in reports.values()
+        for r in report.get("peer_rows", [])
+        if r.get("note")
+    ]
+    if notes:
+        lines += ["", "Notes:", "", *notes]
+    lines += ["", PEER_END]
+    return "\n".join(lines)
+
+
+def _peers(page: str) -> str | None:
+    paths = sorted(
+        path for path in RESULTS.glob("*.json") if "peer_rows" in json.loads(path.read_text())
+    )
+    if not paths:
+        print("no results with peer rows: run `uv run --locked nox -s bench` first")
+        return None
+    reports = {path.name: json.loads(path.read_text()) for path in paths}
+    return _write_block(page, PEER_BLOCK, peer_block(reports, _run_day(paths)))
+
+
+WRITERS = {"compare": _compare, "native": _native, "peers": _peers}
 
 
 def main(argv: list[str]) -> int:
