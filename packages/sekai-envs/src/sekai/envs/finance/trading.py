@@ -315,12 +315,19 @@ class TradingEnv(TradingParameters, WindowedMarketEnv[NDArray[np.float32], np.in
         """
         kernel = self._stepping()
         choice = discrete_action(action, self.config.n_actions, "TradingEnv")
-        reward, terminated, truncated, info = kernel.step_one(choice, kernel.cursor.at(0))
+        reward, terminated, truncated, info = kernel.step_one(choice)
         self._over = terminated or truncated
-        return StepResult(self._observe(self._now()), reward, terminated, truncated, info)
+        # The kernel's own observation, unless a subclass observes otherwise.
+        observation = kernel.observe_one() if type(self)._observe is _OBSERVE else None
+        if observation is None:
+            observation = self._observe(self._now())
+        return StepResult(observation, reward, terminated, truncated, info)
 
     def _observe(self, now: PointInTime) -> NDArray[np.float32]:
         return observation(now.log_returns(self.config.lookback), self.position)
 
     def __repr__(self) -> str:
         return f"TradingEnv({self.config.describe()})"
+
+
+_OBSERVE = TradingEnv._observe
