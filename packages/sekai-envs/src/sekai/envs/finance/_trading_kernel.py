@@ -162,6 +162,7 @@ class TradingKernel:
         self._cost_of = scalar_cost(config.cost_model)
         self._scalar = self._cost_of is not None and config.account.maintenance_margin is None
         self._targets_one: list[float] = config.position_array().tolist()
+        self.n_actions: int = config.n_actions
         self._accrued = accruals(config.account, config.dt)
         self._one: _OneRow | None = None  # the data of row 0's episode, read as Python floats
 
@@ -435,7 +436,7 @@ class TradingKernel:
         lookback = self.config.lookback
         row = self.cursor.rows.item(0)
         observation = np.empty(lookback + 1, dtype=np.float32)
-        observation[:lookback] = one.log_returns[row - lookback : row]
+        observation[:lookback] = one.observed[row - lookback : row]
         observation[lookback] = self.position.item(0)
         return observation
 
@@ -474,7 +475,8 @@ class _OneRow:
     Read once per data (a history) or per simulated path, not every step;
     the prices, opens, volumes and row lengths as lists, the timestamps as
     they are, and the log returns of the closes in one pass, as
-    ``PointInTime.log_returns`` computes them (``log(P_t / P_{t-1})``).
+    ``PointInTime.log_returns`` computes them (``log(P_t / P_{t-1})``, each
+    element alone: the same bits over the whole column as over a window).
 
     Attributes:
         data: The data (to tell a new path from the one read).
@@ -483,7 +485,8 @@ class _OneRow:
         volumes: The ``volume`` field, when the cost inputs include it; else None.
         years: Each row's length in years (dated data without ``dt``), else None.
         times: The timestamps.
-        log_returns: ``log_returns[t - 1] = log(P_t / P_{t - 1})``.
+        observed: The log returns as float32, as observations hold them:
+            ``observed[t - 1] = log(P_t / P_{t - 1})``.
     """
 
     def __init__(
@@ -502,4 +505,4 @@ class _OneRow:
         self.times = data.timestamps
         returns = prices[1:] / prices[:-1]
         np.log(returns, out=returns)
-        self.log_returns = returns
+        self.observed = returns.astype(np.float32)

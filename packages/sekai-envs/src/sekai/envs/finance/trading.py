@@ -314,7 +314,7 @@ class TradingEnv(TradingParameters, WindowedMarketEnv[NDArray[np.float32], np.in
             InvalidAction: ``action`` is not an index into ``positions``.
         """
         kernel = self._stepping()
-        choice = discrete_action(action, self.config.n_actions, "TradingEnv")
+        choice = discrete_action(action, kernel.n_actions, "TradingEnv")
         reward, terminated, truncated, info = kernel.step_one(choice)
         self._over = terminated or truncated
         # The kernel's own observation, unless a subclass observes otherwise.
