@@ -164,7 +164,10 @@ class TradingKernel:
         self._targets_one: list[float] = config.position_array().tolist()
         self.n_actions: int = config.n_actions
         self._accrued = accruals(config.account, config.dt)
-        self._one: _OneRow | None = None  # the data of row 0's episode, read as Python floats
+        # Row 0's episode data as Python floats: read at its first step (a native env never
+        # steps one row alone, so it never pays for it), kept while the data stays the same.
+        self._one: _OneRow | None = None  # None from each reset to the first step
+        self._read: _OneRow | None = None  # the last read
 
     def reset(
         self,
@@ -183,10 +186,7 @@ class TradingKernel:
         self.position[indices] = 0.0
         self.equity[indices] = self.config.capital
         reset_reward(self.reward, indices, self.n)
-        if self.n == 1 and self._scalar:
-            data = self.cursor.data_of(0)
-            if self._one is None or self._one.data is not data:
-                self._one = _OneRow(data, self.config, self._row_years)
+        self._one = None
 
     def _times(self, times: NDArray[Any]) -> Any:
         # Dated timestamps travel as a list of numpy datetimes, as the infos have always had them.
@@ -355,9 +355,15 @@ class TradingKernel:
         Returns:
             ``(reward, terminated, truncated, info)``, the info with Python floats.
         """
-        one = self._one
-        if one is None or self._cost_of is None:  # a cost model with inputs, or a margin
-            return self._step_general(choice, self.cursor.at(0))
+        one, cost_of = self._one, self._cost_of
+        if one is None or cost_of is None:
+            if cost_of is None or not self._scalar:  # a cost model with inputs, or a margin
+                return self._step_general(choice, self.cursor.at(0))
+            data = self.cursor.data_of(0)
+            one = self._read
+            if one is None or one.data is not data:  # a new path (a history is read once)
+                one = self._read = _OneRow(data, self.config, self._row_years)
+            self._one = one
         config = self.config
         rows = self.cursor.rows
         row = rows.item(0)
@@ -382,7 +388,7 @@ class TradingKernel:
             target,
             after,
             accrued=accrued,
-            cost_of=self._cost_of,
+            cost_of=cost_of,
             equity=equity,
             before=before,
             kept=untradable or target != target,  # NaN: the hold action
