@@ -140,3 +140,106 @@ def test_parameters_are_read_from_the_config_and_say_how_to_change_them(env_id: 
     with pytest.raises(ValueError, match="lookback"):
         env.lookback = 0
     assert env.config.lookback == 7
+
+
+def _traded_history(rows: int, seed: int, volume: bool) -> MarketData:
+    """A dated history with opens (some missing), a spread and, optionally, gaps in volume."""
+    rng = np.random.default_rng(seed)
+    closes = 100.0 * np.exp(np.cumsum(rng.normal(0.0, 0.04, rows)))
+    opens = closes * np.exp(rng.normal(0.0, 0.01, rows))
+    opens[rng.random(rows) < 0.1] = np.nan  # no open: the row fills at its close
+    stamps = np.datetime64("2021-01-01") + np.cumsum(rng.integers(1, 4, rows)).astype(
+        "timedelta64[D]"
+    )
+    fields: dict[str, Any] = {"open": opens[:, None], "spread": np.full((rows, 1), 0.0005)}
+    if volume:
+        volumes = rng.uniform(1e3, 1e4, rows)
+        volumes[rng.random(rows) < 0.15] = 0.0  # untradable rows: the position is kept
+        fields["volume"] = volumes[:, None]
+    return MarketData(closes[:, None], timestamps=stamps).with_fields(**fields)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    execution=st.sampled_from(["close", "next_open", "next_close"]),
+    cost=st.sampled_from([0.0, 0.002, None, "spread"]),
+    rates=st.sampled_from([(0.0, None, 0.0), (0.03, 0.08, 0.02), (-0.01, None, 0.05)]),
+    positions=st.sampled_from([(-1.0, 0.0, 1.0), (0.0, 0.5, 1.0), (-2.0, 0.5, 2.0)]),
+    hold_action=st.booleans(),
+    volume=st.booleans(),
+    dated=st.booleans(),
+    margin=st.sampled_from([None, 0.25]),
+)
+def test_the_single_env_steps_as_the_vector_kernel_with_one_row(
+    seed: int,
+    execution: str,
+    cost: float | str | None,
+    rates: tuple[float, float | None, float],
+    positions: tuple[float, ...],
+    hold_action: bool,
+    volume: bool,
+    dated: bool,
+    margin: float | None,
+) -> None:
+    # The single env's Python-float path (none or a proportional rate, no margin) and its
+    # general path (a cost model with inputs, a margin) against the batched kernel with one
+    # row: every observation, reward, flag and info the same, bit for bit, over episodes.
+    cash_rate, margin_rate, borrow_rate = rates
+    kwargs: dict[str, Any] = {
+        "data": _traded_history(80, seed, volume),
+        "lookback": 3,
+        "episode_length": 7,
+        "positions": positions,
+        "transaction_cost": SpreadCost() if cost == "spread" else cost,
+        "execution": execution,
+        "cash_rate": cash_rate,
+        "margin_rate": margin_rate,
+        "borrow_rate": borrow_rate,
+        "hold_action": hold_action,
+        "maintenance_margin": None if margin is None or max(positions) > 2.0 else margin,
+    }
+    if not dated:
+        kwargs["dt"] = 1 / 252
+    native = registry.make_vec("Trading-v0", 1, **kwargs)
+    # SyncVecEnv seeds its one single env as the native env seeds its row.
+    sync = registry.make_vec("Trading-v0", 1, vectorization_mode="sync", **kwargs)
+    single = sync.envs[0].unwrapped
+    assert isinstance(native, TradingVecEnv) and isinstance(single, TradingEnv)
+    a, b = native.reset(seed=seed), sync.reset(seed=seed)
+    _same(a.observations, b.observations, "reset")
+    _same(a.infos, b.infos, "reset infos")
+    floats = cost != "spread" and kwargs["maintenance_margin"] is None
+    rng = np.random.default_rng(seed)
+    for step in range(30):  # several episodes, through autoresets
+        actions = rng.integers(0, single.action_space.n, 1)
+        x, y = native.step(actions), sync.step(actions)
+        assert (single._kernel._read is not None) == floats  # the path under test
+        for name in ("observations", "rewards", "terminated", "truncated"):
+            _same(getattr(x, name), getattr(y, name), f"step {step} {name}")
+        _same(x.infos, y.infos, f"step {step} infos")
+    native.close()
+    sync.close()
+
+
+def test_the_single_env_reports_python_numbers_on_its_float_path() -> None:
+    env = TradingEnv(lookback=3, episode_length=4, transaction_cost=0.001, cash_rate=0.02)
+    env.reset(seed=0)
+    result = env.step(2)
+    assert env._kernel is not None and env._kernel._read is not None  # the float path
+    assert type(result.reward) is float and result.observation.dtype == np.float32
+    assert result.observation[-1] == np.float32(env.position)
+    kinds = {key: type(value) for key, value in result.info.items()}
+    assert kinds == {
+        "equity": float,
+        "position": float,
+        "price": float,
+        "asset_return": float,
+        "cost": float,
+        "turnover": float,
+        "fill_price": float,
+        "untradable": bool,
+        "liquidated": bool,
+        "timestamp": np.int64,
+        "dt": float,
+    }

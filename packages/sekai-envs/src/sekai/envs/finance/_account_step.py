@@ -17,7 +17,9 @@ reward function and its starting capital).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+import functools
+import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -26,16 +28,20 @@ from numpy.typing import NDArray
 
 from sekai._internal.validation import check_real
 from sekai.finance.account import AccountConfig, Settlement, settle, turnover
-from sekai.finance.costs import CostModel
+from sekai.finance.costs import CostModel, NoCost, ProportionalCost
 from sekai.finance.rewards import LogReturn, RewardFunction, StepOutcome
 
 __all__ = [
+    "OneAccount",
     "StepAccount",
     "account_config",
     "account_step",
+    "account_step_one",
+    "accruals",
     "assigned_reward",
     "check_reward",
     "positive_capital",
+    "scalar_cost",
 ]
 
 F64 = NDArray[np.float64]
@@ -320,3 +326,145 @@ def _kept_at_fill(
     scale = np.where(left_then > 0.0, left_now / np.where(left_then > 0.0, left_then, 1.0), 0.0)
     rescaled: F64 = np.where(kept, at_fill, target * np.maximum(scale, 0.0))
     return rescaled
+
+
+# -- one account holding one asset, on Python floats ------------------------------------------
+#
+# A single env's step (one account, one asset) pays numpy's per-call cost dozens of times in
+# `account_step` and `settle`, for arithmetic on one number each. The functions below do the
+# same arithmetic on Python floats: the same formulas, the same operations in the same order
+# (a sum over one asset is that asset's value), so every result equals `account_step`'s bit
+# for bit. The equivalence tests step both paths side by side.
+
+Accruals = tuple[float | None, float | None, float | None]
+"""``exp(rate * dt) - 1`` for the cash, margin and borrow rates, None for a rate of 0."""
+
+
+def accruals(config: AccountConfig, dt: float) -> Accruals | None:
+    """The accruals `settle` applies over ``dt`` years, or None when the account pays no rate.
+
+    The same numbers as `settle`'s for a scalar ``dt`` (``math.expm1``); a rate
+    of 0, which `settle` skips, has None.
+    """
+    rates = (config.cash_rate, config.effective_margin_rate, config.borrow_rate)
+    if not any(rates):
+        return None
+    cash, margin, borrow = (math.expm1(rate * dt) if rate != 0.0 else None for rate in rates)
+    return cash, margin, borrow
+
+
+def _settle_one(
+    weight: float, asset_return: float, accrued: Accruals | None
+) -> tuple[float, float, float, bool]:
+    """`settle` of one asset's weight: ``(growth, drifted, financing, wiped_out)``."""
+    moved = weight * (1.0 + asset_return)
+    cash = 1.0 - weight
+    if accrued is None:
+        financing = 0.0
+        growth = moved + cash
+    else:
+        cash_accrual, margin_accrual, borrow_accrual = accrued
+        financing = 0.0
+        if cash_accrual is not None:
+            financing = financing - max(cash, 0.0) * cash_accrual
+        if margin_accrual is not None:
+            financing = financing + max(-cash, 0.0) * margin_accrual
+        if borrow_accrual is not None:
+            financing = financing + max(-weight, 0.0) * borrow_accrual
+        growth = moved + cash - financing
+    if growth <= 0.0:
+        return 0.0, 0.0, financing, True
+    return growth, moved / growth, financing, False
+
+
+ScalarCost = Callable[[float], float]
+"""A cost model's price of one asset's trade, for the models that need no market input."""
+
+
+def _no_cost(trade: float) -> float:
+    return 0.0
+
+
+def _proportional(model: ProportionalCost, trade: float) -> float:
+    rate: float = model.rate  # type: ignore[assignment]  # a float: checked by scalar_cost
+    return abs(trade) * rate
+
+
+def scalar_cost(model: CostModel) -> ScalarCost | None:
+    """``model`` as a function of one asset's trade, when it reads nothing else; else None.
+
+    `NoCost` and a `ProportionalCost` with one rate (``|trade| * rate``, the
+    number its ``__call__`` gives for one asset). Subclasses, which may price
+    otherwise, get None: the caller then calls the model itself.
+    """
+    if type(model) is NoCost:
+        return _no_cost
+    if type(model) is ProportionalCost and isinstance(model.rate, float):
+        return functools.partial(_proportional, model)  # a partial pickles
+    return None
+
+
+class OneAccount(NamedTuple):
+    """`StepAccount` for one account holding one asset, on Python floats.
+
+    Attributes:
+        growth: The growth net of costs (0 when wiped out).
+        drifted: The weight at the end of the period (0 when wiped out).
+        turnover: ``|target - current|`` (at the fill).
+        cost: The transaction cost, a fraction of the equity at the fill.
+        wiped_out: Whether the equity fell to 0 or below.
+        equity: The equity at the end of the step.
+    """
+
+    growth: float
+    drifted: float
+    turnover: float
+    cost: float
+    wiped_out: bool
+    equity: float
+
+
+def account_step_one(
+    current: float,
+    target: float,
+    returns: float,
+    *,
+    accrued: Accruals | None,
+    cost_of: ScalarCost,
+    equity: float,
+    before: float | None = None,
+    kept: bool = False,
+) -> OneAccount:
+    """`account_step` for one account holding one asset, without a maintenance margin.
+
+    Args:
+        current: The drifted weight before the decision.
+        target: The target weight (NaN is allowed where ``kept``).
+        returns: The asset's simple return from the fill to the end of the period.
+        accrued: `accruals` of the account over the step, or None.
+        cost_of: The cost model's price of a trade (`scalar_cost`).
+        equity: The account value before the period.
+        before: The asset's simple return from the decision to the fill, or None.
+        kept: The asset cannot be traded: its target is its weight at the fill.
+    """
+    if before is None:
+        if kept:
+            target = current
+        traded = abs(target - current)
+        cost = cost_of(target - current)
+        growth, drifted, _, _ = _settle_one(target, returns, accrued)
+        net = 1.0 * (1.0 - cost) * growth
+    else:
+        carried, at_fill, _, held_wiped = _settle_one(current, before, accrued)
+        if kept:  # one asset: long-only or not, it keeps its weight at the fill
+            target = at_fill
+        traded = abs(target - at_fill)
+        cost = cost_of(target - at_fill)
+        growth, drifted, _, _ = _settle_one(target, returns, None)
+        net = carried * (1.0 - cost) * growth
+        if held_wiped:
+            net = 0.0
+    wiped = net <= 0.0
+    if wiped:
+        net = drifted = 0.0
+    return OneAccount(net, drifted, traded, cost, wiped, equity * net)

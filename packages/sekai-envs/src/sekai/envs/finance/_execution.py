@@ -29,12 +29,21 @@ dates and no ``dt`` argument, the calendar time from row ``t`` to row
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["EXECUTIONS", "Fill", "calendar_years", "check_execution", "check_opens", "fill"]
+__all__ = [
+    "EXECUTIONS",
+    "Fill",
+    "calendar_years",
+    "check_execution",
+    "check_opens",
+    "fill",
+    "fill_one",
+]
 
 F64 = NDArray[np.float64]
 
@@ -125,6 +134,27 @@ def fill(execution: str, decision: F64, following: F64, opens: F64 | None) -> Fi
     if np.isnan(following).any():
         price = np.where(np.isnan(following), np.nan, price)
     return Fill(price / decision - 1.0, following / price - 1.0, price)
+
+
+def fill_one(
+    execution: str, decision: float, following: float, open_: float | None
+) -> tuple[float | None, float, float]:
+    """`fill` for one asset of one account, on Python floats: ``(before, after, price)``.
+
+    The same operations in the same order as `fill`, so every leg agrees
+    with it bit for bit; a single env's step calls this instead of paying
+    numpy's per-call cost on one-element arrays.
+    """
+    if execution == "close":
+        return None, following / decision - 1.0, decision
+    if execution == "next_close":
+        return following / decision - 1.0, 0.0, following
+    if open_ is None:
+        raise ValueError("fill_one: execution='next_open' needs the next row's open, got None")
+    price = following if math.isnan(open_) else open_
+    if math.isnan(following):
+        price = math.nan
+    return price / decision - 1.0, following / price - 1.0, price
 
 
 def calendar_years(timestamps: NDArray[np.datetime64]) -> F64:

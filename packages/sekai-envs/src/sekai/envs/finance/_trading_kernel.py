@@ -16,14 +16,20 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.finance._account_step import StepAccount, account_step
+from sekai.envs.finance._account_step import (
+    StepAccount,
+    account_step,
+    account_step_one,
+    accruals,
+    scalar_cost,
+)
 from sekai.envs.finance._cost_inputs import no_volume, priced_volume, window_volatility
-from sekai.envs.finance._execution import fill
+from sekai.envs.finance._execution import fill, fill_one
 from sekai.envs.finance._kernel import reset_reward
 from sekai.envs.finance._price_sources import PriceCursor, cursor_for
 from sekai.envs.finance._trading_config import TradingConfig
 from sekai.finance.data import PointInTime, PointInTimeBatch
-from sekai.finance.rewards import RewardFunction
+from sekai.finance.rewards import _LOG_FLOOR, _TINY, LogReturn, RewardFunction, StepOutcome
 from sekai.finance.sampling import EpisodeSampler
 
 __all__ = ["Quotes", "TradingKernel", "observation", "step_info"]
@@ -151,6 +157,17 @@ class TradingKernel:
         self._volume = "volume" in config.costs.fields
         self._none = np.zeros(n, dtype=np.bool_)  # shared, never written: no row kept or called
         self._none.flags.writeable = False
+        # The one-row path on Python floats (`step_one`): the cost model as a function of the
+        # trade, when it reads nothing else, and the account's accruals over a fixed dt.
+        self._cost_of = scalar_cost(config.cost_model)
+        self._scalar = self._cost_of is not None and config.account.maintenance_margin is None
+        self._targets_one: list[float] = config.position_array().tolist()
+        self.n_actions: int = config.n_actions
+        self._accrued = accruals(config.account, config.dt)
+        # Row 0's episode data as Python floats: read at its first step (a native env never
+        # steps one row alone, so it never pays for it), kept while the data stays the same.
+        self._one: _OneRow | None = None  # None from each reset to the first step
+        self._read: _OneRow | None = None  # the last read
 
     def reset(
         self,
@@ -169,6 +186,7 @@ class TradingKernel:
         self.position[indices] = 0.0
         self.equity[indices] = self.config.capital
         reset_reward(self.reward, indices, self.n)
+        self._one = None
 
     def _times(self, times: NDArray[Any]) -> Any:
         # Dated timestamps travel as a list of numpy datetimes, as the infos have always had them.
@@ -320,20 +338,116 @@ class TradingKernel:
         )
         return rewards, terminated, truncated, infos
 
-    def step_one(self, choice: int, now: PointInTime) -> tuple[float, bool, bool, Infos]:
-        """`step` for a kernel of one row, its bookkeeping on Python numbers.
+    def step_one(self, choice: int) -> tuple[float, bool, bool, Infos]:
+        """`step` for a kernel of one row, on Python floats.
 
-        The single env's path: the same reads, arithmetic and reward as
-        `step` (`_trade`), without the array bookkeeping that costs more than
-        the step itself when there is one row.
+        The single env's path. With a cost model that reads nothing but the
+        trade (`scalar_cost`: none or a proportional rate) and no maintenance
+        margin, the account's arithmetic runs on Python floats
+        (`account_step_one`, `fill_one`), which gives `step`'s numbers bit for
+        bit without numpy's per-call cost on one-element arrays; otherwise
+        `_trade` runs on the row as `step` does, with the bookkeeping on
+        Python numbers.
 
         Args:
             choice: The index into ``positions`` (checked).
-            now: The row's market at its decision row.
 
         Returns:
             ``(reward, terminated, truncated, info)``, the info with Python floats.
         """
+        one, cost_of = self._one, self._cost_of
+        if one is None or cost_of is None:
+            if cost_of is None or not self._scalar:  # a cost model with inputs, or a margin
+                return self._step_general(choice, self.cursor.at(0))
+            data = self.cursor.data_of(0)
+            one = self._read
+            if one is None or one.data is not data:  # a new path (a history is read once)
+                one = self._read = _OneRow(data, self.config, self._row_years)
+            self._one = one
+        config = self.config
+        rows = self.cursor.rows
+        row = rows.item(0)
+        closes = one.closes
+        decision, following = closes[row], closes[row + 1]
+        opens = one.opens
+        before, after, price = fill_one(
+            config.execution, decision, following, None if opens is None else opens[row + 1]
+        )
+        volumes = one.volumes
+        untradable = volumes is not None and not volumes[row] > 0.0  # False for NaN
+        target = self._targets_one[choice]
+        years = one.years
+        if years is None:
+            dt, accrued = config.dt, self._accrued
+        else:
+            dt = years[row]
+            accrued = accruals(config.account, dt)
+        equity = self.equity.item(0)
+        step = account_step_one(
+            self.position.item(0),
+            target,
+            after,
+            accrued=accrued,
+            cost_of=cost_of,
+            equity=equity,
+            before=before,
+            kept=untradable or target != target,  # NaN: the hold action
+        )
+        growth, position, new_equity = step.growth, step.drifted, step.equity
+        self.position[0], self.equity[0] = position, new_equity
+        steps = self.steps.item(0) + 1
+        self.steps[0] = steps
+        rows[0] = row + 1
+        # The reward: `StepOutcome.from_growth`'s log return, computed with numpy's log as
+        # there (it may differ from math.log in the last bit).
+        log_return = max(float(np.log(max(growth, _TINY))), _LOG_FLOOR)
+        reward = self.reward
+        if type(reward) is not LogReturn:
+            outcome = StepOutcome(
+                np.float64(log_return),
+                np.float64(growth - 1.0),
+                np.float64(new_equity),
+                np.float64(step.turnover),
+                np.float64(step.cost),
+                np.float64(new_equity - equity),
+            )
+            log_return = float(reward(outcome))
+        terminated = step.wiped_out
+        info = step_info(
+            new_equity,
+            position,
+            following,
+            after if before is None else following / decision - 1.0,
+            step.cost,
+            step.turnover,
+            price,
+            untradable,
+            False,
+            one.times[row + 1],
+            dt,
+        )
+        truncated = not terminated and steps >= config.episode_length
+        return log_return, terminated, truncated, info
+
+    def observe_one(self) -> NDArray[np.float32] | None:
+        """Row 0's observation, as `observe` gives it, from the log returns of its episode.
+
+        For a kernel of one row on the Python-float path (`step_one`); None
+        otherwise, and the caller reads the observation through the data's
+        point-in-time view.
+        """
+        one = self._one
+        if one is None:
+            return None
+        lookback = self.config.lookback
+        row = self.cursor.rows.item(0)
+        observation = np.empty(lookback + 1, dtype=np.float32)
+        observation[:lookback] = one.observed[row - lookback : row]
+        observation[lookback] = self.position.item(0)
+        return observation
+
+    def _step_general(self, choice: int, now: PointInTime) -> tuple[float, bool, bool, Infos]:
+        """`step_one` through `_trade`: any cost model, a maintenance margin."""
         quotes = self.read_one(now)
         current = self.position[:1]  # one account holding one asset
         step, returns, filled, reward = self._trade(
@@ -359,3 +473,42 @@ class TradingKernel:
         )
         truncated = not terminated and self.steps.item(0) >= self.config.episode_length
         return float(reward), terminated, truncated, info
+
+
+class _OneRow:
+    """What the one-row path reads of an episode's data, as Python floats.
+
+    Read once per data (a history) or per simulated path, not every step;
+    the prices, opens, volumes and row lengths as lists, the timestamps as
+    they are, and the log returns of the closes in one pass, as
+    ``PointInTime.log_returns`` computes them (``log(P_t / P_{t-1})``, each
+    element alone: the same bits over the whole column as over a window).
+
+    Attributes:
+        data: The data (to tell a new path from the one read).
+        closes: The prices, one per row.
+        opens: The ``open`` field (``execution="next_open"``), else None.
+        volumes: The ``volume`` field, when the cost inputs include it; else None.
+        years: Each row's length in years (dated data without ``dt``), else None.
+        times: The timestamps.
+        observed: The log returns as float32, as observations hold them:
+            ``observed[t - 1] = log(P_t / P_{t - 1})``.
+    """
+
+    def __init__(
+        self, data: Any, config: TradingConfig, row_years: NDArray[np.float64] | None
+    ) -> None:
+        self.data = data
+        prices = np.ascontiguousarray(data.prices[:, 0])
+        self.closes: list[float] = prices.tolist()
+        self.opens: list[float] | None = (
+            data.field("open")[:, 0].tolist() if config.execution == "next_open" else None
+        )
+        self.volumes: list[float] | None = (
+            data.field("volume")[:, 0].tolist() if "volume" in config.costs.fields else None
+        )
+        self.years: list[float] | None = None if row_years is None else row_years.tolist()
+        self.times = data.timestamps
+        returns = prices[1:] / prices[:-1]
+        np.log(returns, out=returns)
+        self.observed = returns.astype(np.float32)
