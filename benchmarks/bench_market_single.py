@@ -33,12 +33,19 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import sekai.registry as registry
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from _peers import peer_row, print_rows  # noqa: E402 - needs the path above
 
 RESULTS = Path(__file__).parent / "results" / "bench_market_single.json"
 
@@ -142,12 +149,24 @@ def main(argv: list[str]) -> None:
     for name in runs:
         print(f"{name:<28} {median[name]:15.2f} {best[name]:9.2f}")
     ratio = None
+    peer_rows: list[dict[str, Any]] = []
     if PEER in median and ON_PEER_DATA in median:
         ratio = median[PEER] / median[ON_PEER_DATA]
-        print(
-            f"{ON_PEER_DATA} / {PEER}: {ratio:.3f}x (speed ratio, median of {rounds} "
-            "interleaved rounds; goal >= 0.5x)"
+        peer_rows.append(
+            peer_row(
+                "Trading-v0 single env / gym-anytrading stocks-v0",
+                unit="steps/s",
+                sekai=1e6 / median[ON_PEER_DATA],
+                peer=1e6 / median[PEER],
+                peer_name=f"gym-anytrading {version('gym-anytrading')}",
+                goal=">= 0.5",
+                note=(
+                    "both on the closes of gym-anytrading's STOCKS_GOOGL, a 30-row window, "
+                    "random actions; Trading-v0 with its default costs and accounting"
+                ),
+            )
         )
+        print_rows(peer_rows)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(
         json.dumps(
@@ -159,6 +178,7 @@ def main(argv: list[str]) -> None:
                 "us_per_step": median,
                 "best_us_per_step": best,
                 "speed_ratio_vs_gym_anytrading": ratio,
+                "peer_rows": peer_rows,
             },
             indent=2,
         )
