@@ -9,6 +9,7 @@ on a history and on a model, with every kind of cost input.
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -18,8 +19,10 @@ from hypothesis import given, settings, strategies as st
 
 import sekai.registry as registry
 from sekai.envs import TradingEnv, TradingVecEnv
+from sekai.envs.finance._account_step import accruals
 from sekai.envs.finance._trading_config import TradingConfig
 from sekai.finance import MarketData, RewardFunction, SpreadCost, SquareRootImpact, StepOutcome
+from sekai.finance.account import AccountConfig
 
 N = 3  # sub-envs
 
@@ -243,3 +246,17 @@ def test_the_single_env_reports_python_numbers_on_its_float_path() -> None:
         "timestamp": np.int64,
         "dt": float,
     }
+
+
+def test_one_rows_accruals_are_the_batched_settlements() -> None:
+    # The float path's accruals over a period of dt years are the ones the
+    # batched settlement computes for an array of periods (numpy's expm1),
+    # also where math.expm1 would differ in the last bit.
+    candidates = np.random.default_rng(11).uniform(0.0, 0.5, 200_000)
+    differing = [x for x in candidates.tolist() if math.expm1(x) != float(np.expm1(x))][:20]
+    for rate in differing or candidates[:20].tolist():
+        config = AccountConfig(cash_rate=rate, margin_rate=rate, borrow_rate=rate)
+        one = accruals(config, 1.0)
+        assert one is not None
+        batched = np.expm1(np.array([rate, rate, rate]) * np.ones(3)).tolist()
+        assert list(one) == batched, rate

@@ -206,6 +206,27 @@ def test_settle_matches_an_account_kept_in_units(
         np.testing.assert_array_equal(single.drifted, result.drifted[env])
 
 
+def test_financing_of_one_account_is_that_of_its_row_with_dts_per_account() -> None:
+    # With one dt per account the batch takes expm1 of an array; a single
+    # account (a scalar dt) must get the very same accruals. The rates are
+    # chosen where math.expm1 and numpy's expm1 disagree in the last bit, if
+    # this machine's numpy has such inputs.
+    candidates = np.random.default_rng(7).uniform(0.0, 0.5, 200_000)
+    differing = [x for x in candidates.tolist() if math.expm1(x) != float(np.expm1(x))][:20]
+    rates = differing or candidates[:20].tolist()
+    for rate in rates:
+        config = AccountConfig(
+            allow_short=True, max_leverage=3.0, cash_rate=rate, borrow_rate=rate / 2
+        )
+        weights = np.array([[0.5, -0.5], [1.5, 0.5]])  # cash earned, then borrowed
+        returns = np.array([[0.01, -0.02], [0.03, 0.01]])
+        batch = settle(weights, returns, np.array([1.0, 1.0]), config)
+        for row in range(2):
+            single = settle(weights[row], returns[row], 1.0, config)
+            assert single.financing == batch.financing[row], rate
+            assert single.growth == batch.growth[row], rate
+
+
 def test_buy_and_hold_on_real_prices(sp500_prices: NDArray[np.float64]) -> None:
     # Hold 100% of the index for 20 years, settling daily with a 2x levered
     # account: equity compounds to prod(1 + 2 r - margin), and weights drift.
