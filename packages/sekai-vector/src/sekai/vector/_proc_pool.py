@@ -25,6 +25,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import struct
 import sys
 import time
 import warnings
@@ -35,7 +36,7 @@ from sekai.error import VecEnvWorkerError
 from sekai.vector._interrupts import protected
 from sekai.vector._proc_channel import Channel
 from sekai.vector._proc_context import start_process
-from sekai.vector._proc_protocol import HEADER, Command
+from sekai.vector._proc_protocol import HEADER, STEPPED, STEPPED_TAG, Command
 from sekai.vector._proc_reaper import Reaper, start_reaper
 from sekai.vector._proc_shm import BlockLayout, BlockViews
 from sekai.vector._proc_worker import worker_main
@@ -55,6 +56,16 @@ _loads = pickle.loads
 _POLL = getattr(__import__("select"), "poll", None)
 _SIGMASK = getattr(signal, "pthread_sigmask", None)
 _DEAD: Any = object()  # what _recv returns for a worker that died
+_unpack_stepped = STEPPED.unpack_from
+_OK = Status.OK.value
+# The step signal and the STEPPED answer with their channel framing (length prefix first).
+_FRAME_SIZE = 8
+_STEP_IN_BLOCK = Command.STEP_IN_BLOCK.value
+_pack_step = HEADER.pack
+_unpack_framed_stepped = struct.Struct("<QBq").unpack_from
+_STEPPED_FRAMED = _FRAME_SIZE + STEPPED.size
+_READ_CHUNK = 1 << 16
+_read = os.read
 _REAPER_CONFIRM_TIMEOUT = 30.0  # it answers in milliseconds; this is for a machine under load
 
 
@@ -488,8 +499,58 @@ class WorkerPool:
     def send_step_signal(self) -> None:
         """Send a step whose actions are in the shared block (call `prepare` first)."""
         seq = self.seq + 1
-        message = HEADER.pack(Command.STEP_IN_BLOCK, seq)
+        message = _pack_step(_STEP_IN_BLOCK, seq)
         self._send_all(seq, [message] * len(self.workers), Command.STEP_IN_BLOCK)
+
+    def gather_step(self) -> tuple[list[Any] | None, list[Reply] | None]:
+        """`gather` for a step sent by `send_step_signal`: ``(infos, None)`` or ``(None, replies)``.
+
+        When every worker answers `STEPPED` (all its results are in the
+        shared block and no sub-env froze), the infos of every sub-env, in
+        order. Otherwise the replies, as `gather` returns them (and raising
+        as it does).
+        """
+        workers = self.workers
+        infos: list[Any] = []
+        for k, w in enumerate(workers):
+            part = self._stepped(w)
+            if part is None:
+                replies: list[Reply] = []
+                for v in workers[:k]:
+                    replies.append(make_reply(_OK, (infos[: v.count], None, None, None, None, ())))
+                    del infos[: v.count]
+                replies += self._gather_replies(workers[k:])
+                self.dirty = False
+                return None, replies
+            infos += part
+        self.dirty = False
+        return infos, None
+
+    def _stepped(self, w: WorkerHandle) -> list[Any] | None:
+        """``w``'s infos if it answers its last command with `STEPPED`; None: left to `_recv`.
+
+        The common case in few system calls: wait for its pipe (or its death),
+        read once. Anything else (a late, dead or pickled answer, a timeout)
+        is left to `_recv`: what was read stays in the channel's buffer.
+        """
+        channel = w.channel
+        fd = channel.fd
+        poller = w.poller
+        if fd is None or poller is None or channel.buffer or w.deadline is not None:
+            return None
+        if not w.alive:
+            return None
+        events = poller.poll()
+        if len(events) != 1 or events[0][0] != fd:
+            return None  # the sentinel fired too: _recv tells death from a last answer
+        data = _read(fd, _READ_CHUNK)
+        if len(data) >= _STEPPED_FRAMED:
+            size, tag, seq = _unpack_framed_stepped(data)
+            if tag == STEPPED_TAG and seq == w.expect and len(data) == _FRAME_SIZE + size:
+                w.received = True
+                return _stepped_infos(data, _STEPPED_FRAMED, w.count)
+        channel.buffer = data  # empty at EOF: _recv reads the EOF again and reports it
+        return None
 
     @protected
     def _send_all(
@@ -533,10 +594,11 @@ class WorkerPool:
         self.dirty = False
         return replies
 
-    def _gather_replies(self) -> list[Reply]:
+    def _gather_replies(self, workers: list[WorkerHandle] | None = None) -> list[Reply]:
+        """The replies of ``workers`` (default: all) to the last command; see `gather`."""
         replies: list[Reply] = []
         dead: WorkerHandle | None = None
-        for w in self.workers:
+        for w in self.workers if workers is None else workers:
             reply = self._recv(w, w.deadline)
             if reply is None:  # late: ended, and reported as dead
                 self._time_out(w)
@@ -575,6 +637,12 @@ class WorkerPool:
             except (EOFError, OSError):
                 self._mark_dead(w)
                 return _DEAD
+            if data[0] == STEPPED_TAG:  # the fixed answer of a step: all in the shared block
+                if _unpack_stepped(data, 0)[1] == w.expect:
+                    w.received = True
+                    infos = _stepped_infos(data, STEPPED.size, w.count)
+                    return make_reply(_OK, (infos, None, None, None, None, ()))
+                continue
             seq, status, payload = _loads(data)
             if seq == w.expect:
                 w.received = True
@@ -783,6 +851,14 @@ _CALLED = {
     Command.PING: "a ping",
     Command.CLOSE: "close()",
 }
+
+
+def _stepped_infos(data: bytes, start: int, count: int) -> list[Any]:
+    """The infos of a `STEPPED` answer whose fixed part ends at ``start``."""
+    if len(data) == start:  # every info is an empty dict
+        return [{} for _ in range(count)]
+    infos: list[Any] = _loads(data[start:])
+    return infos
 
 
 def _earliest(workers: Sequence[WorkerHandle]) -> float | None:

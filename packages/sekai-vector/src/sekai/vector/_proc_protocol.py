@@ -14,6 +14,14 @@ with sequence number 0: `Started` (or the Failure of a factory).
 Step and reset answer with a `Batch` whether or not observations
 travel through shared memory; the fields the worker wrote into the shared
 block are ``None``.
+
+The common step has a fixed-layout binary answer instead: when a worker
+wrote everything into the shared block (observations, rewards, flags) and
+no sub-env froze, it sends `STEPPED` (a zero byte and the sequence number),
+followed by the pickled list of infos only when one of them is not an empty
+dict. It stands for that `Batch`. A pickled answer never starts with a zero
+byte (pickle protocol 2 and later start with ``0x80``), so the first byte
+tells the two apart.
 """
 
 from __future__ import annotations
@@ -21,10 +29,18 @@ from __future__ import annotations
 import struct
 from enum import IntEnum
 
-__all__ = ["HEADER", "Command"]
+__all__ = ["HEADER", "STEPPED", "STEPPED_TAG", "Command"]
 
 HEADER = struct.Struct("<Bq")
 """Every command message starts with ``(command, seq)``."""
+
+STEPPED_TAG = 0
+"""The first byte of a `STEPPED` answer."""
+
+STEPPED = struct.Struct("<Bq")
+"""The start of the answer to a step whose results are in the shared block: ``(0, seq)``.
+
+The pickled infos follow when one of them is not an empty dict."""
 
 
 class Command(IntEnum):

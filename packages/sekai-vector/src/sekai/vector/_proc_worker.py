@@ -4,12 +4,13 @@ A worker owns a contiguous group of sub-envs (a
 `sekai.vector._env_group.SubEnvGroup`, which a RayVecEnv actor runs too): it
 builds them, reports `Started`, then answers commands (see
 `sekai.vector._proc_protocol`) until CLOSE or until the parent is gone.
-Steps follow the per-sub-env rule of every vector env
-(`end_episode`); with shared memory,
-observations, rewards and flags are written straight into the block and only
-the infos travel back. A sub-env that raises does not stop the others of the
-worker: they take their step too, and the first failure is reported with the
-index of the sub-env that raised it.
+Steps follow the per-sub-env rule of every vector env (`end_episode`); with
+shared memory, observations, rewards and flags are written straight into the
+block and only the infos travel back; when no sub-env froze, the answer is
+the fixed binary `STEPPED`, followed by the pickled infos only when one is
+not empty. A sub-env that raises does not stop the others of the worker: they
+take their step too, and the first failure is reported with the index of the
+sub-env that raised it.
 
 A worker dies with the process that created the vector env: a watchdog
 thread sees the parent's end of the pipe close (the parent exited, however)
@@ -38,7 +39,7 @@ from sekai.vector._env_group import (
 )
 from sekai.vector._obs_batch import make_obs_batcher
 from sekai.vector._proc_channel import Channel
-from sekai.vector._proc_protocol import HEADER, Command
+from sekai.vector._proc_protocol import HEADER, STEPPED, STEPPED_TAG, Command
 from sekai.vector._proc_shm import BlockLayout, BlockViews
 from sekai.vector._replies import Status
 
@@ -48,6 +49,8 @@ _HIGHEST = pickle.HIGHEST_PROTOCOL
 _OK = Status.OK.value
 _dumps = pickle.dumps
 _loads = pickle.loads
+_pack_stepped = STEPPED.pack
+_STEPPED: Any = object()  # what a step returns when its answer is STEPPED
 
 
 class _Worker(SubEnvGroup):
@@ -58,6 +61,7 @@ class _Worker(SubEnvGroup):
         self.views: BlockViews | None = None
         self.shm: Any = None
         self.block_actions: Any = None  # this worker's rows of the actions in the block
+        self.stepped_infos: list[Any] = []  # the infos of a step that answers STEPPED
         self.handlers: dict[int, Any] = {
             Command.STEP: self.step,
             Command.STEP_IN_BLOCK: lambda _: self.step(self.block_actions),
@@ -97,8 +101,12 @@ class _Worker(SubEnvGroup):
 
     # -- commands ------------------------------------------------------------------------
 
-    def step(self, actions: Any) -> tuple[Any, ...]:
-        """Step the sub-envs; the `Batch` goes back as a plain tuple (cheaper to pickle)."""
+    def step(self, actions: Any) -> Any:
+        """Step the sub-envs; the `Batch` goes back as a plain tuple (cheaper to pickle).
+
+        With shared memory, when no sub-env froze, returns `_STEPPED` and
+        keeps the infos in ``stepped_infos``: the rest is in the block.
+        """
         infos, observations, rewards, terminated, truncated, frozen_now = self.step_rows(
             self.all_rows, self.split(actions)
         )
@@ -118,6 +126,9 @@ class _Worker(SubEnvGroup):
             views.rewards[first:end] = rewards_array(rewards, range(first, end))
             views.terminated[first:end] = terminated
             views.truncated[first:end] = truncated
+        if not frozen_now:
+            self.stepped_infos = infos
+            return _STEPPED
         return (infos, None, None, None, None, frozen_now)
 
     def close(self, _: object = None) -> None:
@@ -254,7 +265,7 @@ def _serve(worker: _Worker, channel: Channel) -> None:
         except BaseException as error:
             reply = _failure(seq, error, worker)
         else:
-            reply = _pack(seq, result, worker)
+            reply = _stepped(seq, worker) if result is _STEPPED else _pack(seq, result, worker)
         try:
             send(reply)
         except OSError:  # the parent is gone
@@ -263,6 +274,21 @@ def _serve(worker: _Worker, channel: Channel) -> None:
             return
         if command == Command.CLOSE:
             return
+
+
+def _stepped(seq: int, worker: _Worker) -> bytes:
+    """The `STEPPED` answer, with the pickled infos unless all are empty dicts."""
+    infos = worker.stepped_infos
+    worker.stepped_infos = []
+    head = _pack_stepped(STEPPED_TAG, seq)
+    for info in infos:
+        if info or info.__class__ is not dict:
+            break
+    else:
+        return head
+    with contextlib.suppress(Exception):
+        return head + _dumps(infos, _HIGHEST)
+    return _pack(seq, (infos, None, None, None, None, ()), worker)  # cloudpickle, or a failure
 
 
 def _failure(seq: int, error: BaseException, worker: _Worker) -> bytes:

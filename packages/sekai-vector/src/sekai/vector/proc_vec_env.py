@@ -17,6 +17,7 @@ from sekai.vector._proc_context import get_context
 from sekai.vector._proc_pool import WorkerPool, close_quietly
 from sekai.vector._proc_shm import BlockViews, block_layout
 from sekai.vector._remote import RemoteVecEnv, split_evenly
+from sekai.vector.results import VecStepResult
 
 __all__ = ["ProcVecEnv"]
 
@@ -225,6 +226,33 @@ class ProcVecEnv(RemoteVecEnv[ObsType, ActType]):
             pool.send_step_signal()
         else:
             pool.send_all("step", self._slice_actions(batch))
+
+    def _step_batch(self, batch: Any) -> VecStepResult[Any]:
+        # The common step, with little bookkeeping: actions through the block,
+        # and, when every worker answers STEPPED, the results straight from it.
+        block = self._block_actions
+        if block is None or batch.dtype != block.dtype:
+            return self._step_result(self._send_and_gather(batch))
+        pool = self._pool
+        if pool.dirty or pool.broken:
+            pool.prepare()  # no worker may still read the block's actions
+        block[...] = batch
+        pool.send_step_signal()
+        infos, replies = pool.gather_step()
+        views = self._block
+        if infos is None or views is None:  # (the actions are in the block: so are the results)
+            return self._step_result(replies or [])
+        return VecStepResult(
+            views.copy_observations(),
+            views.rewards.copy(),
+            views.terminated.copy(),
+            views.truncated.copy(),
+            infos,
+        )
+
+    def _send_and_gather(self, batch: Any) -> list[Any]:
+        self._send_step(batch)
+        return self._pool.gather()
 
     # -- shutdown ---------------------------------------------------------------------
 
