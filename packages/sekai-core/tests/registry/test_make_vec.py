@@ -193,7 +193,8 @@ def test_backends_get_one_env_fn_per_sub_env(
         "Env-v0", 3, vectorization_mode=mode, vector_kwargs={"autoreset": False}, b=2
     )
     assert type(vec).__name__ == cls
-    assert vec.kwargs == {"autoreset": False}
+    extra = {"num_workers": vec.kwargs.get("num_workers")} if mode == "proc" else {}
+    assert vec.kwargs == {"autoreset": False, **extra}
     assert len(vec.env_fns) == 3
     envs = [fn() for fn in vec.env_fns]
     assert all(isinstance(env.unwrapped, Env) for env in envs)
@@ -211,6 +212,45 @@ def test_proc_gets_its_own_kwargs(registry: EnvRegistry, fake_vector: Any) -> No
         vector_kwargs={"num_workers": 2, "shared_memory": True},
     )
     assert vec.kwargs == {"num_workers": 2, "shared_memory": True}
+
+
+@pytest.mark.parametrize(("cpus", "num_envs", "expected"), [(2, 8, 2), (4, 3, 3), (1, 5, 1)])
+def test_proc_defaults_num_workers_to_the_usable_cpus(
+    registry: EnvRegistry,
+    fake_vector: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    cpus: int,
+    num_envs: int,
+    expected: int,
+) -> None:
+    """Without num_workers, proc starts one worker per CPU the process may use, <= num_envs."""
+    import os
+
+    registry.register("Env-v0", Env)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cpus)), raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)  # the affinity wins where it exists
+    vec = registry.make_vec("Env-v0", num_envs, vectorization_mode="proc")
+    assert vec.kwargs == {"num_workers": expected}
+    monkeypatch.delattr(os, "sched_getaffinity")  # e.g. macOS, Windows: the CPU count
+    monkeypatch.setattr(os, "cpu_count", lambda: cpus)
+    vec = registry.make_vec("Env-v0", num_envs, vectorization_mode="proc")
+    assert vec.kwargs == {"num_workers": expected}
+
+
+def test_proc_keeps_a_given_num_workers_and_other_backends_get_none(
+    registry: EnvRegistry, fake_vector: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    registry.register("Env-v0", Env)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    for given in (None, 1, 8):
+        vec = registry.make_vec(
+            "Env-v0", 8, vectorization_mode="proc", vector_kwargs={"num_workers": given}
+        )
+        assert vec.kwargs == {"num_workers": given}  # None too: ProcVecEnv's own default
+    for mode in ("sync", "async"):
+        assert registry.make_vec("Env-v0", 8, vectorization_mode=mode).kwargs == {}
 
 
 def test_wrappers_apply_in_order_to_each_sub_env(registry: EnvRegistry, fake_vector: Any) -> None:

@@ -161,7 +161,11 @@ def make_vec(
       ``VecEnvClass(env_fns, **vector_kwargs)``. Each ``env_fns[i]`` builds its
       sub-env with `make` (time limit and additional wrappers included), then
       applies ``wrappers`` in order. Without the distribution, ImportError names
-      what to install.
+      what to install. For ``"proc"`` without ``num_workers`` in
+      ``vector_kwargs``, ``num_workers`` is the number of CPUs this process may
+      run on (``os.sched_getaffinity`` where it exists, else ``os.cpu_count()``),
+      at most ``num_envs``: more worker processes than CPUs only take turns.
+      ``ProcVecEnv``'s own default (one process per sub-env) is unchanged.
     * ``None``: ``"native"`` when the spec has a ``vector_entry_point`` and no
       per-env wrappers apply (neither ``wrappers`` nor ``additional_wrappers``),
       else ``"sync"``.

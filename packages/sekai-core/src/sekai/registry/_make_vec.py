@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import importlib
+import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -87,6 +88,15 @@ def _per_env_values(spec: EnvSpec, kwargs: dict[str, Any], num_envs: int) -> dic
             )
         values[name] = list(split)
     return values
+
+
+def _usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the platform has one)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is not None:
+        with contextlib.suppress(OSError):
+            return max(1, len(affinity(0)))
+    return os.cpu_count() or 1
 
 
 def _import_backend(mode: str) -> Any:
@@ -176,6 +186,8 @@ def make_vec_from_spec(
             )
         if mode != "native":
             vector_kwargs = {**vector_kwargs, "batch_size": batch_size}
+    if mode == "proc" and "num_workers" not in vector_kwargs:
+        vector_kwargs = {**vector_kwargs, "num_workers": min(num_envs, _usable_cpus())}
 
     if mode == "native":
         vec_env = _make_native(spec, num_envs, limit, kwargs, vector_kwargs, wrappers)
