@@ -17,8 +17,21 @@ libraries see the same machine load):
    ``forkserver``; both are also shown with the other library's method.
 
 The same dynamics code runs behind both APIs, so the ratios compare backends.
-Run ``python benchmarks/bench_proc.py [--quick]`` (needs ``gymnasium``); the
-report is printed and written to ``benchmarks/results/bench_proc.json``.
+5. ProcVecEnv against its own floor, CartPole N=8 with 2 workers (4 sub-envs
+   each): a raw pipe + shared-memory round trip written here with the same
+   CartPole (the parent writes the actions into shared memory and one byte to
+   each worker; each worker steps its sub-envs, writes observations, rewards
+   and flags into shared memory and answers with one byte). Target >= 0.6x the
+   floor's speed, on an idle machine and with two CPU hogs (``yes``) started
+   and stopped by the benchmark (no collapse under load).
+6. Default workers, CartPole N=8: what ``make_vec(..., vectorization_mode="proc")``
+   now starts (one worker per CPU the process may use, at most N) against
+   ``num_workers=2`` and against one process per sub-env (the default before).
+
+The same dynamics code runs behind both APIs, so the ratios compare backends.
+Run ``python benchmarks/bench_proc.py [--quick] [--floor-only]`` (needs
+``gymnasium``; ``--floor-only`` runs sections 5 and 6 alone and writes no file); the report is
+printed and written to ``benchmarks/results/bench_proc.json``.
 """
 
 from __future__ import annotations
@@ -274,6 +287,116 @@ def _floor_step_time(steps: int) -> float:
         block.unlink()
 
 
+def _cartpole_floor_worker(fd: int, name: str, n: int, first: int, count: int) -> None:
+    """The worker side of the floor: step ``count`` CartPoles on one byte, answer one byte."""
+    import os
+    from multiprocessing import shared_memory
+
+    block = shared_memory.SharedMemory(name)
+    buf = block.buf
+    obs = np.ndarray((n, 4), np.float32, buffer=buf)
+    rewards = np.ndarray((n,), np.float64, buffer=buf, offset=128)
+    terminated = np.ndarray((n,), np.bool_, buffer=buf, offset=256)
+    truncated = np.ndarray((n,), np.bool_, buffer=buf, offset=320)
+    actions = np.ndarray((n,), np.int64, buffer=buf, offset=384)
+    envs = [sekai_cartpole() for _ in range(count)]
+    for k, env in enumerate(envs):
+        obs[first + k] = env.reset(seed=first + k).observation
+    read, write = os.read, os.write
+    while read(fd, 1) == b"s":
+        for k, action in enumerate(actions[first : first + count].tolist()):
+            env = envs[k]
+            result = env.step(action)
+            observation = result.observation
+            if result.terminated or result.truncated:
+                observation = env.reset().observation
+            i = first + k
+            obs[i] = observation
+            rewards[i] = result.reward
+            terminated[i] = result.terminated
+            truncated[i] = result.truncated
+        write(fd, b"k")
+    del obs, rewards, terminated, truncated, actions, buf
+    block.close()
+
+
+def _cartpole_floor_step_time(steps: int, n: int = 8, workers: int = 2) -> float:
+    """The floor of a process backend for CartPole: a raw pipe + shared-memory round trip.
+
+    The parent writes the actions into shared memory and one byte to each
+    worker; each worker steps its sub-envs (the same CartPole, with its time
+    limit and autoreset), writes observations, rewards and flags into shared
+    memory and answers with one byte; the parent copies the results out.
+    """
+    import os
+    from multiprocessing import shared_memory
+
+    import cloudpickle
+
+    from sekai.vector._proc_context import get_context
+
+    context = get_context(None)
+    block = shared_memory.SharedMemory(create=True, size=512)
+    buf = block.buf
+    obs = np.ndarray((n, 4), np.float32, buffer=buf)
+    rewards = np.ndarray((n,), np.float64, buffer=buf, offset=128)
+    terminated = np.ndarray((n,), np.bool_, buffer=buf, offset=256)
+    truncated = np.ndarray((n,), np.bool_, buffer=buf, offset=320)
+    shared_actions = np.ndarray((n,), np.int64, buffer=buf, offset=384)
+    code = "import cloudpickle; cloudpickle.loads(blob)(conn.fileno(), name, n, first, count)"
+    blob = cloudpickle.dumps(_cartpole_floor_worker)
+    size, extra = divmod(n, workers)
+    ends, processes, first = [], [], 0
+    for w in range(workers):
+        count = size + (1 if w < extra else 0)
+        parent, child = context.Pipe()
+        namespace = {"blob": blob, "conn": child, "name": block.name, "n": n}
+        namespace.update(first=first, count=count)
+        process = context.Process(target=exec, args=(code, namespace), daemon=True)  # type: ignore[attr-defined]
+        process.start()
+        child.close()
+        ends.append(parent)
+        processes.append(process)
+        first += count
+    fds = [end.fileno() for end in ends]
+    rng = np.random.default_rng(0)
+    batches = [rng.integers(0, 2, n) for _ in range(16)]
+    read, write = os.read, os.write
+
+    def step(
+        actions: Any,
+        obs: Any = obs,
+        rewards: Any = rewards,
+        terminated: Any = terminated,
+        truncated: Any = truncated,
+        shared_actions: Any = shared_actions,
+    ) -> Any:
+        shared_actions[:] = actions
+        for fd in fds:
+            write(fd, b"s")
+        for fd in fds:
+            read(fd, 1)
+        return obs.copy(), rewards.copy(), terminated.copy(), truncated.copy()
+
+    try:
+        for i in range(100):
+            step(batches[i % 16])
+        start = time.perf_counter()
+        for i in range(steps):
+            step(batches[i % 16])
+        return (time.perf_counter() - start) / steps
+    finally:
+        for fd in fds:
+            write(fd, b"q")
+        for process in processes:
+            process.join()
+        for end in ends:
+            end.close()
+        del step, obs, rewards, terminated, truncated, shared_actions, buf
+        block.close()
+        block.unlink()
+
+
 def _construction_time(build: Callable[[], Any]) -> Callable[[], float]:
     def run() -> float:
         start = time.perf_counter()
@@ -297,7 +420,6 @@ def main(argv: list[str]) -> None:
     except ImportError:
         print("bench_proc: gymnasium is not installed; nothing to compare with")
         return
-    AsyncVectorEnv = gym["AsyncVectorEnv"]
     if __name__ != "__main__":
         import cloudpickle
 
@@ -330,6 +452,122 @@ def main(argv: list[str]) -> None:
             flush=True,
         )
 
+    floor_only = "--floor-only" in argv
+    if not floor_only:
+        _peer_rows(quick, repeats, gym, rng, report)
+    _floor_rows(quick, repeats, report)
+    if floor_only:
+        return  # a partial run: the results file keeps the last full run
+
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(
+        json.dumps(
+            {
+                "python": sys.version.split()[0],
+                "platform": platform.platform(),
+                "cpus": multiprocessing.cpu_count(),
+                "repeats": repeats,
+                "results": rows,
+            },
+            indent=2,
+        )
+    )
+    print(f"written to {RESULTS}")
+
+
+def _usable_cpus() -> int:
+    """The CPUs this process may use, as make_vec counts them for ``"proc"``."""
+    from sekai.registry._make_vec import _usable_cpus as usable
+
+    return usable()
+
+
+class _Hogs:
+    """Two busy processes (``yes > /dev/null``) beside the measurement, stopped on exit."""
+
+    def __enter__(self) -> _Hogs:
+        import subprocess
+
+        self.processes = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(2)]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for process in self.processes:
+            process.kill()
+        for process in self.processes:
+            process.wait()
+
+
+def _floor_rows(quick: bool, repeats: int, report: Callable[..., None]) -> None:
+    """Sections 5 and 6: ProcVecEnv against its floor (idle, under load) and default workers."""
+    n, workers = 8, 2
+    rng = np.random.default_rng(1)
+    actions = [rng.integers(0, 2, n) for _ in range(16)]
+    steps = 1000 if quick else 4000
+    candidates = {
+        "proc-w2": _stepper(
+            lambda: ProcVecEnv([sekai_cartpole] * n, num_workers=workers), actions, steps
+        ),
+        "floor": lambda: _cartpole_floor_step_time(steps, n, workers),
+    }
+    samples = _interleaved(candidates, repeats)
+    report(
+        "CartPole N=8: Proc w2 / raw pipe + shm round trip", ">= 0.6x", "proc-w2", "floor", samples
+    )
+    with _Hogs():
+        loaded = _interleaved(
+            {
+                "proc-w2": _stepper(
+                    lambda: ProcVecEnv([sekai_cartpole] * n, num_workers=workers),
+                    actions,
+                    steps // 4,
+                ),
+                "floor": lambda: _cartpole_floor_step_time(steps // 4, n, workers),
+            },
+            repeats,
+        )
+    report(
+        "CartPole N=8, 2 CPU hogs: Proc w2 / raw pipe + shm round trip",
+        ">= 0.6x",
+        "proc-w2",
+        "floor",
+        loaded,
+    )
+    default = min(n, _usable_cpus())
+    steps = 300 if quick else 1000
+    samples = _interleaved(
+        {
+            "proc-make-vec-default": _stepper(
+                lambda: ProcVecEnv([sekai_cartpole] * n, num_workers=default), actions, steps
+            ),
+            "proc-w2": _stepper(
+                lambda: ProcVecEnv([sekai_cartpole] * n, num_workers=2), actions, steps
+            ),
+            "proc-per-env": _stepper(lambda: ProcVecEnv([sekai_cartpole] * n), actions, steps),
+        },
+        repeats,
+    )
+    report(
+        f"CartPole N=8: make_vec default ({default} workers) / num_workers=2",
+        ">= 0.9x",
+        "proc-make-vec-default",
+        "proc-w2",
+        samples,
+    )
+    report(
+        f"CartPole N=8: make_vec default ({default} workers) / one per sub-env (before)",
+        ">= 1x",
+        "proc-make-vec-default",
+        "proc-per-env",
+        samples,
+    )
+
+
+def _peer_rows(
+    quick: bool, repeats: int, gym: dict[str, Any], rng: Any, report: Callable[..., None]
+) -> None:
+    """Sections 1 to 4: ProcVecEnv against Gymnasium's AsyncVectorEnv."""
+    AsyncVectorEnv = gym["AsyncVectorEnv"]
     # 1. Large observations, 8 envs.
     n, steps = 8, 60 if quick else 200
     book_actions = [rng.integers(0, 3, n) for _ in range(16)]
@@ -415,21 +653,6 @@ def main(argv: list[str]) -> None:
         "gym-forkserver",
         samples,
     )
-
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(
-        json.dumps(
-            {
-                "python": sys.version.split()[0],
-                "platform": platform.platform(),
-                "cpus": multiprocessing.cpu_count(),
-                "repeats": repeats,
-                "results": rows,
-            },
-            indent=2,
-        )
-    )
-    print(f"written to {RESULTS}")
 
 
 if __name__ == "__main__":
