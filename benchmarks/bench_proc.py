@@ -477,9 +477,10 @@ def main(argv: list[str]) -> None:
 
 def _usable_cpus() -> int:
     """The CPUs this process may use, as make_vec counts them for ``"proc"``."""
-    from sekai.registry._make_vec import _usable_cpus as usable
+    import os
 
-    return usable()
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
 
 
 class _Hogs:
