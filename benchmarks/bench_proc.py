@@ -53,7 +53,13 @@ from sekai.core import Env, ResetResult, StepResult, TimeLimit
 from sekai.spaces import Box, Discrete
 from sekai.vector import ProcVecEnv
 
-RESULTS = Path(__file__).parent / "results" / "bench_proc.json"
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from _peers import peer_row, print_rows  # noqa: E402 - needs the path above
+
+RESULTS = HERE / "results" / "bench_proc.json"
 BOOK_SHAPE = (100, 40)
 
 # -- dynamics shared by both APIs ---------------------------------------------------------
@@ -455,7 +461,8 @@ def main(argv: list[str]) -> None:
     floor_only = "--floor-only" in argv
     if not floor_only:
         _peer_rows(quick, repeats, gym, rng, report)
-    _floor_rows(quick, repeats, report)
+    peer_rows = _floor_rows(quick, repeats, report)
+    print_rows(peer_rows)
     if floor_only:
         return  # a partial run: the results file keeps the last full run
 
@@ -468,6 +475,7 @@ def main(argv: list[str]) -> None:
                 "cpus": multiprocessing.cpu_count(),
                 "repeats": repeats,
                 "results": rows,
+                "peer_rows": peer_rows,
             },
             indent=2,
         )
@@ -499,8 +507,11 @@ class _Hogs:
             process.wait()
 
 
-def _floor_rows(quick: bool, repeats: int, report: Callable[..., None]) -> None:
-    """Sections 5 and 6: ProcVecEnv against its floor (idle, under load) and default workers."""
+def _floor_rows(quick: bool, repeats: int, report: Callable[..., None]) -> list[dict[str, Any]]:
+    """Sections 5 and 6: ProcVecEnv against its floor (idle, under load) and default workers.
+
+    Returns them as peer rows (vector steps per second, medians of the rounds).
+    """
     n, workers = 8, 2
     rng = np.random.default_rng(1)
     actions = [rng.integers(0, 2, n) for _ in range(16)]
@@ -511,10 +522,8 @@ def _floor_rows(quick: bool, repeats: int, report: Callable[..., None]) -> None:
         ),
         "floor": lambda: _cartpole_floor_step_time(steps, n, workers),
     }
-    samples = _interleaved(candidates, repeats)
-    report(
-        "CartPole N=8: Proc w2 / raw pipe + shm round trip", ">= 0.6x", "proc-w2", "floor", samples
-    )
+    idle = _interleaved(candidates, repeats)
+    report("CartPole N=8: Proc w2 / raw pipe + shm round trip", ">= 0.6x", "proc-w2", "floor", idle)
     with _Hogs():
         loaded = _interleaved(
             {
@@ -562,6 +571,50 @@ def _floor_rows(quick: bool, repeats: int, report: Callable[..., None]) -> None:
         "proc-per-env",
         samples,
     )
+
+    def rate(values: list[float]) -> float:
+        return 1.0 / statistics.median(values)
+
+    floor_note = (
+        "the floor: the parent writes the actions into shared memory and one byte per "
+        "worker; each worker steps its 4 CartPoles (time limit, reset), writes observations, "
+        "rewards and flags into shared memory and answers one byte"
+    )
+    return [
+        peer_row(
+            "ProcVecEnv (2 workers) / raw pipe + shared-memory round trip, CartPole N=8",
+            unit="steps/s",
+            sekai=rate(idle["proc-w2"]),
+            peer=rate(idle["floor"]),
+            peer_name="raw round trip (in the benchmark)",
+            goal=">= 0.6",
+            note=floor_note,
+        ),
+        peer_row(
+            "ProcVecEnv (2 workers) / raw round trip, CartPole N=8, beside 2 CPU hogs",
+            unit="steps/s",
+            sekai=rate(loaded["proc-w2"]),
+            peer=rate(loaded["floor"]),
+            peer_name="raw round trip (in the benchmark)",
+            goal=">= 0.6",
+            note="two `yes` processes run during these rounds (no collapse under load)",
+        ),
+        peer_row(
+            f"ProcVecEnv default workers through make_vec ({default}) / num_workers=2, "
+            "CartPole N=8",
+            unit="steps/s",
+            sekai=rate(samples["proc-make-vec-default"]),
+            peer=rate(samples["proc-w2"]),
+            peer_name="ProcVecEnv(num_workers=2)",
+            goal=">= 0.9",
+            note=(
+                "make_vec starts one worker per CPU the process may use (at most N); "
+                "ProcVecEnv's own default, one process per sub-env, ran at "
+                f"{rate(samples['proc-per-env']) / rate(samples['proc-w2']):.2f}x of "
+                "num_workers=2 in the same rounds"
+            ),
+        ),
+    ]
 
 
 def _peer_rows(
