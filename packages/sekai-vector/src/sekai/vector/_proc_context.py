@@ -3,7 +3,10 @@
 The default is ``"forkserver"`` (``"spawn"`` on Windows). numpy, cloudpickle
 and sekai are preloaded into the fork server, and so is the main module (see
 `_ensure_forkserver`), so that each worker forks with them loaded
-instead of importing them again.
+instead of importing them again. The server also lists the plugin entry points
+of the global registry once (`sekai.vector._proc_preload`), so that a factory
+calling ``sekai.make`` in a worker does not scan the installed distributions
+again.
 
 A fork server that stopped answering (killed, or reaped by code that waits
 for any child) is replaced by `start_process` instead of failing every later
@@ -25,9 +28,17 @@ _PRELOAD = (
     "numpy",
     "cloudpickle",
     "sekai.core",
+    "sekai.core.order_enforcing",
     "sekai.spaces",
     "sekai.vector",
     "sekai.vector._proc_worker",
+    # What a worker's first ``sekai.make(id)`` needs: the registry with the
+    # plugin entry points listed (not loaded), and the module that registers
+    # the reference environments (absent without sekai-envs: the server skips
+    # a module it cannot import).
+    "sekai.registry",
+    "sekai.vector._proc_preload",
+    "sekai.envs._registration",
 )
 
 
