@@ -121,3 +121,109 @@ def test_other_start_methods_still_find_plugin_envs_in_workers(tmp_path: Path, m
     rows = _run(tmp_path, method)
     assert len({pid for pid, _, _ in rows}) == 2
     assert [(reads, env_id) for _, reads, env_id in rows] == [(1, "PreloadProbe-v0")] * 2
+
+
+ENTRY_MODULE = """
+import os
+import numpy as np
+from sekai.core import Env, ResetResult, StepResult
+from sekai.spaces import Box, Discrete
+
+with open(os.environ["PROBE_LOG"], "a") as f:
+    f.write(f"{os.getpid()}\\n")
+
+class E(Env):
+    observation_space = Box(0, 1, (2,), np.float32)
+    action_space = Discrete(2)
+
+    def pid(self):
+        return os.getpid()
+
+    def reset(self, *, seed=None, options=None):
+        return ResetResult(np.zeros(2, np.float32), {})
+
+    def step(self, action):
+        return StepResult(np.zeros(2, np.float32), 0.0, False, False, {})
+"""
+
+MAKE_VEC_MAIN = """
+import os
+import sekai.registry
+from sekai.error import VecEnvWorkerError
+
+sekai.registry.register("Broken-v0", entry_point="broken_module:E")
+sekai.registry.register("Logged-v0", entry_point="logged_module:E")
+
+if __name__ == "__main__":
+    # The first vector env starts the fork server: a module that fails to import
+    # there is skipped, and each worker still reports the error itself.
+    try:
+        sekai.registry.make_vec("Broken-v0", 2, vectorization_mode="proc")
+    except VecEnvWorkerError as error:
+        cause = type(error.__cause__).__name__
+        print("error:", error.index, cause, "broken at import" in str(error))
+    # The server runs on; a later vector env imports its module in each worker.
+    vec = sekai.registry.make_vec("Logged-v0", 2, vectorization_mode="proc")
+    with vec:
+        vec.reset(seed=0)
+        print("workers:", *vec.call("pid"))
+    print("main:", os.getpid(), "logged_module" in __import__("sys").modules)
+"""
+
+FIRST_MAIN = """
+import os
+import sekai.registry
+
+sekai.registry.register("Logged-v0", entry_point="logged_module:E")
+
+if __name__ == "__main__":
+    with sekai.registry.make_vec("Logged-v0", 2, vectorization_mode="proc") as vec:
+        vec.reset(seed=0)
+        print("workers:", *vec.call("pid"))
+    print("main:", os.getpid(), "logged_module" in __import__("sys").modules)
+"""
+
+
+def _run_make_vec(tmp_path: Path, main: str) -> tuple[dict[str, list[str]], list[str]]:
+    log = tmp_path / "imports.log"
+    (tmp_path / "logged_module.py").write_text(ENTRY_MODULE)
+    (tmp_path / "broken_module.py").write_text("raise RuntimeError('broken at import')\n")
+    (tmp_path / "main.py").write_text(main)
+    done = subprocess.run(
+        [sys.executable, "main.py"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
+        env={**os.environ, "PROBE_LOG": str(log)},
+    )
+    assert done.returncode == 0, done.stderr
+    lines = {line.split(":")[0]: line.split()[1:] for line in done.stdout.splitlines()}
+    return lines, log.read_text().split()
+
+
+@pytest.mark.skipif(
+    "forkserver" not in multiprocessing.get_all_start_methods(), reason="needs the fork server"
+)
+def test_the_fork_server_imports_the_entry_point_module_of_the_first_make_vec(
+    tmp_path: Path,
+) -> None:
+    lines, importers = _run_make_vec(tmp_path, FIRST_MAIN)
+    workers = set(lines["workers"])
+    assert len(workers) == 2
+    assert lines["main"][1] == "False"  # the parent does not import it
+    assert len(importers) == 1  # the fork server alone
+    assert not workers & set(importers)
+
+
+@pytest.mark.skipif(
+    "forkserver" not in multiprocessing.get_all_start_methods(), reason="needs the fork server"
+)
+def test_a_module_failing_in_the_fork_server_is_reported_by_the_worker(tmp_path: Path) -> None:
+    lines, importers = _run_make_vec(tmp_path, MAKE_VEC_MAIN)
+    assert lines["error"] == ["0", "RuntimeError", "True"]
+    workers = set(lines["workers"])
+    assert len(workers) == 2
+    # The server started for Broken-v0 did not preload logged_module: each worker imported it.
+    assert sorted(importers) == sorted(workers)
