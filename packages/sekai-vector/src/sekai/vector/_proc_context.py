@@ -116,8 +116,8 @@ def _preload_variable(modules: tuple[str, ...]) -> Any:
         yield
         return
     previous = os.environ.get(PRELOAD_VARIABLE)
-    os.environ[PRELOAD_VARIABLE] = ",".join(modules)
     try:
+        os.environ[PRELOAD_VARIABLE] = ",".join(modules)
         yield
     finally:
         if previous is None:
