@@ -39,12 +39,9 @@ _PRELOAD = (
     "sekai.vector",
     "sekai.vector._proc_worker",
     # What a worker's first ``sekai.make(id)`` needs: the registry with the
-    # plugin entry points listed (not loaded), and the module that registers
-    # the reference environments (absent without sekai-envs: the server skips
-    # a module it cannot import).
+    # plugin entry points listed (not loaded), and more (see the module).
     "sekai.registry",
     "sekai.vector._proc_preload",
-    "sekai.envs._registration",
 )
 
 

@@ -8,6 +8,9 @@ worker itself. Each worker is forked from the server, so it starts with:
   every installed distribution again in each worker. The plugins themselves
   are not loaded here (a worker loads them on its first lookup, as any
   process does);
+* the module that registers sekai's reference environments (when sekai-envs
+  is installed), which a worker's first lookup of an id like
+  ``"CartPole-v1"`` runs;
 * the modules the vector env that started the server asked for (through
   `sekai.vector._proc_context.PRELOAD_VARIABLE`): those of the entry points of
   the registered env that `make_vec` builds, which every worker would
@@ -31,6 +34,8 @@ __all__: list[str] = []
 with contextlib.suppress(Exception):
     _plugins.preload_entry_points(_plugins.ENTRY_POINT_GROUP)
 
-for _name in filter(None, os.environ.pop(PRELOAD_VARIABLE, "").split(",")):
+_MODULES = ["sekai.envs._registration"]
+_MODULES += filter(None, os.environ.pop(PRELOAD_VARIABLE, "").split(","))
+for _name in _MODULES:
     with contextlib.suppress(BaseException):
         importlib.import_module(_name)
