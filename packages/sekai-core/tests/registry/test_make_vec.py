@@ -253,6 +253,26 @@ def test_proc_keeps_a_given_num_workers_and_other_backends_get_none(
         assert registry.make_vec("Env-v0", 8, vectorization_mode=mode).kwargs == {}
 
 
+def test_sub_env_factories_name_the_modules_they_import(
+    registry: EnvRegistry, fake_vector: Any
+) -> None:
+    # What ProcVecEnv hands a fork server to import once: the modules of the
+    # entry point and wrappers, once each (a callable entry point is imported already).
+    registry.register(
+        "Named-v0",
+        "pkg.envs:Env",
+        additional_wrappers=(
+            WrapperSpec("A", "pkg.wrappers:A"),
+            WrapperSpec("B", "pkg.envs:B"),
+        ),
+    )
+    registry.register("Callable-v0", Env)
+    named = registry.make_vec("Named-v0", 2, vectorization_mode="proc")
+    assert [fn.worker_modules() for fn in named.env_fns] == [("pkg.envs", "pkg.wrappers")] * 2
+    plain = registry.make_vec("Callable-v0", 2, vectorization_mode="proc")
+    assert [fn.worker_modules() for fn in plain.env_fns] == [(), ()]
+
+
 def test_wrappers_apply_in_order_to_each_sub_env(registry: EnvRegistry, fake_vector: Any) -> None:
     calls: list[str] = []
 

@@ -59,6 +59,17 @@ class SubEnvFactory:
             raise
         return env
 
+    def worker_modules(self) -> tuple[str, ...]:
+        """The modules building the sub-env imports: those its spec names by string.
+
+        A process-based backend that starts a fork server can import them there
+        once instead of in each worker (``ProcVecEnv`` does).
+        """
+        references = [self.spec.entry_point]
+        references += [wrapper.entry_point for wrapper in self.spec.additional_wrappers]
+        names = (ref.partition(":")[0] for ref in references if isinstance(ref, str))
+        return tuple(dict.fromkeys(names))
+
     def __repr__(self) -> str:
         return f"SubEnvFactory({self.spec.id!r})"
 

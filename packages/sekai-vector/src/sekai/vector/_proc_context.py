@@ -3,7 +3,10 @@
 The default is ``"forkserver"`` (``"spawn"`` on Windows). numpy, cloudpickle
 and sekai are preloaded into the fork server, and so is the main module (see
 `_ensure_forkserver`), so that each worker forks with them loaded
-instead of importing them again.
+instead of importing them again. The server also lists the plugin entry points
+of the global registry once (`sekai.vector._proc_preload`), so that a factory
+calling ``sekai.make`` in a worker does not scan the installed distributions
+again.
 
 A fork server that stopped answering (killed, or reaped by code that waits
 for any child) is replaced by `start_process` instead of failing every later
@@ -16,18 +19,29 @@ import contextlib
 import multiprocessing
 import os
 import sys
+from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["default_context", "get_context", "start_process"]
+__all__ = ["PRELOAD_VARIABLE", "default_context", "get_context", "start_process"]
+
+#: The environment variable through which a starting fork server learns the
+#: modules `get_context` was asked to preload (comma-separated); the server
+#: removes it, so its workers never see it.
+PRELOAD_VARIABLE = "_SEKAI_PROC_PRELOAD"
 
 _PRELOAD = (
     "__main__",
     "numpy",
     "cloudpickle",
     "sekai.core",
+    "sekai.core.order_enforcing",
     "sekai.spaces",
     "sekai.vector",
     "sekai.vector._proc_worker",
+    # What a worker's first ``sekai.make(id)`` needs: the registry with the
+    # plugin entry points listed (not loaded), and more (see the module).
+    "sekai.registry",
+    "sekai.vector._proc_preload",
 )
 
 
@@ -36,8 +50,15 @@ def default_context() -> str:
     return "spawn" if sys.platform == "win32" else "forkserver"
 
 
-def get_context(method: str | None) -> multiprocessing.context.BaseContext:
+def get_context(
+    method: str | None, preload: Iterable[str] = ()
+) -> multiprocessing.context.BaseContext:
     """The multiprocessing context for ``method``, with sekai preloaded into a forkserver.
+
+    ``preload`` names further modules the workers will import (e.g. the module
+    of a registered env's entry point): a fork server started by this call
+    imports them once, as `sekai.vector._proc_preload` describes; one already
+    running is left as it is.
 
     Raises:
         ValueError: ``method`` is not a start method of this platform.
@@ -60,11 +81,11 @@ def get_context(method: str | None) -> multiprocessing.context.BaseContext:
         wanted = current + [name for name in _PRELOAD if name not in current]
         if wanted != current:
             context.set_forkserver_preload(wanted)
-        _ensure_forkserver()
+        _ensure_forkserver(tuple(preload))
     return context
 
 
-def _ensure_forkserver() -> None:
+def _ensure_forkserver(modules: tuple[str, ...] = ()) -> None:
     """Start the forkserver so that it really preloads the main module.
 
     Up to Python 3.12 the forkserver is handed the main script's path under a
@@ -72,13 +93,40 @@ def _ensure_forkserver() -> None:
     worker imports it again (with everything it imports). Handing it the path
     under the name it reads makes workers fork with the main module loaded,
     as the forkserver intends.
+
+    ``modules`` reach the new server through `PRELOAD_VARIABLE`, set only
+    while it starts.
     """
-    import inspect
-    from multiprocessing import forkserver, spawn
+    from multiprocessing import forkserver
 
     server = getattr(forkserver, "_forkserver", None)
     if server is None or getattr(server, "_forkserver_pid", None) is not None:
         return  # running already (or an unknown implementation): leave it alone
+    with _preload_variable(modules):
+        _start_forkserver()
+
+
+@contextlib.contextmanager
+def _preload_variable(modules: tuple[str, ...]) -> Any:
+    """Hand ``modules`` to a fork server started inside the block (it inherits the environment)."""
+    if not modules:
+        yield
+        return
+    previous = os.environ.get(PRELOAD_VARIABLE)
+    try:
+        os.environ[PRELOAD_VARIABLE] = ",".join(modules)
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(PRELOAD_VARIABLE, None)
+        else:
+            os.environ[PRELOAD_VARIABLE] = previous
+
+
+def _start_forkserver() -> None:
+    import inspect
+    from multiprocessing import forkserver, spawn
+
     try:
         reads_main_path = "main_path" in inspect.signature(forkserver.main).parameters
     except (AttributeError, TypeError, ValueError):  # pragma: no cover

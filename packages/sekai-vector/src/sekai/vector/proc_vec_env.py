@@ -163,7 +163,7 @@ class ProcVecEnv(RemoteVecEnv[ObsType, ActType]):
         self._batch_size = check_batch_size(batch_size, n, "ProcVecEnv")
         self.num_workers = check_num_workers(num_workers, n, "ProcVecEnv")
         self.autoreset = autoreset
-        mp_context = get_context(context)
+        mp_context = get_context(context, preload=_worker_modules(fns))
         bounds = split_evenly(n, self.num_workers)
         blobs = _factories(fns, bounds, cloudpickle, fork=mp_context.get_start_method() == "fork")
         timeout = self.step_timeout
@@ -289,6 +289,17 @@ class ProcVecEnv(RemoteVecEnv[ObsType, ActType]):
         """An interrupted step or reset completes in the workers: the pool drops its answers."""
         if call not in ("step", "reset"):
             super()._on_interrupt(call)
+
+
+def _worker_modules(fns: Sequence[Any]) -> list[str]:
+    """The modules `make_vec`'s sub-env factories will import in the workers."""
+    from sekai.registry._make_vec import SubEnvFactory
+
+    names: dict[str, None] = {}
+    for fn in fns:
+        if isinstance(fn, SubEnvFactory):
+            names.update(dict.fromkeys(fn.worker_modules()))
+    return list(names)
 
 
 def _factories(
