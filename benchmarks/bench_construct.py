@@ -26,6 +26,7 @@ each other's preloads. Run ``python benchmarks/bench_construct.py [--quick]``
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import multiprocessing
 import platform
@@ -37,7 +38,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-RESULTS = Path(__file__).parent / "results" / "bench_construct.json"
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from _peers import peer_row, print_rows  # noqa: E402 - needs the path above
+
+RESULTS = HERE / "results" / "bench_construct.json"
 NUM_ENVS = 8
 ENV_ID = "CartPole-v1"
 
@@ -163,26 +170,23 @@ def main(argv: list[str]) -> None:
         print("bench_construct: gymnasium is not installed; nothing to compare with")
         return
     rows: list[dict[str, Any]] = []
+    samples_seconds: dict[str, dict[str, list[float]]] = {}
+    version = importlib.metadata.version("gymnasium")
 
     def report(target: str, ours: str, theirs: str, samples: dict[str, list[float]]) -> None:
         a, b = statistics.median(samples[ours]), statistics.median(samples[theirs])
-        ratio, bound = a / b, 1.5
-        met = ratio <= bound
         rows.append(
-            {
-                "target": target,
-                "goal": f"<= {bound}x",
-                "ratio": round(ratio, 3),
-                "met": met,
-                "medians_seconds": {ours: a, theirs: b},
-                "samples_seconds": {ours: samples[ours], theirs: samples[theirs]},
-            }
+            peer_row(
+                target,
+                unit="ms",
+                sekai=a * 1e3,
+                peer=b * 1e3,
+                peer_name=f"Gymnasium {version} AsyncVectorEnv",
+                goal="<= 1.5",
+                note="construction and one reset; each library's default start method",
+            )
         )
-        print(
-            f"{target:<70} {ratio:>6.2f}x  (goal <= {bound}x, {'met' if met else 'NOT met'})  "
-            f"{ours}: {a * 1e3:,.1f} ms, {theirs}: {b * 1e3:,.1f} ms",
-            flush=True,
-        )
+        samples_seconds[target] = {ours: samples[ours], theirs: samples[theirs]}
 
     n = NUM_ENVS
     for scenario in SCENARIOS:
@@ -193,6 +197,7 @@ def main(argv: list[str]) -> None:
             what = f"{n} factories calling make({ENV_ID!r}): ProcVecEnv / AsyncVectorEnv"
         report(what, "sekai", "gym", samples)
         report(f"{what}, num_workers={n}", "sekai-w8", "gym", samples)
+    print_rows(rows)
 
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(
@@ -202,7 +207,8 @@ def main(argv: list[str]) -> None:
                 "platform": platform.platform(),
                 "cpus": multiprocessing.cpu_count(),
                 "rounds": rounds,
-                "results": rows,
+                "peer_rows": rows,
+                "samples_seconds": samples_seconds,
             },
             indent=2,
         )

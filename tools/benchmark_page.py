@@ -246,14 +246,18 @@ def peer_block(reports: dict[str, dict[str, Any]], day: str) -> str:
                 f"| {_figure(r['sekai'])} | {_figure(r['peer'])} | {r['ratio']:.2f}x "
                 f"| {r['goal']}x | {verdict} |"
             )
-    notes = [
-        f"- {r['row']}: {r['note']}"
-        for report in reports.values()
-        for r in report.get("peer_rows", [])
-        if r.get("note")
+    # A note shared by several rows is given once, for all of them.
+    notes: dict[str, list[str]] = {}
+    for report in reports.values():
+        for r in report.get("peer_rows", []):
+            if r.get("note"):
+                notes.setdefault(r["note"], []).append(r["row"])
+    notes_lines = [
+        f"- {rows[0] if len(rows) == 1 else '; '.join(rows)}: {note}"
+        for note, rows in notes.items()
     ]
-    if notes:
-        lines += ["", "Notes:", "", *notes]
+    if notes_lines:
+        lines += ["", "Notes:", "", *notes_lines]
     lines += ["", PEER_END]
     return "\n".join(lines)
 
