@@ -427,31 +427,18 @@ class OrderBook:
         record = self._orders.pop(order_id, None)
         if record is None:
             return False
-        self._unlink(record)
-        return True
-
-    def _unlink(self, record: list[Any]) -> None:
-        """Take a record already removed from the id index out of its owner and level.
-
-        O(1): the record is unlinked from its neighbours in the queue (or its
-        level removed with it, the only step that depends on the book's size:
-        finding the price key, at the end of the keys for the best price).
-        """
-        size = record[0]
+        # What _unlink does, inlined: the cancel is the commonest call of a busy book.
         owner = record[2]
         mine = self._owners[owner]
-        del mine[record[1]]
+        del mine[order_id]
         if not mine:
             del self._owners[owner]
         price = record[5]
-        if record[4] is _BID:
-            levels, keys, key = self._bids, self._bid_keys, price
-        else:
-            levels, keys, key = self._asks, self._ask_keys, -price
+        levels = self._bids if record[4] is _BID else self._asks
         level = levels[price]
         count = level[1] - 1
         if count:
-            level[0] -= size
+            level[0] -= record[0]
             level[1] = count
             before = record[6]
             after = record[7]
@@ -463,12 +450,51 @@ class OrderBook:
                 level[3] = before
             else:
                 after[6] = before
+            return True
+        del levels[price]
+        keys, key = (self._bid_keys, price) if record[4] is _BID else (self._ask_keys, -price)
+        if keys[-1] == key:
+            keys.pop()
         else:
-            del levels[price]
-            if keys[-1] == key:
-                keys.pop()
+            del keys[bisect_left(keys, key)]
+        return True
+
+    def _unlink(self, record: list[Any]) -> None:
+        """Take a record already removed from the id index out of its owner and level.
+
+        O(1): the record is unlinked from its neighbours in the queue (or its
+        level removed with it, the only step that depends on the book's size:
+        finding the price key, at the end of the keys for the best price).
+        """
+        owner = record[2]
+        mine = self._owners[owner]
+        del mine[record[1]]
+        if not mine:
+            del self._owners[owner]
+        price = record[5]
+        levels = self._bids if record[4] is _BID else self._asks
+        level = levels[price]
+        count = level[1] - 1
+        if count:
+            level[0] -= record[0]
+            level[1] = count
+            before = record[6]
+            after = record[7]
+            if before is None:
+                level[2] = after
             else:
-                del keys[bisect_left(keys, key)]
+                before[7] = after
+            if after is None:
+                level[3] = before
+            else:
+                after[6] = before
+            return
+        del levels[price]
+        keys, key = (self._bid_keys, price) if record[4] is _BID else (self._ask_keys, -price)
+        if keys[-1] == key:
+            keys.pop()
+        else:
+            del keys[bisect_left(keys, key)]
 
     def reduce(self, order_id: int, quantity: int) -> bool:
         """Cancel part of a resting order, keeping its place in the queue.
