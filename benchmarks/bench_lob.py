@@ -9,8 +9,8 @@ after a prefix of limit adds that builds the book (not timed):
   sizes grow with the book so that it stays around ``TARGET_ORDERS`` resting
   orders (about 60 levels a side): short queues, the common case.
 - *deep*: ``DEEP_LEVELS`` prices a side holding about ``DEEP_QUEUE`` orders
-  each; about 45% cancels of a uniformly chosen resting order (more while
-  the book is above its starting size, fewer below), 50% limit adds at one of
+  each; about 43% cancels of a uniformly chosen resting order (more while
+  the book is above its starting size, fewer below), 52% limit adds at one of
   those prices and 5% small market orders: long queues cancelled anywhere,
   where a cancel whose cost grows with its queue shows in the latency tail.
 
