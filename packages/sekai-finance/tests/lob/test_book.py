@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import pickle
+from collections import deque
 
 import numpy as np
 import pytest
@@ -335,8 +336,11 @@ def test_many_cancels_in_one_queue_keep_it_correct_and_bounded() -> None:
         if order_id != survivor:
             assert book.cancel(order_id)
     assert book.queue_ahead(survivor) == 0 and book.volume_at(ASK, 101) == 1
-    # Cancelled orders are not kept around in the queue (white box: its length).
-    assert len(book._asks[101][2]) < 20
+    # Cancelled orders are not kept around in the queue (white box: the level's
+    # linked queue is the survivor alone, its head and its tail).
+    volume, count, head, tail = book._asks[101]
+    assert (volume, count) == (1, 1) and head is tail and head[1] == survivor
+    assert head[6] is None and head[7] is None
     assert book.market(BID, 1)[1][0].maker_order_id == survivor
 
 
@@ -394,3 +398,48 @@ def test_a_rejected_order_uses_no_id() -> None:
     with pytest.raises(TypeError, match="side"):
         book.market("sell", 1)  # type: ignore[arg-type]
     assert book.limit(BID, 99, 1)[0] == 1
+
+
+def test_a_book_with_a_long_queue_pickles_and_copies() -> None:
+    # The queue is a linked chain of orders; pickling must not follow it one
+    # recursive call per order.
+    book = OrderBook()
+    ids = [book.limit(BID, 99, 1 + i % 3, owner=i % 4)[0] or 0 for i in range(20_000)]
+    for order_id in ids[::3]:
+        book.cancel(order_id)
+    clones = [copy.deepcopy(book), pickle.loads(pickle.dumps(book))]
+    for clone in clones:
+        assert len(clone) == len(book) and clone.volume_at(BID, 99) == book.volume_at(BID, 99)
+        assert clone.queue_ahead(ids[-1]) == book.queue_ahead(ids[-1])
+        assert [o.order_id for o in clone.orders_of(1)] == [o.order_id for o in book.orders_of(1)]
+    expected = book.market(ASK, 10**9), book.limit(ASK, 99, 1)
+    for clone in clones:
+        assert (clone.market(ASK, 10**9), clone.limit(ASK, 99, 1)) == expected
+
+
+def test_a_book_pickled_with_deque_levels_unpickles() -> None:
+    # The state of a book from before the linked queues: levels of
+    # [volume, n_orders, deque of records], cancelled records left as tombstones.
+    a = [2, 1, 5, 0.0, BID, 99]
+    gone = [0, 2, -1, 0.0, BID, 99]
+    b = [3, 3, -1, 1.0, BID, 99]
+    c = [4, 4, 5, 1.0, ASK, 101]
+    state = {
+        "_time": 1.0,
+        "last_price": None,
+        "_next_id": 5,
+        "_orders": {1: a, 3: b, 4: c},
+        "_owners": {5: {1: a, 4: c}, -1: {3: b}},
+        "_bids": {99: [5, 2, deque([a, gone, b])]},
+        "_asks": {101: [4, 1, deque([c])]},
+        "_bid_keys": [99],
+        "_ask_keys": [-101],
+    }
+    book = OrderBook.__new__(OrderBook)
+    book.__setstate__(state)
+    assert book.time == 1.0 and len(book) == 3 and book.queue_ahead(3) == 2
+    assert [o.order_id for o in book.orders_of(5)] == [1, 4]
+    assert book.get(3) == Order(3, BID, 99, 3, -1, 1.0)
+    assert [x.tolist() for x in book.depth(1)] == [[99], [5], [101], [4]]
+    assert book.cancel(1) and book.queue_ahead(3) == 0
+    assert book.limit(ASK, 99, 3) == (None, [Fill(99, 3, 3, 5, -1, -1, ASK, 1.0)])

@@ -16,6 +16,7 @@ from sekai.finance.lob import (
     LobsterReplay,
     Order,
     OrderBook,
+    OrderFlow,
     Side,
     read_lobster_messages,
 )
@@ -220,3 +221,41 @@ def test_replay_checks_arrays_it_did_not_read() -> None:
                 1, dtype=[(n, "f8") for n in ("time", "type", "order_id", "price", "direction")]
             )
         )
+
+
+# -- a replay as an order flow (OrderFlow) ---------------------------------------------------------
+
+
+def test_a_replay_is_an_order_flow_that_starts_over_at_initialise() -> None:
+    messages = read_lobster_messages(io.StringIO(MESSAGES))
+    replay = LobsterReplay(messages)
+    assert isinstance(replay, OrderFlow)
+    first = replay.run()
+    counts, unknown = dict(replay.counts), replay.n_unknown
+    assert replay.done and replay.halted is False
+    rng = np.random.default_rng(0)
+    for _ in range(2):
+        book = OrderBook()
+        replay.initialise(book, rng, mid=10_000, levels=10, orders_per_level=3)
+        assert replay.book is book and replay.position == 0 and len(book) == 0
+        assert replay.n_unknown == 0 and set(replay.counts.values()) == {0}
+        # advance is step_until on the replay's book: the same fills, in two parts.
+        part = replay.advance(book, rng, until=34200.65)
+        assert book.time == 34200.65 and replay.position == 7 and replay.book_id(11) == 1
+        part += replay.advance(book, None, until=34300.0)
+        assert [(f.price, f.quantity, f.maker_owner) for f in part] == [
+            (f.price, f.quantity, f.maker_owner) for f in first
+        ]
+        assert replay.counts == counts and replay.n_unknown == unknown and replay.done
+        assert book.time == 34300.0
+
+
+def test_a_replay_advances_only_its_own_book() -> None:
+    replay = LobsterReplay(read_lobster_messages(io.StringIO(MESSAGES)))
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="advance: book must be the replay's own book"):
+        replay.advance(OrderBook(), rng, until=34200.5)
+    assert replay.position == 0
+    expected = r"initialise: book must be a sekai\.finance\.lob\.OrderBook, got 'book'"
+    with pytest.raises(TypeError, match=expected):
+        replay.initialise("book", rng, mid=100)  # type: ignore[arg-type]

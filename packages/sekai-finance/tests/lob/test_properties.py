@@ -7,6 +7,8 @@ scanning it.
 
 from __future__ import annotations
 
+import copy
+import pickle
 from dataclasses import dataclass
 from typing import Any
 
@@ -296,3 +298,92 @@ def test_invariants_hold_after_every_event(ops: list[tuple[Any, ...]]) -> None:
         for level in by_level.values():
             ahead = np.cumsum([0] + [o.quantity for o in level[:-1]])
             assert [book.queue_ahead(o.order_id) for o in level] == ahead.tolist()
+
+
+# -- long queues with many cancels ----------------------------------------------------------------
+#
+# Few prices and many orders per price: queues grow long, and cancels and
+# reductions hit their fronts, middles and ends. A copy or pickle of the book
+# in the middle of the stream must carry on exactly like the book itself.
+
+deep_operations = st.lists(
+    st.one_of(
+        st.tuples(st.just("limit"), sides, st.integers(5, 8), st.integers(1, 4), owners),
+        st.tuples(st.just("limit"), sides, st.integers(5, 8), st.integers(1, 4), owners),
+        st.tuples(st.just("limit"), sides, st.integers(5, 8), st.integers(1, 4), owners),
+        st.tuples(st.just("cancel"), st.integers(0, 200)),
+        st.tuples(st.just("cancel"), st.integers(0, 200)),
+        st.tuples(st.just("reduce"), st.integers(0, 200), st.integers(1, 4)),
+        st.tuples(st.just("market"), sides, st.integers(1, 30), owners),
+        st.tuples(st.just("time"), st.floats(0.0, 5.0, allow_nan=False)),
+        st.tuples(st.just("copy"), st.sampled_from(["pickle", "deepcopy"])),
+    ),
+    max_size=400,
+)
+
+
+def _queues(book: OrderBook) -> dict[tuple[Side, int], list[int]]:
+    """The ids in each price level's queue, front first, walking the links both ways."""
+    out: dict[tuple[Side, int], list[int]] = {}
+    for side, levels in ((BID, book._bids), (ASK, book._asks)):
+        for price, (volume, count, head, tail) in levels.items():
+            forward, record, before = [], head, None
+            while record is not None:
+                assert record[6] is before  # the back link mirrors the forward one
+                forward.append(record[1])
+                before, record = record, record[7]
+            assert before is tail and len(forward) == count
+            assert volume == sum(book._orders[i][0] for i in forward)
+            out[side, price] = forward
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(deep_operations)
+def test_long_queues_with_many_cancels_match_the_reference(ops: list[tuple[Any, ...]]) -> None:
+    book, reference = OrderBook(), ReferenceBook()
+    issued_book: list[int] = []
+    issued_reference: list[int] = []
+    for op in ops:
+        if op[0] == "copy":
+            book = pickle.loads(pickle.dumps(book)) if op[1] == "pickle" else copy.deepcopy(book)
+            continue
+        got = _apply(book, op, issued_book)
+        expected = _apply(reference, op, issued_reference)
+        assert got == expected, op
+        assert book.last_price == reference.last_price
+        assert [a.tolist() for a in book.depth(4)] == reference.depth(4)
+        orders = reference.orders()
+        assert len(book) == len(orders)
+        expected_queues: dict[tuple[Side, int], list[int]] = {}
+        for order in orders:
+            expected_queues.setdefault((order.side, order.price), []).append(order.order_id)
+        assert _queues(book) == expected_queues
+        for owner in OWNERS:
+            assert book.orders_of(owner) == [o for o in orders if o.owner == owner]
+    for order in reference.orders():
+        assert book.queue_ahead(order.order_id) == reference.queue_ahead(order.order_id)
+
+
+@given(st.lists(st.integers(0, 2**32 - 1), min_size=1, max_size=40), st.integers(1, 60))
+def test_churn_on_one_level_keeps_the_queue_the_size_of_the_resting_orders(
+    picks: list[int], resting: int
+) -> None:
+    # Orders keep arriving at one price while others are cancelled (front,
+    # middle or back of the queue): the level holds the resting orders and
+    # nothing else, whatever the number of cancels so far.
+    book = OrderBook()
+    alive = [book.limit(ASK, 101, 1)[0] or 0 for _ in range(resting)]
+    for round_ in range(50):
+        for pick in picks:
+            victim = alive.pop(pick % len(alive))
+            assert book.cancel(victim)
+            order_id, _ = book.limit(ASK, 101, 1)
+            assert order_id is not None
+            alive.append(order_id)
+        queue = _queues(book)[ASK, 101]
+        assert queue == alive, round_
+        assert len(book._orders) == resting and book._asks[101][1] == resting
+        assert book.volume_at(ASK, 101) == resting
+    assert [f.maker_order_id for f in book.market(BID, resting)[1]] == alive
+    assert len(book) == 0 and book.n_levels(ASK) == 0

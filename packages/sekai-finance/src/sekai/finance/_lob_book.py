@@ -2,22 +2,28 @@
 
 Layout, chosen for speed in pure Python:
 
-- an order is a list ``[quantity, order_id, owner, time, side, price]`` (a
-  *record*), shared by the id index, the owner index and its price level;
-- a price level is a list ``[volume, n_orders, queue]`` where ``queue`` is a
-  deque of records in time priority; a cancelled order is not searched for in
-  its queue: its quantity is set to 0 (a tombstone) and it is skipped when it
-  reaches the front, and a queue with more tombstones than orders is compacted;
+- an order is a list ``[quantity, order_id, owner, time, side, price, prev, next]``
+  (a *record*), shared by the id index, the owner index and its price level;
+- a price level is a list ``[volume, n_orders, head, tail]``: its records form a
+  doubly linked list in time priority (``prev`` / ``next`` are the neighbouring
+  records, ``None`` at the ends), so that a new order is appended at the tail,
+  matching takes records off the head and a cancel unlinks its record where it
+  is, each in O(1) whatever the queue's length; the queue holds exactly the
+  resting orders (nothing to skip, nothing to compact);
 - the active prices of a side are a plain sorted list of *keys* (``price`` for
   bids, ``-price`` for asks), so that the best price of either side is the last
   key: the best level is read and removed at the end of the list, and a new
   level (usually near the best) is inserted with a short ``bisect.insort``.
+
+The links make the records a chain as long as a queue, which ``pickle`` and
+``copy`` would follow one recursive call per record: a book is pickled as its
+resting orders instead (oldest first, in six columns without the links) and
+rebuilt from them.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections import deque
 from itertools import islice
 from typing import Any, ClassVar
 
@@ -112,13 +118,62 @@ class OrderBook:
         self._next_id = 1
         self._reset()
 
+    def __getstate__(self) -> dict[str, Any]:
+        # The resting orders, oldest first and unlinked, stand for the whole
+        # structure (ids, owners, levels, price keys), which __setstate__ rebuilds.
+        # Six columns (quantities, ids, owners, times, sides, prices) pickle and
+        # load faster than a list per order.
+        state = {key: value for key, value in self.__dict__.items() if key not in _STRUCTURE}
+        state["_resting"] = list(zip(*self._orders.values(), strict=True))[:6]  # in id order
+        return state
+
     def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
         # A book pickled while ``time`` was a plain attribute holds it as
         # ``time``; the property reads ``_time``.
         if "time" in state:
-            state = dict(state)
             state.setdefault("_time", state.pop("time"))
+        resting = state.pop("_resting", None)
+        if resting is None:
+            # The state of an earlier layout (levels of deques) or the attributes
+            # themselves: the resting orders are the values of the id index.
+            rows = sorted(state.get("_orders", {}).values(), key=_id_of)
+            resting = list(zip(*(row[:6] for row in rows), strict=True))
+            if resting:
+                resting[4] = tuple(Side(side) for side in resting[4])
+        for key in _STRUCTURE:
+            state.pop(key, None)
         self.__dict__.update(state)
+        self._reset()
+        self._rebuild(resting)
+
+    def _rebuild(self, resting: list[tuple[Any, ...]]) -> None:
+        """Rest the orders given as columns (quantities, ids, owners, times, sides, prices).
+
+        The orders are in id order (an empty list: no order).
+        """
+        orders, owners, bids, asks = self._orders, self._owners, self._bids, self._asks
+        for quantity, order_id, owner, when, side, price in zip(*resting, strict=True):
+            levels = bids if side is _BID else asks
+            level = levels.get(price)
+            if level is None:
+                record = [quantity, order_id, owner, when, side, price, None, None]
+                levels[price] = [quantity, 1, record, record]
+            else:
+                tail = level[3]
+                record = [quantity, order_id, owner, when, side, price, tail, None]
+                tail[7] = record
+                level[3] = record
+                level[0] += quantity
+                level[1] += 1
+            orders[order_id] = record
+            mine = owners.get(owner)
+            if mine is None:
+                owners[owner] = {order_id: record}
+            else:
+                mine[order_id] = record
+        self._bid_keys[:] = sorted(bids)
+        self._ask_keys[:] = sorted(-price for price in asks)
 
     def _reset(self) -> None:
         self._orders: dict[int, list[Any]] = {}
@@ -223,17 +278,20 @@ class OrderBook:
                 f"a quantity of {quantity} more: the quantity at one price must stay <= "
                 f"{MAX_VOLUME} (2**63 - 1, int64's maximum)"
             )
-        record = [quantity, order_id, owner, self._time, side, price]
         if level is None:
-            levels[price] = [quantity, 1, deque((record,))]
+            record = [quantity, order_id, owner, self._time, side, price, None, None]
+            levels[price] = [quantity, 1, record, record]
             if keys and key < keys[-1]:
                 insort(keys, key)
             else:
                 keys.append(key)
         else:
+            tail = level[3]
+            record = [quantity, order_id, owner, self._time, side, price, tail, None]
+            tail[7] = record
+            level[3] = record
             level[0] += quantity
             level[1] += 1
-            level[2].append(record)
         self._orders[order_id] = record
         mine = self._owners.get(owner)
         if mine is None:
@@ -304,19 +362,13 @@ class OrderBook:
         while quantity and keys and keys[-1] >= limit_key:
             price = keys[-1] * sign
             level = levels[price]
-            queue = level[2]
+            record = level[2]
             while quantity:
-                record = queue[0]
                 size = record[0]
-                if not size:  # a cancelled order
-                    queue.popleft()
-                    continue
                 maker_id = record[1]
                 maker_owner = record[2]
                 if size <= quantity:
                     quantity -= size
-                    queue.popleft()
-                    record[0] = 0
                     del orders[maker_id]
                     mine = owners[maker_owner]
                     del mine[maker_id]
@@ -324,6 +376,10 @@ class OrderBook:
                         del owners[maker_owner]
                     level[0] -= size
                     level[1] -= 1
+                    record = record[7]  # the next in the queue (None after the last)
+                    level[2] = record
+                    if record is not None:
+                        record[6] = None
                 else:
                     size = quantity
                     record[0] -= size
@@ -371,37 +427,74 @@ class OrderBook:
         record = self._orders.pop(order_id, None)
         if record is None:
             return False
-        self._unlink(record)
+        # What _unlink does, inlined: the cancel is the commonest call of a busy book.
+        owner = record[2]
+        mine = self._owners[owner]
+        del mine[order_id]
+        if not mine:
+            del self._owners[owner]
+        price = record[5]
+        levels = self._bids if record[4] is _BID else self._asks
+        level = levels[price]
+        count = level[1] - 1
+        if count:
+            level[0] -= record[0]
+            level[1] = count
+            before = record[6]
+            after = record[7]
+            if before is None:
+                level[2] = after
+            else:
+                before[7] = after
+            if after is None:
+                level[3] = before
+            else:
+                after[6] = before
+            return True
+        del levels[price]
+        keys, key = (self._bid_keys, price) if record[4] is _BID else (self._ask_keys, -price)
+        if keys[-1] == key:
+            keys.pop()
+        else:
+            del keys[bisect_left(keys, key)]
         return True
 
     def _unlink(self, record: list[Any]) -> None:
-        """Take a record already removed from the id index out of its owner and level."""
-        size = record[0]
-        record[0] = 0
+        """Take a record already removed from the id index out of its owner and level.
+
+        O(1): the record is unlinked from its neighbours in the queue (or its
+        level removed with it, the only step that depends on the book's size:
+        finding the price key, at the end of the keys for the best price).
+        """
         owner = record[2]
         mine = self._owners[owner]
         del mine[record[1]]
         if not mine:
             del self._owners[owner]
         price = record[5]
-        if record[4] is _BID:
-            levels, keys, key = self._bids, self._bid_keys, price
-        else:
-            levels, keys, key = self._asks, self._ask_keys, -price
+        levels = self._bids if record[4] is _BID else self._asks
         level = levels[price]
         count = level[1] - 1
         if count:
-            level[0] -= size
+            level[0] -= record[0]
             level[1] = count
-            queue = level[2]
-            if len(queue) > 2 * count + 8:  # mostly tombstones: keep the live orders
-                level[2] = deque([r for r in queue if r[0]])
-        else:
-            del levels[price]
-            if keys[-1] == key:
-                keys.pop()
+            before = record[6]
+            after = record[7]
+            if before is None:
+                level[2] = after
             else:
-                del keys[bisect_left(keys, key)]
+                before[7] = after
+            if after is None:
+                level[3] = before
+            else:
+                after[6] = before
+            return
+        del levels[price]
+        keys, key = (self._bid_keys, price) if record[4] is _BID else (self._ask_keys, -price)
+        if keys[-1] == key:
+            keys.pop()
+        else:
+            del keys[bisect_left(keys, key)]
 
     def reduce(self, order_id: int, quantity: int) -> bool:
         """Cancel part of a resting order, keeping its place in the queue.
@@ -578,12 +671,24 @@ class OrderBook:
         if record is None:
             raise self._not_resting(order_id, "OrderBook.queue_ahead")
         levels = self._bids if record[4] is _BID else self._asks
-        ahead = 0
-        for other in levels[record[5]][2]:
-            if other is record:
-                break
-            ahead += other[0]
-        return ahead
+        level = levels[record[5]]
+        head, tail = level[2], level[3]
+        # A queue is in id order: walk from the end whose id is nearer the
+        # order's (the back for an order that just arrived), summing the orders
+        # ahead of it from the head, or the order and those behind it from the tail.
+        order_id = record[1]
+        if order_id - head[1] <= tail[1] - order_id:
+            ahead = 0
+            while head is not record:
+                ahead += head[0]
+                head = head[7]
+            return ahead
+        behind = record[0]
+        while tail is not record:
+            behind += tail[0]
+            tail = tail[6]
+        volume: int = level[0] - behind
+        return volume
 
     def _not_resting(self, order_id: int, what: str) -> OrderNotFound:
         if 1 <= order_id < self._next_id:
@@ -612,6 +717,14 @@ class OrderBook:
     def _nth_order_of(self, owner: int, index: int) -> int:
         """The id of the ``index``-th oldest resting order of ``owner`` (for samplers)."""
         return next(islice(self._owners[owner], index, None))
+
+
+_STRUCTURE = frozenset(("_orders", "_owners", "_bids", "_asks", "_bid_keys", "_ask_keys"))
+"""The attributes `OrderBook.__setstate__` rebuilds from the resting orders."""
+
+
+def _id_of(record: list[Any]) -> int:
+    return int(record[1])
 
 
 def _snapshot(record: list[Any]) -> Order:

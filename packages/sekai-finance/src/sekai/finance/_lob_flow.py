@@ -1,4 +1,7 @@
-"""Zero-intelligence order flow (private: import from `sekai.finance.lob`)."""
+"""Order flow: the protocol the order-book envs drive, and zero-intelligence flow.
+
+Private: import from `sekai.finance.lob`.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import math
 from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -13,11 +17,67 @@ from sekai._internal.validation import check_int, check_real
 from sekai.finance._lob_book import OrderBook
 from sekai.finance._lob_types import BACKGROUND, MAX_PRICE, Fill, Side
 
-__all__ = ["ZeroIntelligenceFlow"]
+__all__ = ["OrderFlow", "ZeroIntelligenceFlow", "is_order_flow"]
 
 _BID = Side.BID
 _ASK = Side.ASK
 _MAX_CHUNK = 4096  # rows of uniforms drawn at a time
+
+
+@runtime_checkable
+class OrderFlow(Protocol):
+    """What moves a book besides the agents: the two methods the order-book envs call.
+
+    `LimitOrderBookEnv` and `LimitOrderBookMarket` (``sekai.envs``) take any
+    object with these methods as their ``flow``: at every reset they make a
+    new empty `OrderBook` (``time`` 0.0), call `initialise` once and `advance`
+    up to the end of the warm-up, and then `advance` after every decision.
+    `ZeroIntelligenceFlow` simulates one; `LobsterReplay` replays a LOBSTER
+    message file as one. A class needs no base class to be an order flow:
+    having both methods is enough (``isinstance(obj, OrderFlow)`` checks that
+    much).
+    """
+
+    def initialise(
+        self,
+        book: OrderBook,
+        rng: np.random.Generator,
+        *,
+        mid: int,
+        levels: int = 10,
+        orders_per_level: int = 3,
+    ) -> None:
+        """Start the flow on ``book``, for instance by seeding it with orders.
+
+        Args:
+            book: The book the flow will act on from now on.
+            rng: The source of randomness (the env's generator, seeded by ``reset``).
+            mid: The price in ticks the session starts around.
+            levels: How many price levels a side to seed (a hint; a flow may ignore it).
+            orders_per_level: How many orders a level to seed (a hint, likewise).
+        """
+        ...
+
+    def advance(self, book: OrderBook, rng: np.random.Generator, until: float) -> list[Fill]:
+        """Act on ``book`` from its ``time`` up to ``until``; return the fills caused.
+
+        The flow sets the book's ``time`` as its events happen, and leaves it
+        at ``until`` or earlier (the env does not move the book's clock itself).
+        """
+        ...
+
+
+def is_order_flow(value: object) -> bool:
+    """Whether ``value`` is an `OrderFlow`: callable ``initialise`` and ``advance`` methods.
+
+    A class is not one (its methods are not bound to a flow): pass an instance.
+    """
+    return (
+        not isinstance(value, type)
+        and isinstance(value, OrderFlow)
+        and callable(getattr(value, "initialise", None))
+        and callable(getattr(value, "advance", None))
+    )
 
 
 @dataclass(frozen=True)

@@ -278,6 +278,72 @@ class LobsterReplay:
             book.time = until
         return fills
 
+    # -- as an order flow (sekai.finance.lob.OrderFlow) ---------------------------------------
+
+    def initialise(
+        self,
+        book: OrderBook,
+        rng: np.random.Generator | None = None,
+        *,
+        mid: int | None = None,
+        levels: int = 10,
+        orders_per_level: int = 3,
+    ) -> None:
+        """Start the replay over, on ``book``: the `OrderFlow` protocol's first call.
+
+        The replay then applies its messages to ``book`` from the first one:
+        `position`, `counts`, `n_unknown`, `halted` and the map of LOBSTER
+        ids start afresh, so every env reset replays the same messages. The
+        messages alone make the book: ``rng``, ``mid``, ``levels`` and
+        ``orders_per_level`` are accepted for the protocol and not used.
+
+        Args:
+            book: The book to replay into from now on (it becomes `book`).
+            rng: Not used (a replay draws nothing).
+            mid: Not used.
+            levels: Not used.
+            orders_per_level: Not used.
+
+        Raises:
+            TypeError: ``book`` is not an `OrderBook`.
+        """
+        if not isinstance(book, OrderBook):
+            raise TypeError(
+                f"LobsterReplay.initialise: book must be a sekai.finance.lob.OrderBook, "
+                f"got {book!r}"
+            )
+        self.book = book
+        self._position = 0
+        self._ids.clear()
+        self.halted = False
+        self.n_unknown = 0
+        self.counts = dict.fromkeys(_KNOWN_TYPES, 0)
+
+    def advance(self, book: OrderBook, rng: np.random.Generator | None, until: float) -> list[Fill]:
+        """`step_until` ``until`` on ``book``: the `OrderFlow` protocol's later calls.
+
+        Message times are the book's times: to replay LOBSTER's seconds after
+        midnight in an env whose clock starts at 0 at each reset, shift them
+        first (e.g. ``messages["time"] -= 34200.0`` to start at the open).
+
+        Args:
+            book: The replay's `book` (the one given to `initialise`).
+            rng: Not used (a replay draws nothing).
+            until: Apply every message stamped at or before this time.
+
+        Returns:
+            The fills of the executions applied.
+
+        Raises:
+            ValueError: ``book`` is not the replay's book.
+        """
+        if book is not self.book:
+            raise ValueError(
+                "LobsterReplay.advance: book must be the replay's own book (the one given "
+                "to the constructor or to initialise)"
+            )
+        return self.step_until(until)
+
     def run(self) -> list[Fill]:
         """Apply every remaining message; return their fills."""
         fills: list[Fill] = []

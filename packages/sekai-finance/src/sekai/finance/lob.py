@@ -33,13 +33,14 @@ Semantics in brief:
 
 Order flow: `ZeroIntelligenceFlow` simulates Poisson limit, market and
 cancel arrivals; `read_lobster_messages` and `LobsterReplay`
-replay LOBSTER message files into a book.
+replay LOBSTER message files into a book. Both are an `OrderFlow`, the
+protocol the order-book envs of ``sekai.envs`` drive their book with.
 """
 
 from __future__ import annotations
 
 from sekai.finance._lob_book import OrderBook
-from sekai.finance._lob_flow import ZeroIntelligenceFlow
+from sekai.finance._lob_flow import OrderFlow, ZeroIntelligenceFlow
 from sekai.finance._lob_types import BACKGROUND, Fill, Order, Side
 from sekai.finance._lobster import LOBSTER_MESSAGE_DTYPE, LobsterReplay, read_lobster_messages
 
@@ -51,6 +52,7 @@ __all__ = [  # noqa: RUF022 (grouped by topic)
     "OrderBook",
     "Side",
     # order flow
+    "OrderFlow",
     "ZeroIntelligenceFlow",
     # LOBSTER replay
     "LOBSTER_MESSAGE_DTYPE",
@@ -60,7 +62,7 @@ __all__ = [  # noqa: RUF022 (grouped by topic)
 
 # The public names live in private modules; they present themselves (reprs,
 # pickles, docs) under the module users import them from.
-for _obj in (Fill, Order, OrderBook, Side, ZeroIntelligenceFlow, LobsterReplay):
+for _obj in (Fill, Order, OrderBook, Side, OrderFlow, ZeroIntelligenceFlow, LobsterReplay):
     _obj.__module__ = __name__
 read_lobster_messages.__module__ = __name__
 del _obj

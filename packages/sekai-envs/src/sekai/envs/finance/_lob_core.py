@@ -1,7 +1,7 @@
 """The shared machinery of the order-book envs: the market and its traders (private).
 
-`MarketCore` owns one [`OrderBook`][sekai.finance.OrderBook], the
-[`ZeroIntelligenceFlow`][sekai.finance.ZeroIntelligenceFlow] that drives it, the session
+`MarketCore` owns one [`OrderBook`][sekai.finance.OrderBook], the order flow
+(any [`OrderFlow`][sekai.finance.lob.OrderFlow]) that drives it, the session
 clock and the tape of recent trades; it routes every fill to the
 `Trader` it concerns. A `Trader` is one agent: its account
 (inventory and cash, in lots and ticks), its two resting quotes, how an
@@ -21,7 +21,8 @@ from numpy.typing import NDArray
 
 from sekai._internal.validation import check_int, check_real
 from sekai.error import InvalidAction
-from sekai.finance.lob import Fill, OrderBook, Side, ZeroIntelligenceFlow
+from sekai.finance._lob_flow import is_order_flow
+from sekai.finance.lob import Fill, OrderBook, OrderFlow, Side, ZeroIntelligenceFlow
 from sekai.spaces import Box, Dict, MaskedBox, MultiDiscrete
 
 __all__ = [
@@ -50,7 +51,8 @@ class LobConfig:
     """The checked constructor arguments shared by the two order-book envs.
 
     Attributes hold the arguments under their own names; ``flow`` is the
-    default `ZeroIntelligenceFlow` when none is given.
+    default `ZeroIntelligenceFlow` when none is given, and may be any
+    [`OrderFlow`][sekai.finance.lob.OrderFlow] (e.g. a ``LobsterReplay``).
     """
 
     def __init__(
@@ -70,12 +72,14 @@ class LobConfig:
     ) -> None:
         if flow is None:
             flow = ZeroIntelligenceFlow()
-        elif not isinstance(flow, ZeroIntelligenceFlow):
+        elif not is_order_flow(flow):
             raise TypeError(
-                f"{owner}: flow must be a sekai.finance.lob.ZeroIntelligenceFlow or None, "
-                f"got {flow!r}"
+                f"{owner}: flow must be an order flow (a sekai.finance.lob.OrderFlow: an object "
+                "with methods initialise(book, rng, *, mid, levels, orders_per_level) and "
+                "advance(book, rng, until), such as ZeroIntelligenceFlow or LobsterReplay) or "
+                f"None, got {flow!r} of type {type(flow).__qualname__}"
             )
-        self.flow: ZeroIntelligenceFlow = flow
+        self.flow: OrderFlow = flow
         self.mid_price = check_int(mid_price, f"{owner}: mid_price", minimum=_SEED_LEVELS + 1)
         highest = OrderBook.MAX_PRICE - _SEED_LEVELS
         if self.mid_price > highest:
@@ -325,7 +329,7 @@ class MarketCore:
 
     Attributes:
         book: The [`OrderBook`][sekai.finance.OrderBook].
-        flow: The background [`ZeroIntelligenceFlow`][sekai.finance.ZeroIntelligenceFlow].
+        flow: The background order flow (an [`OrderFlow`][sekai.finance.lob.OrderFlow]).
         traders: The traders by owner id.
         trades: The last ``max_trades`` fills on the book, oldest first.
         mid: The last known mid-price, in ticks.

@@ -1,8 +1,10 @@
 """LimitOrderBook-v0 and LimitOrderBookMarket: trading on a real limit order book.
 
 Both envs run the price-time-priority [`OrderBook`][sekai.finance.OrderBook]
-of the markets toolkit, driven by its
-[`ZeroIntelligenceFlow`][sekai.finance.ZeroIntelligenceFlow]: one agent in
+of the markets toolkit, driven by an order flow: its
+[`ZeroIntelligenceFlow`][sekai.finance.ZeroIntelligenceFlow] by default, or any
+[`OrderFlow`][sekai.finance.lob.OrderFlow] such as a
+[`LobsterReplay`][sekai.finance.lob.LobsterReplay]: one agent in
 `LimitOrderBookEnv`, several on one shared book in
 `LimitOrderBookMarket`.
 """
@@ -20,7 +22,7 @@ from sekai._internal.validation import check_int, check_real, is_real
 from sekai.core import Env, MAResetResult, MAStepResult, MultiAgentEnv, ResetResult, StepResult
 from sekai.envs.finance._lob_core import LobConfig, MarketCore, Trader, read_action
 from sekai.error import InvalidAction, ResetRequired
-from sekai.finance.lob import OrderBook, ZeroIntelligenceFlow
+from sekai.finance.lob import OrderBook, OrderFlow
 from sekai.spaces import Space
 from sekai.utils.seeding import SeedType
 
@@ -58,8 +60,9 @@ class LimitOrderBookEnv(Env[dict[str, Any], NDArray[np.int64]]):
     """One agent quoting and trading in a limit order book against zero-intelligence flow.
 
     The book starts around ``mid_price`` (ticks), seeded and then run for
-    ``warmup`` time units by the background ``flow`` (Poisson limit, market
-    and cancel orders; see [`ZeroIntelligenceFlow`][sekai.finance.ZeroIntelligenceFlow]).
+    ``warmup`` time units by the background ``flow`` (by default Poisson
+    limit, market and cancel orders; see
+    [`ZeroIntelligenceFlow`][sekai.finance.ZeroIntelligenceFlow]).
     The session then lasts ``session_length`` and the agent decides every
     ``decision_interval`` (``n_steps`` decisions; a last shorter interval when
     the length is not a multiple). At each decision the agent's orders go in
@@ -113,7 +116,18 @@ class LimitOrderBookEnv(Env[dict[str, Any], NDArray[np.int64]]):
     leans against its inventory.
 
     Args:
-        flow: The background order flow (default ``ZeroIntelligenceFlow()``).
+        flow: The background order flow: any
+            [`OrderFlow`][sekai.finance.lob.OrderFlow], an object with
+            ``initialise(book, rng, *, mid, levels, orders_per_level)`` and
+            ``advance(book, rng, until)`` methods (default
+            ``ZeroIntelligenceFlow()``). At every reset the env makes a new
+            empty book, calls ``initialise`` (``mid`` = ``mid_price``, 10
+            levels of 3 orders a side) and ``advance`` to the end of the
+            warm-up, then ``advance`` after each decision; book times run
+            from 0 at the reset. A
+            [`LobsterReplay`][sekai.finance.lob.LobsterReplay] replays its
+            messages from the first at every reset (their times shifted to
+            that clock).
         mid_price: The starting mid-price, in ticks (> 10, and at most
             ``OrderBook.MAX_PRICE - 10``: the book is seeded 10 ticks either
             side of it).
@@ -129,6 +143,12 @@ class LimitOrderBookEnv(Env[dict[str, Any], NDArray[np.int64]]):
         warmup: Time the flow runs before the session starts, at every
             reset: from 0 to 100 times ``session_length`` (a longer warmup
             would make a reset cost more than 100 sessions).
+
+    Raises:
+        TypeError: ``flow`` is neither ``None`` nor an order flow (the
+            message names the methods expected and what was given), or
+            another argument has the wrong type.
+        ValueError: An argument is out of range.
 
     Attributes:
         AGENT: The agent's owner id in the book (0).
@@ -147,7 +167,7 @@ class LimitOrderBookEnv(Env[dict[str, Any], NDArray[np.int64]]):
     def __init__(
         self,
         *,
-        flow: ZeroIntelligenceFlow | None = None,
+        flow: OrderFlow | None = None,
         mid_price: int = 10000,
         session_length: float = 300.0,
         decision_interval: float = 1.0,
@@ -262,7 +282,8 @@ class LimitOrderBookMarket(MultiAgentEnv[dict[str, Any], NDArray[np.int64], str]
     """Several traders on one limit order book, each deciding on its own clock.
 
     ``n_agents`` traders ``"trader_0"``, ``"trader_1"``, ... share one book
-    driven by zero-intelligence flow, set up as in `LimitOrderBookEnv`
+    driven by an order flow (zero-intelligence flow by default), set up as in
+    `LimitOrderBookEnv`
     (same action, action mask, observation and reward per trader; trader
     ``i`` is owner ``i`` in the book). Trader ``i`` decides every
     ``decision_intervals[i]`` time units plus a latency drawn uniformly from
@@ -323,7 +344,7 @@ class LimitOrderBookMarket(MultiAgentEnv[dict[str, Any], NDArray[np.int64], str]
         *,
         decision_intervals: float | Sequence[float] = 1.0,
         jitter: float = 0.0,
-        flow: ZeroIntelligenceFlow | None = None,
+        flow: OrderFlow | None = None,
         mid_price: int = 10000,
         session_length: float = 300.0,
         levels: int = 5,
