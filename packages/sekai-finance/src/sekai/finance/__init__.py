@@ -52,6 +52,7 @@ _EXPORTS: dict[str, str] = {
     "Order": "sekai.finance.lob",
     "OrderBook": "sekai.finance.lob",
     "OrderBookChart": "sekai.finance.rendering",
+    "OrderFlow": "sekai.finance.lob",
     "PerformanceSummary": "sekai.finance.metrics",
     "PnLSummary": "sekai.finance.metrics",
     "PriceChart": "sekai.finance.rendering",
