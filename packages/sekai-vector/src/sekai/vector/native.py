@@ -259,11 +259,15 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
         self.action_space = action_space
         self.autoreset = autoreset
         self._limit: int | NDArray[np.int64] | None = self._checked_limit(max_episode_steps)
+        # Steps that cannot reach the time limit, so need no check (autoreset only).
+        self._unchecked_steps = 0
         # Shapes only: a native env validates the values of its actions itself.
         self._check_actions = make_action_checker(action_space, self.num_envs, integer_dtypes=False)
         self._numeric_actions = isinstance(action_space, _NUMERIC_ACTION_SPACES)
         self._check_batch = make_batch_check(observation_space, self.num_envs)
+        # Replaced, never changed in place: a step's infos keep the array of their step.
         self._elapsed: NDArray[np.int64] = np.zeros(self.num_envs, dtype=np.int64)
+        self._ones: NDArray[np.int64] = np.ones(self.num_envs, dtype=np.int64)
         self._frozen: NDArray[np.bool_] = np.zeros(self.num_envs, dtype=bool)
         self._frozen_view: NDArray[np.bool_] = self._frozen.view()
         self._frozen_view.flags.writeable = False
@@ -341,6 +345,7 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
     @max_episode_steps.setter
     def max_episode_steps(self, value: Any) -> None:
         self._limit = self._checked_limit(value)
+        self._unchecked_steps = 0
 
     def _checked_limit(self, value: Any) -> int | NDArray[np.int64] | None:
         owner = type(self).__name__
@@ -435,7 +440,8 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
         self._seed_sub_envs(seeds)
         indices = np.arange(self.num_envs, dtype=np.intp)
         self._reset_envs(indices, options)
-        self._elapsed[:] = 0
+        self._elapsed = np.zeros(self.num_envs, dtype=np.int64)
+        self._unchecked_steps = 0
         self._frozen[:] = False
         self._any_frozen = False
         self._final_obs = None
@@ -474,21 +480,25 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
                 f"{type(self).__name__}._step must return rewards, terminated and truncated of "
                 f"shape ({n},), got shapes {rewards.shape}, {terminated.shape}, {truncated.shape}"
             )
-        elapsed = self._elapsed
-        if any_frozen:
-            elapsed[~frozen] += 1
-        else:
-            elapsed += 1
+        elapsed = self._elapsed = self._elapsed + (~frozen if any_frozen else self._ones)
         limit = self._limit
         if limit is not None:
-            at_limit = elapsed >= limit
-            if np.count_nonzero(at_limit):
-                truncated |= at_limit & ~terminated
+            if self._unchecked_steps:
+                self._unchecked_steps -= 1
+            else:
+                at_limit = elapsed >= limit
+                if np.count_nonzero(at_limit):
+                    truncated |= at_limit & ~terminated
+                if self.autoreset:
+                    # No sub-env reaches the limit in the next (fewest steps left - 1)
+                    # steps: an autoreset only lowers elapsed_steps, and a new limit
+                    # or a reset clears this count. (Frozen sub-envs stay at theirs.)
+                    self._unchecked_steps = max(0, int((limit - elapsed).min()) - 1)
         observations = self._observed()
         # The info dicts are built only if the caller reads them (see
         # deferred_step_result); everything they need is captured now.
-        arrays = snapshot_info_arrays(info_arrays, n)
-        elapsed_now = None if limit is None else elapsed.copy()
+        arrays = snapshot_info_arrays(info_arrays, n) if info_arrays else {}
+        elapsed_now = None if limit is None else elapsed  # not changed in place
         dones = terminated | truncated
 
         if not self.autoreset:
@@ -522,6 +532,7 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
             else:
                 finals = [get_row(observations, i) for i in indices.tolist()]
             self._reset_envs(indices, self._no_options[:count])
+            elapsed = self._elapsed = elapsed.copy()
             elapsed[indices] = 0
             observations = self._observed()
             resets = (indices, finals, snapshot_info_arrays(self._reset_infos(indices), count))
