@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import math
 from math import pi
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.classic_control._squares import pow_squares, square
-from sekai.envs.classic_control._vector_base import ClassicVecEnv, check_discrete_actions
-from sekai.envs.classic_control.acrobot import GRAVITY, AcrobotEnv
+from sekai.envs.classic_control._vector_base import (
+    ClassicVecEnv,
+    check_discrete_actions,
+    discrete_action_list,
+    numbers_only,
+)
+from sekai.envs.classic_control.acrobot import GRAVITY, AcrobotEnv, bound, wrap
 from sekai.vector import InfoArrays
 
 __all__ = ["AcrobotVecEnv"]
@@ -75,6 +81,8 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
 
     # One contiguous row per state variable: (θ1, θ2, ω1, ω2) of every sub-env.
     _by_variable = True
+    # A Runge-Kutta step costs dozens of numpy calls: rows on floats win up to here.
+    _small_batch: ClassVar[int] = 32
 
     dt: Any = AcrobotEnv.dt
     LINK_LENGTH_1: Any = AcrobotEnv.LINK_LENGTH_1
@@ -102,20 +110,38 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
         # The cosines and sines of the two angles of the current state.
         self._cos = np.ones((2, self.num_envs), dtype=np.float64)
         self._sin = np.zeros((2, self.num_envs), dtype=np.float64)
+        self._trig_current = True  # _cos and _sin are those of _state (see _current_trig)
         self._cached: tuple[Any, _Coefficients] | None = None  # (parameters, coefficients)
         self._torque_table: tuple[Any, NDArray[np.float64]] | None = None
+        # Small batches: the single env's Runge-Kutta step, given this env's parameters, and
+        # the observations of the current state as a step computed them (None: not known).
+        self._kernel = single
+        self._observation_rows: list[tuple[float, ...]] | None = None
 
     def _assigned(self) -> None:
+        self._observation_rows = None
         np.cos(self._state[:2], out=self._cos)
         np.sin(self._state[:2], out=self._sin)
+        self._trig_current = True
+
+    def _current_trig(self) -> None:
+        """Bring ``_cos`` and ``_sin`` up to date (a small batch's step leaves them behind)."""
+        if not self._trig_current:
+            self._assigned()
 
     def _start(self, indices: NDArray[np.intp], draws: NDArray[np.float64]) -> None:
+        self._current_trig()
+        self._observation_rows = None
         initial = draws.T.astype(np.float32).astype(np.float64)  # rounded as the single env does
         self._state[:, indices] = initial
         self._cos[:, indices] = np.cos(initial[:2])
         self._sin[:, indices] = np.sin(initial[:2])
 
     def _observe(self) -> NDArray[np.float32]:
+        rows = self._observation_rows
+        if rows is not None:  # computed by a small batch's step for the current state
+            return np.array(rows, dtype=np.float32)
+        self._current_trig()
         observations = np.empty((self.num_envs, 6), dtype=np.float32)
         cos, sin, state = self._cos, self._sin, self._state
         # Column by column: numpy copies a (2, n) block into strided columns far slower.
@@ -270,6 +296,23 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
     def _step(
         self, actions: Any
     ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
+        if self._small:
+            parameters = (
+                self.dt,
+                self.LINK_LENGTH_1,
+                self.LINK_MASS_1,
+                self.LINK_MASS_2,
+                self.LINK_COM_POS_1,
+                self.LINK_COM_POS_2,
+                self.LINK_MOI,
+                self.MAX_VEL_1,
+                self.MAX_VEL_2,
+                self.torque_noise_max,
+            )
+            noise = parameters[-1]
+            if numbers_only(parameters) and not noise > 0 and isinstance(self.AVAIL_TORQUE, tuple):
+                return self._step_rows(actions, parameters)
+        self._current_trig()
         torque = self._torques(actions)
         coefficients = self._coefficients()
         dt = self.dt
@@ -302,6 +345,7 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
             if frozen.any():  # a finished sub-env keeps its final state
                 new[:, frozen] = y[:, frozen]
         self._state = new
+        self._observation_rows = None
         np.cos(angles, out=self._cos)
         np.sin(angles, out=self._sin)
         reach = new[1] + new[0]
@@ -310,3 +354,62 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
         terminated = reach < -1.0  # -cos θ1 - cos(θ2 + θ1) > 1
         rewards = np.subtract(terminated, 1.0)  # 0.0 when terminated, else -1.0
         return rewards, terminated, self._never, {}
+
+    def _step_rows(
+        self, actions: Any, parameters: tuple[Any, ...]
+    ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
+        """`_step` for a small batch without torque noise: `AcrobotEnv.step`, row by row.
+
+        The single env's own Runge-Kutta step runs on each row (its
+        parameters set to this env's first), then its wrapping, clipping and
+        termination test, on Python floats.
+        """
+        choices = discrete_action_list(actions, 3, "AcrobotVecEnv", self.num_envs)
+        self._initial.resume()
+        kernel = self._kernel
+        (
+            kernel.dt,
+            kernel.LINK_LENGTH_1,
+            kernel.LINK_MASS_1,
+            kernel.LINK_MASS_2,
+            kernel.LINK_COM_POS_1,
+            kernel.LINK_COM_POS_2,
+            kernel.LINK_MOI,
+            max_vel_1,
+            max_vel_2,
+            _,
+        ) = parameters
+        kernel.book_or_nips = self.book_or_nips
+        available = self.AVAIL_TORQUE
+        runge_kutta = kernel._runge_kutta
+        frozen = self._frozen.tolist() if not self.autoreset else None
+        columns: list[list[float]] = self._state.tolist()
+        new_rows: list[tuple[float, float, float, float]] = []
+        observations: list[tuple[float, ...]] = []
+        ends: list[bool] = []
+        rewards: list[float] = []
+        cos = math.cos
+        sin = math.sin
+        for i, (row, choice) in enumerate(zip(zip(*columns, strict=True), choices, strict=True)):
+            if frozen is not None and frozen[i]:  # a finished sub-env keeps its final state
+                theta1, theta2, omega1, omega2 = row
+            else:
+                torque = float(available[choice])
+                theta1, theta2, omega1, omega2 = runge_kutta(list(row), torque)
+                theta1 = wrap(theta1, -pi, pi)
+                theta2 = wrap(theta2, -pi, pi)
+                omega1 = bound(omega1, -max_vel_1, max_vel_1)
+                omega2 = bound(omega2, -max_vel_2, max_vel_2)
+            new_rows.append((theta1, theta2, omega1, omega2))
+            cos1 = cos(theta1)
+            cos2 = cos(theta2)
+            sin1 = sin(theta1)
+            sin2 = sin(theta2)
+            observations.append((cos1, sin1, cos2, sin2, omega1, omega2))
+            end = -cos1 - cos(theta2 + theta1) > 1.0
+            ends.append(end)
+            rewards.append(0.0 if end else -1.0)
+        self._state = np.array(new_rows).T.copy()
+        self._trig_current = False
+        self._observation_rows = observations
+        return np.array(rewards), np.array(ends), self._never, {}
