@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Sequence
-from itertools import repeat
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -66,9 +65,16 @@ def discrete_action_list(actions: Any, n: int, owner: str, num_envs: int) -> lis
     return values
 
 
+_NUMBERS = frozenset((float, int))
+
+
 def numbers_only(values: tuple[Any, ...]) -> bool:
-    """Whether no value is an array (no parameter set per sub-env); one C loop."""
-    return not any(map(isinstance, values, repeat(np.ndarray)))
+    """Whether every value is a Python float or int (no array, no numpy scalar).
+
+    A parameter set per sub-env is an array, and a numpy scalar follows
+    numpy's promotion rules, not Python's: either keeps the array code.
+    """
+    return all(map(_NUMBERS.__contains__, map(type, values)))
 
 
 def check_box_actions(actions: Any, owner: str, num_envs: int) -> NDArray[np.float32]:
