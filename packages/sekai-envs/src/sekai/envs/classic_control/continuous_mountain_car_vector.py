@@ -10,7 +10,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.classic_control._vector_base import check_box_actions, numbers_only
+from sekai.envs.classic_control._vector_base import (
+    box_action_values,
+    check_box_actions,
+    numbers_only,
+)
 from sekai.envs.classic_control.continuous_mountain_car import (
     ACTION_COST,
     GOAL_REWARD,
@@ -90,7 +94,6 @@ class ContinuousMountainCarVecEnv(_MountainCarVecBase[NDArray[np.float32]]):
     def _step(
         self, actions: Any
     ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
-        throttle = check_box_actions(actions, "ContinuousMountainCarVecEnv", self.num_envs)
         if self._small:
             parameters = (
                 self.min_action,
@@ -103,7 +106,11 @@ class ContinuousMountainCarVecEnv(_MountainCarVecBase[NDArray[np.float32]]):
                 self.goal_velocity,
             )
             if numbers_only(parameters):
-                return self._step_rows(throttle, parameters)
+                return self._step_rows(
+                    box_action_values(actions, "ContinuousMountainCarVecEnv", self.num_envs),
+                    parameters,
+                )
+        throttle = check_box_actions(actions, "ContinuousMountainCarVecEnv", self.num_envs)
         state, fresh = self._state, self._fresh
         # ``held(x)``: x at the precision the single env holds it in: float32 (a step
         # after a step), or float64 for the sub-envs just reset. A float32 sum or

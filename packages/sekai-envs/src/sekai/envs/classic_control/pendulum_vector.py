@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 from sekai.envs.classic_control._squares import pow_squares, powf_squares, square
 from sekai.envs.classic_control._vector_base import (
     ClassicVecEnv,
+    box_action_values,
     check_box_actions,
     numbers_only,
 )
@@ -91,13 +92,21 @@ class PendulumVecEnv(ClassicVecEnv[NDArray[np.float32]]):
         self._sin = np.zeros(self.num_envs)
         # The observations of the current state, as a small batch's step computed them.
         self._observation_rows: list[tuple[float, float, float]] | None = None
+        self._trig_current = True  # _cos and _sin are those of _state (see _current_trig)
 
     def _assigned(self) -> None:
         self._observation_rows = None
         np.cos(self._state[0], out=self._cos)
         np.sin(self._state[0], out=self._sin)
+        self._trig_current = True
+
+    def _current_trig(self) -> None:
+        """Bring ``_cos`` and ``_sin`` up to date (a small batch's step leaves them behind)."""
+        if not self._trig_current:
+            self._assigned()
 
     def _start(self, indices: NDArray[np.intp], draws: NDArray[np.float64]) -> None:
+        self._current_trig()
         self._observation_rows = None
         self._state[:, indices] = draws.T
         theta = draws[:, 0]
@@ -109,6 +118,7 @@ class PendulumVecEnv(ClassicVecEnv[NDArray[np.float32]]):
         rows = self._observation_rows
         if rows is not None:
             return np.array(rows, dtype=np.float32)
+        self._current_trig()
         observations = np.empty((self.num_envs, 3), dtype=np.float32)
         observations[:, 0] = self._cos
         observations[:, 1] = self._sin
@@ -118,11 +128,14 @@ class PendulumVecEnv(ClassicVecEnv[NDArray[np.float32]]):
     def _step(
         self, actions: Any
     ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
-        torque = check_box_actions(actions, "PendulumVecEnv", self.num_envs)
         if self._small:
             parameters = (self.g, self.max_speed, self.max_torque, self.dt, self.m, self.l)
             if numbers_only(parameters):
-                return self._step_rows(torque, parameters)
+                return self._step_rows(
+                    box_action_values(actions, "PendulumVecEnv", self.num_envs), parameters
+                )
+        torque = check_box_actions(actions, "PendulumVecEnv", self.num_envs)
+        self._current_trig()
         self._observation_rows = None
         max_torque = _F32(self.max_torque)
         np.minimum(torque, max_torque, out=torque)
@@ -202,9 +215,7 @@ class PendulumVecEnv(ClassicVecEnv[NDArray[np.float32]]):
             new_omegas.append(omega)
             observations.append((math.cos(theta), math.sin(theta), omega))
         self._state = np.array((new_thetas, new_omegas))
-        trig = np.array(observations).T
-        self._cos = trig[0].copy()
-        self._sin = trig[1].copy()
+        self._trig_current = False
         self._observation_rows = observations
         self.last_u = np.array(last_u)
         return np.array(rewards), self._never, self._never, {}
