@@ -135,7 +135,8 @@ def bench(env_id: str, num_envs: int, steps: int, rounds: int) -> dict[str, Any]
 def main(argv: list[str]) -> None:
     quick = "--quick" in argv
     selected = [arg for arg in argv if arg in ENV_IDS] or list(ENV_IDS)
-    steps, rounds = (200, 5) if quick else (1000, 7)
+    # Short rounds, many of them: load on a shared machine changes within a second.
+    steps, rounds = (200, 9) if quick else (500, 21)
     report: dict[str, Any] = {
         "python": platform.python_version(),
         "numpy": np.__version__,
