@@ -113,9 +113,9 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
         self._trig_current = True  # _cos and _sin are those of _state (see _current_trig)
         self._cached: tuple[Any, _Coefficients] | None = None  # (parameters, coefficients)
         self._torque_table: tuple[Any, NDArray[np.float64]] | None = None
-        # Small batches: the single env's Runge-Kutta step, given this env's parameters, and
-        # the observations of the current state as a step computed them (None: not known).
-        self._kernel = single
+        # Small batches: the constants of the row path's equations (with the parameters they
+        # come from), and the observations of the current state as a step computed them.
+        self._row_constants: tuple[tuple[Any, ...], _RowConstants] | None = None
         self._observation_rows: list[tuple[float, ...]] | None = None
 
     def _assigned(self) -> None:
@@ -360,56 +360,152 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
     ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
         """`_step` for a small batch without torque noise: `AcrobotEnv.step`, row by row.
 
-        The single env's own Runge-Kutta step runs on each row (its
-        parameters set to this env's first), then its wrapping, clipping and
-        termination test, on Python floats.
+        `_runge_kutta_row` runs the single env's Runge-Kutta step on Python
+        floats, then the single env's wrapping, clipping and termination test.
         """
         choices = discrete_action_list(actions, 3, "AcrobotVecEnv", self.num_envs)
         self._initial.resume()
-        kernel = self._kernel
-        (
-            kernel.dt,
-            kernel.LINK_LENGTH_1,
-            kernel.LINK_MASS_1,
-            kernel.LINK_MASS_2,
-            kernel.LINK_COM_POS_1,
-            kernel.LINK_COM_POS_2,
-            kernel.LINK_MOI,
-            max_vel_1,
-            max_vel_2,
-            _,
-        ) = parameters
-        kernel.book_or_nips = self.book_or_nips
+        key = (*parameters, self.book_or_nips)
+        cached = self._row_constants
+        if cached is None or cached[0] != key:  # numbers only: == compares values
+            cached = self._row_constants = (key, _RowConstants.of(parameters, self.book_or_nips))
+        constants = cached[1]
+        max_vel_1, max_vel_2 = parameters[7], parameters[8]
         available = self.AVAIL_TORQUE
-        runge_kutta = kernel._runge_kutta
         frozen = self._frozen.tolist() if not self.autoreset else None
-        columns: list[list[float]] = self._state.tolist()
-        new_rows: list[tuple[float, float, float, float]] = []
+        theta1s, theta2s, omega1s, omega2s = self._state.tolist()
+        new_state: tuple[list[float], ...] = ([], [], [], [])
         observations: list[tuple[float, ...]] = []
         ends: list[bool] = []
         rewards: list[float] = []
         cos = math.cos
         sin = math.sin
-        for i, (row, choice) in enumerate(zip(zip(*columns, strict=True), choices, strict=True)):
-            if frozen is not None and frozen[i]:  # a finished sub-env keeps its final state
-                theta1, theta2, omega1, omega2 = row
-            else:
-                torque = float(available[choice])
-                theta1, theta2, omega1, omega2 = runge_kutta(list(row), torque)
+        for i, choice in enumerate(choices):
+            theta1, theta2, omega1, omega2 = theta1s[i], theta2s[i], omega1s[i], omega2s[i]
+            if frozen is None or not frozen[i]:
+                theta1, theta2, omega1, omega2 = _runge_kutta_row(
+                    theta1, theta2, omega1, omega2, float(available[choice]), constants
+                )
                 theta1 = wrap(theta1, -pi, pi)
                 theta2 = wrap(theta2, -pi, pi)
                 omega1 = bound(omega1, -max_vel_1, max_vel_1)
                 omega2 = bound(omega2, -max_vel_2, max_vel_2)
-            new_rows.append((theta1, theta2, omega1, omega2))
+            new_state[0].append(theta1)
+            new_state[1].append(theta2)
+            new_state[2].append(omega1)
+            new_state[3].append(omega2)
             cos1 = cos(theta1)
-            cos2 = cos(theta2)
-            sin1 = sin(theta1)
-            sin2 = sin(theta2)
-            observations.append((cos1, sin1, cos2, sin2, omega1, omega2))
+            observations.append((cos1, sin(theta1), cos(theta2), sin(theta2), omega1, omega2))
             end = -cos1 - cos(theta2 + theta1) > 1.0
             ends.append(end)
             rewards.append(0.0 if end else -1.0)
-        self._state = np.array(new_rows).T.copy()
+        self._state = np.array(new_state)
         self._trig_current = False
         self._observation_rows = observations
         return np.array(rewards), np.array(ends), self._never, {}
+
+
+class _RowConstants(NamedTuple):
+    """The parameter products of `AcrobotEnv._derivatives`, as its expressions compute them.
+
+    Each is a leading sub-expression of the single env's (Python evaluates
+    ``a * b * c * x`` as ``((a * b) * c) * x``), so computing it once gives
+    the bits the single env computes at every call.
+    """
+
+    dt: float
+    m1_lc1_sq: float  # m1 * lc1**2
+    m2: float
+    l1_sq_lc2_sq: float  # l1**2 + lc2**2
+    two_l1_lc2: float  # 2 * l1 * lc2
+    i1: float
+    i2: float
+    lc2_sq: float  # lc2**2
+    l1_lc2: float  # l1 * lc2
+    m2_lc2_g: float  # m2 * lc2 * g
+    minus_m2_l1_lc2: float  # -m2 * l1 * lc2
+    two_m2_l1_lc2: float  # 2 * m2 * l1 * lc2
+    arm_g: float  # (m1 * lc1 + m2 * l1) * g
+    m2_l1_lc2: float  # m2 * l1 * lc2
+    base: float  # m2 * lc2**2 + i2
+    book: bool
+
+    @classmethod
+    def of(cls, parameters: tuple[Any, ...], variant: Any) -> _RowConstants:
+        """The constants of ``(dt, l1, m1, m2, lc1, lc2, moi, ...)`` (`_step`'s order)."""
+        dt, l1, m1, m2, lc1, lc2, moi = parameters[:7]
+        i1 = i2 = moi
+        g = GRAVITY
+        return cls(
+            dt=dt,
+            m1_lc1_sq=m1 * lc1**2,
+            m2=m2,
+            l1_sq_lc2_sq=l1**2 + lc2**2,
+            two_l1_lc2=2 * l1 * lc2,
+            i1=i1,
+            i2=i2,
+            lc2_sq=lc2**2,
+            l1_lc2=l1 * lc2,
+            m2_lc2_g=m2 * lc2 * g,
+            minus_m2_l1_lc2=-m2 * l1 * lc2,
+            two_m2_l1_lc2=2 * m2 * l1 * lc2,
+            arm_g=(m1 * lc1 + m2 * l1) * g,
+            m2_l1_lc2=m2 * l1 * lc2,
+            base=m2 * lc2**2 + i2,
+            book=variant != "nips",
+        )
+
+
+def _runge_kutta_row(
+    theta1: float, theta2: float, omega1: float, omega2: float, torque: float, c: _RowConstants
+) -> tuple[float, float, float, float]:
+    """`AcrobotEnv._runge_kutta` on one state: the same operations on the same floats.
+
+    The derivative is `AcrobotEnv._derivatives` with its parameter products
+    taken from ``c``; the stages and the weighted sum are grouped as there.
+    """
+    cos = math.cos
+    sin = math.sin
+    half_pi = pi / 2.0
+    m2, i1, i2 = c.m2, c.i1, c.i2
+    book = c.book
+
+    def rates(
+        theta1: float, theta2: float, omega1: float, omega2: float
+    ) -> tuple[float, float, float, float]:
+        cos2, sin2 = cos(theta2), sin(theta2)
+        d1 = c.m1_lc1_sq + m2 * (c.l1_sq_lc2_sq + c.two_l1_lc2 * cos2) + i1 + i2
+        d2 = m2 * (c.lc2_sq + c.l1_lc2 * cos2) + i2
+        phi2 = c.m2_lc2_g * cos(theta1 + theta2 - half_pi)
+        phi1 = (
+            c.minus_m2_l1_lc2 * omega2**2 * sin2
+            - c.two_m2_l1_lc2 * omega2 * omega1 * sin2
+            + c.arm_g * cos(theta1 - pi / 2)
+            + phi2
+        )
+        if book:
+            accel2 = (torque + d2 / d1 * phi1 - c.m2_l1_lc2 * omega1**2 * sin2 - phi2) / (
+                c.base - d2**2 / d1
+            )
+        else:
+            accel2 = (torque + d2 / d1 * phi1 - phi2) / (c.base - d2**2 / d1)
+        accel1 = -(d2 * accel2 + phi1) / d1
+        return omega1, omega2, accel1, accel2
+
+    dt = c.dt
+    half = dt / 2.0
+    a1, a2, a3, a4 = rates(theta1, theta2, omega1, omega2)
+    b1, b2, b3, b4 = rates(
+        theta1 + half * a1, theta2 + half * a2, omega1 + half * a3, omega2 + half * a4
+    )
+    c1, c2, c3, c4 = rates(
+        theta1 + half * b1, theta2 + half * b2, omega1 + half * b3, omega2 + half * b4
+    )
+    d1, d2, d3, d4 = rates(theta1 + dt * c1, theta2 + dt * c2, omega1 + dt * c3, omega2 + dt * c4)
+    sixth = dt / 6.0
+    return (
+        theta1 + sixth * (a1 + 2 * b1 + 2 * c1 + d1),
+        theta2 + sixth * (a2 + 2 * b2 + 2 * c2 + d2),
+        omega1 + sixth * (a3 + 2 * b3 + 2 * c3 + d3),
+        omega2 + sixth * (a4 + 2 * b4 + 2 * c4 + d4),
+    )
