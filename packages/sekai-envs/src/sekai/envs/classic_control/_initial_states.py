@@ -118,7 +118,7 @@ class InitialStates:
         row = int(self.cursor[index])
         if row == int(self.ends[index]):
             rng = rngs[index]
-            self.saved[index] = rng.bit_generator.state
+            self.saved[index] = dict(rng.bit_generator.state)  # a fresh dict either way
             row = index * block
             self.rows[row : row + block] = rng.uniform(
                 self.low, self.high, size=(block, self.width)

@@ -65,6 +65,11 @@ class MountainCarVecEnv(_MountainCarVecBase[np.int64]):
     drawn ahead, a block per sub-env; `rngs` gives every generator back
     at its exact position.
 
+    Small batches (up to 8 sub-envs) step row by row on Python floats
+    while every parameter is a Python number: numpy's fixed cost per call
+    outweighs what arrays save there, and the single env's formulas on the
+    single env's number types give the same bits as the array code.
+
     Observations have shape ``(num_envs, 2)`` (float32); actions are an int
     array of shape ``(num_envs,)`` holding 0, 1 or 2. The physical parameters
     are the single env's attributes, read at every step; ``set_attr(name,
