@@ -167,3 +167,39 @@ def test_invalid_actions_raise_the_same_errors_on_both_paths(case: Any, n: int) 
             errors.append(str(raised.value))
         messages.append(errors)
     assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize(
+    ("env_id", "changes"),
+    [
+        ("CartPole-v1", {"kinematics_integrator": "semi-implicit", "force_mag": 12}),
+        ("CartPole-v1", {"tau": 0.05, "masspole": 0.3, "length": 0.7}),
+        ("Acrobot-v1", {"book_or_nips": "nips", "LINK_MASS_1": 2, "dt": 0.1}),
+        ("Pendulum-v1", {"max_torque": 1.0, "max_speed": 5, "m": 1.3}),
+        ("MountainCar-v0", {"force": 0.002, "goal_velocity": 0.01}),
+        ("MountainCarContinuous-v0", {"power": 0.003, "max_action": 0.5}),
+    ],
+)
+def test_other_parameter_numbers_match_on_both_paths(
+    cases: dict[str, Any], env_id: str, changes: dict[str, Any]
+) -> None:
+    case = cases[env_id]
+    traces = []
+    for small in (True, False):
+        vec = case.vector(3, max_episode_steps=50)
+        for name, value in changes.items():
+            setattr(vec, name, value)
+        vec._small = small
+        traces.append(_trace(case, vec, seed=3, steps=120))
+    _assert_same(traces[0], traces[1])
+
+
+def test_sutton_barto_rewards_match_on_both_paths(cases: dict[str, Any]) -> None:
+    case = cases["CartPole-v1"]
+    traces = []
+    for small in (True, False):
+        vec = case.vector(4, sutton_barto_reward=True, max_episode_steps=50)
+        vec._small = small
+        traces.append(_trace(case, vec, seed=5, steps=120))
+    _assert_same(traces[0], traces[1])
+    assert any(-1.0 in step[1] for step in traces[0][1:-1])  # terminations were rewarded -1
