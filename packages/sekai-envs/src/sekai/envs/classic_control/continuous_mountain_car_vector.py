@@ -236,5 +236,6 @@ class ContinuousMountainCarVecEnv(_MountainCarVecBase[NDArray[np.float32]]):
                 row[0] = float(_F32(position))
                 row[1] = float(_F32(velocity))
         self._state = np.array(rows)
-        self._fresh[:] = False
+        if True in fresh:  # only after a reset: most steps skip the numpy call
+            self._fresh[:] = False
         return np.array(rewards), np.array(ends), self._never, {}
