@@ -6,7 +6,7 @@ import numbers
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -259,11 +259,16 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
         self.action_space = action_space
         self.autoreset = autoreset
         self._limit: int | NDArray[np.int64] | None = self._checked_limit(max_episode_steps)
+        # Steps that cannot reach the time limit, so need no check (autoreset only).
+        self._unchecked_steps = 0
         # Shapes only: a native env validates the values of its actions itself.
         self._check_actions = make_action_checker(action_space, self.num_envs, integer_dtypes=False)
         self._numeric_actions = isinstance(action_space, _NUMERIC_ACTION_SPACES)
         self._check_batch = make_batch_check(observation_space, self.num_envs)
+        # Replaced, never changed in place: a step's infos keep the array of their step.
         self._elapsed: NDArray[np.int64] = np.zeros(self.num_envs, dtype=np.int64)
+        self._ones: NDArray[np.int64] = np.ones(self.num_envs, dtype=np.int64)
+        self._batch_shape = (self.num_envs,)
         self._frozen: NDArray[np.bool_] = np.zeros(self.num_envs, dtype=bool)
         self._frozen_view: NDArray[np.bool_] = self._frozen.view()
         self._frozen_view.flags.writeable = False
@@ -341,6 +346,7 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
     @max_episode_steps.setter
     def max_episode_steps(self, value: Any) -> None:
         self._limit = self._checked_limit(value)
+        self._unchecked_steps = 0
 
     def _checked_limit(self, value: Any) -> int | NDArray[np.int64] | None:
         owner = type(self).__name__
@@ -435,7 +441,8 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
         self._seed_sub_envs(seeds)
         indices = np.arange(self.num_envs, dtype=np.intp)
         self._reset_envs(indices, options)
-        self._elapsed[:] = 0
+        self._elapsed = np.zeros(self.num_envs, dtype=np.int64)
+        self._unchecked_steps = 0
         self._frozen[:] = False
         self._any_frozen = False
         self._final_obs = None
@@ -469,26 +476,31 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
             terminated = self._flags(terminated, "terminated")
         if truncated.dtype.kind != "b":
             truncated = self._flags(truncated, "truncated")
-        if rewards.shape != (n,) or terminated.shape != (n,) or truncated.shape != (n,):
+        shape = self._batch_shape
+        if rewards.shape != shape or terminated.shape != shape or truncated.shape != shape:
             raise InvalidObservation(
                 f"{type(self).__name__}._step must return rewards, terminated and truncated of "
                 f"shape ({n},), got shapes {rewards.shape}, {terminated.shape}, {truncated.shape}"
             )
-        elapsed = self._elapsed
-        if any_frozen:
-            elapsed[~frozen] += 1
-        else:
-            elapsed += 1
+        elapsed = self._elapsed = self._elapsed + (~frozen if any_frozen else self._ones)
         limit = self._limit
         if limit is not None:
-            at_limit = elapsed >= limit
-            if np.count_nonzero(at_limit):
-                truncated |= at_limit & ~terminated
+            if self._unchecked_steps:
+                self._unchecked_steps -= 1
+            else:
+                at_limit = elapsed >= limit
+                if np.count_nonzero(at_limit):
+                    truncated |= at_limit & ~terminated
+                if self.autoreset:
+                    # No sub-env reaches the limit in the next (fewest steps left - 1)
+                    # steps: an autoreset only lowers elapsed_steps, and a new limit
+                    # or a reset clears this count. (Frozen sub-envs stay at theirs.)
+                    self._unchecked_steps = max(0, int((limit - elapsed).min()) - 1)
         observations = self._observed()
         # The info dicts are built only if the caller reads them (see
         # deferred_step_result); everything they need is captured now.
-        arrays = snapshot_info_arrays(info_arrays, n)
-        elapsed_now = None if limit is None else elapsed.copy()
+        arrays = snapshot_info_arrays(info_arrays, n) if info_arrays else {}
+        elapsed_now = None if limit is None else elapsed  # not changed in place
         dones = terminated | truncated
 
         if not self.autoreset:
@@ -522,16 +534,23 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
             else:
                 finals = [get_row(observations, i) for i in indices.tolist()]
             self._reset_envs(indices, self._no_options[:count])
+            elapsed = self._elapsed = elapsed.copy()
             elapsed[indices] = 0
             observations = self._observed()
             resets = (indices, finals, snapshot_info_arrays(self._reset_infos(indices), count))
         build = partial(_build_infos, n, arrays, elapsed_now, None, resets)
         return deferred_step_result(observations, rewards, terminated, truncated, build)
 
+    # A subclass whose _observe always returns a batch of the right layout (the built-in
+    # envs, whose tests check it) may skip the check, a fixed cost per step that small
+    # batches feel.
+    _observe_checked: ClassVar[bool] = True
+
     def _observed(self) -> Any:
         """`_observe`, checked: one shape comparison per array of the batch."""
         observations = self._observe()
-        self._check_batch(observations, f"{type(self).__name__}._observe()")
+        if self._observe_checked:
+            self._check_batch(observations, f"{type(self).__name__}._observe()")
         return observations
 
     def _flags(self, values: NDArray[Any], name: str) -> NDArray[np.bool_]:

@@ -92,6 +92,8 @@ class InitialStates:
             return np.array(
                 [rngs[i].uniform(self.low, self.high, size=self.width) for i in indices.tolist()]
             ).reshape(-1, self.width)
+        if len(indices) == 1:  # one sub-env (the usual autoreset of a small batch): no fancy index
+            return self._take_one(int(indices[0]), rngs)
         cursor = self.cursor[indices]
         empty = cursor == self.ends[indices]
         if np.count_nonzero(empty):
@@ -108,6 +110,22 @@ class InitialStates:
             cursor[empty] = refill * block
         self.cursor[indices] = cursor + 1
         draws: NDArray[np.float64] = self.rows.take(cursor, axis=0)
+        return draws
+
+    def _take_one(self, index: int, rngs: tuple[np.random.Generator, ...]) -> NDArray[np.float64]:
+        """`take` for one sub-env, on Python ints: the same rows, the same refills."""
+        block = self.block
+        row = int(self.cursor[index])
+        if row == int(self.ends[index]):
+            rng = rngs[index]
+            self.saved[index] = dict(rng.bit_generator.state)  # a fresh dict either way
+            row = index * block
+            self.rows[row : row + block] = rng.uniform(
+                self.low, self.high, size=(block, self.width)
+            )
+            self.owners[index] = rng
+        self.cursor[index] = row + 1
+        draws: NDArray[np.float64] = self.rows[row : row + 1].copy()
         return draws
 
     def draw(self, index: int, low: Any, high: Any) -> NDArray[np.float64]:

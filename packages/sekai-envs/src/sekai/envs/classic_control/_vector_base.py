@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from abc import abstractmethod
 from collections.abc import Sequence
 from typing import Any, ClassVar, TypeVar
@@ -15,7 +16,18 @@ from sekai.envs.classic_control._initial_states import InitialStates
 from sekai.error import InvalidAction
 from sekai.vector import NativeVecEnv
 
-__all__ = ["ClassicVecEnv", "check_box_actions", "check_discrete_actions"]
+__all__ = [
+    "SMALL_BATCH",
+    "ClassicVecEnv",
+    "box_action_values",
+    "check_box_actions",
+    "check_discrete_actions",
+    "discrete_action_list",
+    "numbers_only",
+]
+
+SMALL_BATCH = 8
+"""Batches up to this many sub-envs step row by row on Python floats (see `ClassicVecEnv`)."""
 
 ActT = TypeVar("ActT")
 
@@ -33,6 +45,50 @@ def check_discrete_actions(actions: Any, n: int, owner: str, num_envs: int) -> N
             f"{owner} expects integer actions {choices(n)} of shape ({num_envs},), got {actions!r}"
         )
     return indices
+
+
+def discrete_action_list(actions: Any, n: int, owner: str, num_envs: int) -> list[int]:
+    """`check_discrete_actions` for a small batch: the actions as a list of ints.
+
+    The same checks and the same error as `check_discrete_actions`, on
+    Python ints (cheaper than numpy calls for a few sub-envs).
+    """
+    if actions.dtype.kind not in "iu":
+        raise InvalidAction(
+            f"{owner} expects integer actions {choices(n)} of shape ({num_envs},), got {actions!r}"
+        )
+    values: list[int] = actions.tolist()
+    for value in values:
+        if not 0 <= value < n:
+            raise InvalidAction(
+                f"{owner} expects integer actions {choices(n)} of shape ({num_envs},), "
+                f"got {actions!r}"
+            )
+    return values
+
+
+_NUMBERS = frozenset((float, int))
+
+
+def numbers_only(values: tuple[Any, ...]) -> bool:
+    """Whether every value is a Python float or int (no array, no numpy scalar).
+
+    A parameter set per sub-env is an array, and a numpy scalar follows
+    numpy's promotion rules, not Python's: either keeps the array code.
+    """
+    return all(map(_NUMBERS.__contains__, map(type, values)))
+
+
+def box_action_values(actions: Any, owner: str, num_envs: int) -> NDArray[np.float32]:
+    """`check_box_actions` for a small batch: the same result and errors, NaN found in Python."""
+    if actions.dtype.kind not in "fiu":
+        raise InvalidAction(
+            f"{owner} expects real actions of shape ({num_envs}, 1), got {actions!r}"
+        )
+    values: NDArray[np.float32] = actions.reshape(num_envs).astype(np.float32)
+    if any(map(math.isnan, values.tolist())):
+        raise InvalidAction(f"{owner} expects real actions, got NaN in {actions!r}")
+    return values
 
 
 def check_box_actions(actions: Any, owner: str, num_envs: int) -> NDArray[np.float32]:
@@ -65,6 +121,13 @@ class ClassicVecEnv(NativeVecEnv[NDArray[np.float32], ActT]):
     subclasses turn the draws into states (`_start`) and implement
     ``_step``.
 
+    Small batches (up to ``_small_batch`` sub-envs, `SMALL_BATCH` unless a
+    subclass says otherwise) pay numpy's fixed cost per call more than they
+    gain from arrays: there, while every parameter is a number (none set per
+    sub-env), ``_step`` runs the single env's formulas row by row on Python
+    floats, term for term in the same order, which gives the same bits as
+    the array code.
+
     The states are held in ``_state``: float64, one row per sub-env, or one
     row per state variable when the class sets ``_by_variable`` (the
     subclass's ``_step`` may replace the array). `state` reads and
@@ -78,6 +141,8 @@ class ClassicVecEnv(NativeVecEnv[NDArray[np.float32], ActT]):
     """
 
     _by_variable: ClassVar[bool] = False
+    _observe_checked: ClassVar[bool] = False  # every _observe here gives (num_envs, n) float32
+    _small_batch: ClassVar[int] = SMALL_BATCH
 
     def __init__(
         self,
@@ -101,6 +166,7 @@ class ClassicVecEnv(NativeVecEnv[NDArray[np.float32], ActT]):
         shape = (size, self.num_envs) if self._by_variable else (self.num_envs, size)
         self._state: NDArray[np.float64] = np.zeros(shape, dtype=np.float64)
         self._never = np.zeros(self.num_envs, dtype=np.bool_)  # a flag no sub-env raises
+        self._small = self.num_envs <= self._small_batch  # step row by row (see the docstring)
 
     @property
     def state(self) -> NDArray[np.float64]:

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import math
 from math import pi
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.classic_control._squares import pow_squares, square
-from sekai.envs.classic_control._vector_base import ClassicVecEnv, check_discrete_actions
-from sekai.envs.classic_control.acrobot import GRAVITY, AcrobotEnv
+from sekai.envs.classic_control._vector_base import (
+    ClassicVecEnv,
+    check_discrete_actions,
+    discrete_action_list,
+    numbers_only,
+)
+from sekai.envs.classic_control.acrobot import GRAVITY, AcrobotEnv, bound, wrap
 from sekai.vector import InfoArrays
 
 __all__ = ["AcrobotVecEnv"]
@@ -55,6 +61,11 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
     the trajectories, autoresets included, are identical to those of
     ``SyncVecEnv`` over ``AcrobotEnv``.
 
+    Small batches (up to 32 sub-envs) step row by row on Python floats
+    while every parameter is a Python number: numpy's fixed cost per call
+    outweighs what arrays save there, and the single env's formulas on the
+    single env's number types give the same bits as the array code.
+
     Observations have shape ``(num_envs, 6)`` (float32); actions are an int
     array of shape ``(num_envs,)`` holding 0, 1 or 2. The parameters are the
     single env's (``dt``, ``LINK_MASS_1``, ..., ``torque_noise_max``,
@@ -75,6 +86,8 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
 
     # One contiguous row per state variable: (θ1, θ2, ω1, ω2) of every sub-env.
     _by_variable = True
+    # A Runge-Kutta step costs dozens of numpy calls: rows on floats win up to here.
+    _small_batch: ClassVar[int] = 32
 
     dt: Any = AcrobotEnv.dt
     LINK_LENGTH_1: Any = AcrobotEnv.LINK_LENGTH_1
@@ -102,20 +115,38 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
         # The cosines and sines of the two angles of the current state.
         self._cos = np.ones((2, self.num_envs), dtype=np.float64)
         self._sin = np.zeros((2, self.num_envs), dtype=np.float64)
+        self._trig_current = True  # _cos and _sin are those of _state (see _current_trig)
         self._cached: tuple[Any, _Coefficients] | None = None  # (parameters, coefficients)
         self._torque_table: tuple[Any, NDArray[np.float64]] | None = None
+        # Small batches: the constants of the row path's equations (with the parameters they
+        # come from), and the observations of the current state as a step computed them.
+        self._row_constants: tuple[tuple[Any, ...], _RowConstants] | None = None
+        self._observation_rows: list[tuple[float, ...]] | None = None
 
     def _assigned(self) -> None:
+        self._observation_rows = None
         np.cos(self._state[:2], out=self._cos)
         np.sin(self._state[:2], out=self._sin)
+        self._trig_current = True
+
+    def _current_trig(self) -> None:
+        """Bring ``_cos`` and ``_sin`` up to date (a small batch's step leaves them behind)."""
+        if not self._trig_current:
+            self._assigned()
 
     def _start(self, indices: NDArray[np.intp], draws: NDArray[np.float64]) -> None:
+        self._current_trig()
+        self._observation_rows = None
         initial = draws.T.astype(np.float32).astype(np.float64)  # rounded as the single env does
         self._state[:, indices] = initial
         self._cos[:, indices] = np.cos(initial[:2])
         self._sin[:, indices] = np.sin(initial[:2])
 
     def _observe(self) -> NDArray[np.float32]:
+        rows = self._observation_rows
+        if rows is not None:  # computed by a small batch's step for the current state
+            return np.array(rows, dtype=np.float32)
+        self._current_trig()
         observations = np.empty((self.num_envs, 6), dtype=np.float32)
         cos, sin, state = self._cos, self._sin, self._state
         # Column by column: numpy copies a (2, n) block into strided columns far slower.
@@ -270,6 +301,23 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
     def _step(
         self, actions: Any
     ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
+        if self._small:
+            parameters = (
+                self.dt,
+                self.LINK_LENGTH_1,
+                self.LINK_MASS_1,
+                self.LINK_MASS_2,
+                self.LINK_COM_POS_1,
+                self.LINK_COM_POS_2,
+                self.LINK_MOI,
+                self.MAX_VEL_1,
+                self.MAX_VEL_2,
+                self.torque_noise_max,
+            )
+            noise = parameters[-1]
+            if numbers_only(parameters) and not noise > 0 and isinstance(self.AVAIL_TORQUE, tuple):
+                return self._step_rows(actions, parameters)
+        self._current_trig()
         torque = self._torques(actions)
         coefficients = self._coefficients()
         dt = self.dt
@@ -302,6 +350,7 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
             if frozen.any():  # a finished sub-env keeps its final state
                 new[:, frozen] = y[:, frozen]
         self._state = new
+        self._observation_rows = None
         np.cos(angles, out=self._cos)
         np.sin(angles, out=self._sin)
         reach = new[1] + new[0]
@@ -310,3 +359,158 @@ class AcrobotVecEnv(ClassicVecEnv[np.int64]):
         terminated = reach < -1.0  # -cos θ1 - cos(θ2 + θ1) > 1
         rewards = np.subtract(terminated, 1.0)  # 0.0 when terminated, else -1.0
         return rewards, terminated, self._never, {}
+
+    def _step_rows(
+        self, actions: Any, parameters: tuple[Any, ...]
+    ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
+        """`_step` for a small batch without torque noise: `AcrobotEnv.step`, row by row.
+
+        `_runge_kutta_row` runs the single env's Runge-Kutta step on Python
+        floats, then the single env's wrapping, clipping and termination test.
+        """
+        choices = discrete_action_list(actions, 3, "AcrobotVecEnv", self.num_envs)
+        self._initial.resume()
+        key = (*parameters, self.book_or_nips)
+        cached = self._row_constants
+        if cached is None or cached[0] != key:  # numbers only: == compares values
+            cached = self._row_constants = (key, _RowConstants.of(parameters, self.book_or_nips))
+        constants = cached[1]
+        max_vel_1, max_vel_2 = parameters[7], parameters[8]
+        available = self.AVAIL_TORQUE
+        frozen = self._frozen.tolist() if not self.autoreset else None
+        theta1s, theta2s, omega1s, omega2s = self._state.tolist()
+        new_state: tuple[list[float], ...] = ([], [], [], [])
+        observations: list[tuple[float, ...]] = []
+        ends: list[bool] = []
+        rewards: list[float] = []
+        cos = math.cos
+        sin = math.sin
+        for i, choice in enumerate(choices):
+            theta1, theta2, omega1, omega2 = theta1s[i], theta2s[i], omega1s[i], omega2s[i]
+            if frozen is None or not frozen[i]:
+                theta1, theta2, omega1, omega2 = _runge_kutta_row(
+                    theta1, theta2, omega1, omega2, float(available[choice]), constants
+                )
+                theta1 = wrap(theta1, -pi, pi)
+                theta2 = wrap(theta2, -pi, pi)
+                omega1 = bound(omega1, -max_vel_1, max_vel_1)
+                omega2 = bound(omega2, -max_vel_2, max_vel_2)
+            new_state[0].append(theta1)
+            new_state[1].append(theta2)
+            new_state[2].append(omega1)
+            new_state[3].append(omega2)
+            cos1 = cos(theta1)
+            observations.append((cos1, sin(theta1), cos(theta2), sin(theta2), omega1, omega2))
+            end = -cos1 - cos(theta2 + theta1) > 1.0
+            ends.append(end)
+            rewards.append(0.0 if end else -1.0)
+        self._state = np.array(new_state)
+        self._trig_current = False
+        self._observation_rows = observations
+        return np.array(rewards), np.array(ends), self._never, {}
+
+
+class _RowConstants(NamedTuple):
+    """The parameter products of `AcrobotEnv._derivatives`, as its expressions compute them.
+
+    Each is a leading sub-expression of the single env's (Python evaluates
+    ``a * b * c * x`` as ``((a * b) * c) * x``), so computing it once gives
+    the bits the single env computes at every call.
+    """
+
+    dt: float
+    m1_lc1_sq: float  # m1 * lc1**2
+    m2: float
+    l1_sq_lc2_sq: float  # l1**2 + lc2**2
+    two_l1_lc2: float  # 2 * l1 * lc2
+    i1: float
+    i2: float
+    lc2_sq: float  # lc2**2
+    l1_lc2: float  # l1 * lc2
+    m2_lc2_g: float  # m2 * lc2 * g
+    minus_m2_l1_lc2: float  # -m2 * l1 * lc2
+    two_m2_l1_lc2: float  # 2 * m2 * l1 * lc2
+    arm_g: float  # (m1 * lc1 + m2 * l1) * g
+    m2_l1_lc2: float  # m2 * l1 * lc2
+    base: float  # m2 * lc2**2 + i2
+    book: bool
+
+    @classmethod
+    def of(cls, parameters: tuple[Any, ...], variant: Any) -> _RowConstants:
+        """The constants of ``(dt, l1, m1, m2, lc1, lc2, moi, ...)`` (`_step`'s order)."""
+        dt, l1, m1, m2, lc1, lc2, moi = parameters[:7]
+        i1 = i2 = moi
+        g = GRAVITY
+        return cls(
+            dt=dt,
+            m1_lc1_sq=m1 * lc1**2,
+            m2=m2,
+            l1_sq_lc2_sq=l1**2 + lc2**2,
+            two_l1_lc2=2 * l1 * lc2,
+            i1=i1,
+            i2=i2,
+            lc2_sq=lc2**2,
+            l1_lc2=l1 * lc2,
+            m2_lc2_g=m2 * lc2 * g,
+            minus_m2_l1_lc2=-m2 * l1 * lc2,
+            two_m2_l1_lc2=2 * m2 * l1 * lc2,
+            arm_g=(m1 * lc1 + m2 * l1) * g,
+            m2_l1_lc2=m2 * l1 * lc2,
+            base=m2 * lc2**2 + i2,
+            book=variant != "nips",
+        )
+
+
+def _runge_kutta_row(
+    theta1: float, theta2: float, omega1: float, omega2: float, torque: float, c: _RowConstants
+) -> tuple[float, float, float, float]:
+    """`AcrobotEnv._runge_kutta` on one state: the same operations on the same floats.
+
+    The derivative is `AcrobotEnv._derivatives` with its parameter products
+    taken from ``c``; the stages and the weighted sum are grouped as there.
+    """
+    cos = math.cos
+    sin = math.sin
+    half_pi = pi / 2.0
+    m2, i1, i2 = c.m2, c.i1, c.i2
+    book = c.book
+
+    def rates(
+        theta1: float, theta2: float, omega1: float, omega2: float
+    ) -> tuple[float, float, float, float]:
+        cos2, sin2 = cos(theta2), sin(theta2)
+        d1 = c.m1_lc1_sq + m2 * (c.l1_sq_lc2_sq + c.two_l1_lc2 * cos2) + i1 + i2
+        d2 = m2 * (c.lc2_sq + c.l1_lc2 * cos2) + i2
+        phi2 = c.m2_lc2_g * cos(theta1 + theta2 - half_pi)
+        phi1 = (
+            c.minus_m2_l1_lc2 * omega2**2 * sin2
+            - c.two_m2_l1_lc2 * omega2 * omega1 * sin2
+            + c.arm_g * cos(theta1 - pi / 2)
+            + phi2
+        )
+        if book:
+            accel2 = (torque + d2 / d1 * phi1 - c.m2_l1_lc2 * omega1**2 * sin2 - phi2) / (
+                c.base - d2**2 / d1
+            )
+        else:
+            accel2 = (torque + d2 / d1 * phi1 - phi2) / (c.base - d2**2 / d1)
+        accel1 = -(d2 * accel2 + phi1) / d1
+        return omega1, omega2, accel1, accel2
+
+    dt = c.dt
+    half = dt / 2.0
+    a1, a2, a3, a4 = rates(theta1, theta2, omega1, omega2)
+    b1, b2, b3, b4 = rates(
+        theta1 + half * a1, theta2 + half * a2, omega1 + half * a3, omega2 + half * a4
+    )
+    c1, c2, c3, c4 = rates(
+        theta1 + half * b1, theta2 + half * b2, omega1 + half * b3, omega2 + half * b4
+    )
+    d1, d2, d3, d4 = rates(theta1 + dt * c1, theta2 + dt * c2, omega1 + dt * c3, omega2 + dt * c4)
+    sixth = dt / 6.0
+    return (
+        theta1 + sixth * (a1 + 2 * b1 + 2 * c1 + d1),
+        theta2 + sixth * (a2 + 2 * b2 + 2 * c2 + d2),
+        omega1 + sixth * (a3 + 2 * b3 + 2 * c3 + d3),
+        omega2 + sixth * (a4 + 2 * b4 + 2 * c4 + d4),
+    )

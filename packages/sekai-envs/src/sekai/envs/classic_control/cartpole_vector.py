@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.classic_control._vector_base import ClassicVecEnv, check_discrete_actions
+from sekai.envs.classic_control._vector_base import (
+    ClassicVecEnv,
+    check_discrete_actions,
+    discrete_action_list,
+    numbers_only,
+)
 from sekai.envs.classic_control.cartpole import CartPoleEnv
 from sekai.vector import InfoArrays
 
@@ -30,6 +36,11 @@ class CartPoleVecEnv(ClassicVecEnv[np.int64]):
     initial states are drawn ahead, up to 128 per sub-env at a time (fewer
     beyond 1024 sub-envs); `rngs` puts every generator back at its exact
     position before handing it out.
+
+    Small batches (up to 8 sub-envs) step row by row on Python floats
+    while every parameter is a Python number: numpy's fixed cost per call
+    outweighs what arrays save there, and the single env's formulas on the
+    single env's number types give the same bits as the array code.
 
     Observation, action, reward and termination are those of
     [`CartPoleEnv`][sekai.envs.CartPoleEnv], batched: observations
@@ -100,6 +111,19 @@ class CartPoleVecEnv(ClassicVecEnv[np.int64]):
     def _step(
         self, actions: Any
     ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
+        if self._small:
+            parameters = (
+                self.gravity,
+                self.masscart,
+                self.masspole,
+                self.length,
+                self.force_mag,
+                self.tau,
+                self.theta_threshold_radians,
+                self.x_threshold,
+            )
+            if numbers_only(parameters):
+                return self._step_rows(actions, parameters)
         pushes = check_discrete_actions(actions, 2, "CartPoleVecEnv", self.num_envs)
         state = self._state
         theta, theta_dot = state[:, 2], state[:, 3]
@@ -147,6 +171,70 @@ class CartPoleVecEnv(ClassicVecEnv[np.int64]):
             rewards = self._constant_rewards  # NativeVecEnv.step copies what _step returns
         else:
             rewards = np.where(terminated, self._end_reward, self._step_reward)
+        return rewards, terminated, self._never, {}
+
+    def _step_rows(
+        self, actions: Any, parameters: tuple[Any, ...]
+    ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
+        """`_step` for a small batch: `CartPoleEnv.step`'s formulas, row by row, on floats."""
+        pushes = discrete_action_list(actions, 2, "CartPoleVecEnv", self.num_envs)
+        gravity, masscart, masspole, length, force_mag, tau, theta_threshold, x_threshold = (
+            parameters
+        )
+        total_mass = masspole + masscart
+        polemass_length = masspole * length
+        euler = self.kinematics_integrator == "euler"
+        frozen = self._frozen.tolist() if not self.autoreset else None
+        rows: list[list[float]] = self._state.tolist()
+        ends: list[bool] = []
+        for i, (row, push) in enumerate(zip(rows, pushes, strict=True)):
+            x, x_dot, theta, theta_dot = row
+            if frozen is not None and frozen[i]:  # a finished sub-env keeps its final state
+                ends.append(
+                    bool(
+                        x < -x_threshold
+                        or x > x_threshold
+                        or theta < -theta_threshold
+                        or theta > theta_threshold
+                    )
+                )
+                continue
+            force = force_mag if push == 1 else -force_mag
+            costheta = math.cos(theta)
+            sintheta = math.sin(theta)
+            temp = (force + polemass_length * (theta_dot * theta_dot) * sintheta) / total_mass
+            thetaacc = (gravity * sintheta - costheta * temp) / (
+                length * (4.0 / 3.0 - masspole * (costheta * costheta) / total_mass)
+            )
+            xacc = temp - polemass_length * thetaacc * costheta / total_mass
+            if euler:
+                x = x + tau * x_dot
+                x_dot = x_dot + tau * xacc
+                theta = theta + tau * theta_dot
+                theta_dot = theta_dot + tau * thetaacc
+            else:  # semi-implicit Euler: the positions move with the new velocities
+                x_dot = x_dot + tau * xacc
+                x = x + tau * x_dot
+                theta_dot = theta_dot + tau * thetaacc
+                theta = theta + tau * theta_dot
+            row[0] = x
+            row[1] = x_dot
+            row[2] = theta
+            row[3] = theta_dot
+            ends.append(
+                bool(
+                    x < -x_threshold
+                    or x > x_threshold
+                    or theta < -theta_threshold
+                    or theta > theta_threshold
+                )
+            )
+        self._state = np.array(rows)
+        terminated = np.array(ends)
+        if self._end_reward == self._step_reward:
+            rewards = self._constant_rewards
+        else:
+            rewards = np.array([self._end_reward if end else self._step_reward for end in ends])
         return rewards, terminated, self._never, {}
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -9,7 +10,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.classic_control._vector_base import check_box_actions
+from sekai.envs.classic_control._vector_base import (
+    box_action_values,
+    check_box_actions,
+    numbers_only,
+)
 from sekai.envs.classic_control.continuous_mountain_car import (
     ACTION_COST,
     GOAL_REWARD,
@@ -22,6 +27,7 @@ from sekai.vector import InfoArrays
 __all__ = ["ContinuousMountainCarVecEnv"]
 
 _F32 = np.float32
+_F64 = np.float64
 
 
 def _as_held(fresh: NDArray[np.bool_], values: Any) -> NDArray[np.float64]:
@@ -42,6 +48,11 @@ class ContinuousMountainCarVecEnv(_MountainCarVecBase[NDArray[np.float32]]):
     positions from its own stream (`rngs`) as the single env does. For
     the same seed and actions the trajectories, autoresets included, are
     identical to those of ``SyncVecEnv`` over the single env.
+
+    Small batches (up to 8 sub-envs) step row by row on Python floats
+    while every parameter is a Python number: numpy's fixed cost per call
+    outweighs what arrays save there, and the single env's formulas on the
+    single env's number types give the same bits as the array code.
 
     Observations have shape ``(num_envs, 2)`` (float32); actions have shape
     ``(num_envs, 1)`` and are converted to float32. The physical parameters
@@ -88,6 +99,22 @@ class ContinuousMountainCarVecEnv(_MountainCarVecBase[NDArray[np.float32]]):
     def _step(
         self, actions: Any
     ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
+        if self._small:
+            parameters = (
+                self.min_action,
+                self.max_action,
+                self.power,
+                self.max_speed,
+                self.min_position,
+                self.max_position,
+                self.goal_position,
+                self.goal_velocity,
+            )
+            if numbers_only(parameters):
+                return self._step_rows(
+                    box_action_values(actions, "ContinuousMountainCarVecEnv", self.num_envs),
+                    parameters,
+                )
         throttle = check_box_actions(actions, "ContinuousMountainCarVecEnv", self.num_envs)
         state, fresh = self._state, self._fresh
         # ``held(x)``: x at the precision the single env holds it in: float32 (a step
@@ -149,3 +176,66 @@ class ContinuousMountainCarVecEnv(_MountainCarVecBase[NDArray[np.float32]]):
         state[:, 1] = new_velocity.astype(_F32)
         fresh[:] = False
         return rewards, reached, self._never, {}
+
+    def _step_rows(
+        self, throttles: NDArray[np.float32], parameters: tuple[Any, ...]
+    ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
+        """`_step` for a small batch: `ContinuousMountainCarEnv.step`'s formulas, row by row.
+
+        Each row is held as the single env holds its state: numpy float64
+        scalars just after a reset, float32 ones after a step, so numpy's
+        scalar rules give the single env's precision at each operation.
+        """
+        (
+            min_action,
+            max_action,
+            power,
+            max_speed,
+            min_position,
+            max_position,
+            goal_position,
+            goal_velocity,
+        ) = parameters
+        frozen = self._frozen.tolist() if not self.autoreset else None
+        fresh = self._fresh.tolist()
+        rows: list[list[float]] = self._state.tolist()
+        rewards: list[float] = []
+        ends: list[bool] = []
+        for i, throttle in enumerate(throttles):
+            row = rows[i]
+            position: Any
+            velocity: Any
+            position, velocity = row
+            if fresh[i]:
+                position, velocity = _F64(position), _F64(velocity)
+            else:
+                position, velocity = _F32(position), _F32(velocity)  # exact: held as float32
+            force: Any = throttle
+            if throttle < min_action:
+                force = min_action
+            elif throttle > max_action:
+                force = max_action
+            velocity = velocity + (force * power - SLOPE * math.cos(3 * position))
+            if velocity > max_speed:
+                velocity = max_speed
+            elif velocity < -max_speed:
+                velocity = -max_speed
+            position = position + velocity
+            if position > max_position:
+                position = max_position
+            elif position < min_position:
+                position = min_position
+            if position == min_position and velocity < 0:
+                velocity = 0.0  # against the wall
+            terminated = bool(position >= goal_position and velocity >= goal_velocity)
+            ends.append(terminated)
+            rewards.append(
+                (GOAL_REWARD if terminated else 0.0) - math.pow(throttle, 2) * ACTION_COST
+            )
+            if frozen is None or not frozen[i]:
+                row[0] = float(_F32(position))
+                row[1] = float(_F32(velocity))
+        self._state = np.array(rows)
+        if True in fresh:  # only after a reset: most steps skip the numpy call
+            self._fresh[:] = False
+        return np.array(rewards), np.array(ends), self._never, {}

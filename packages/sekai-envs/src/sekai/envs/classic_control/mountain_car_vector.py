@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from sekai.envs.classic_control._vector_base import ClassicVecEnv, check_discrete_actions
+from sekai.envs.classic_control._vector_base import (
+    ClassicVecEnv,
+    check_discrete_actions,
+    discrete_action_list,
+    numbers_only,
+)
 from sekai.envs.classic_control.mountain_car import MountainCarEnv, _MountainCarBase, height
 from sekai.vector import InfoArrays
 
@@ -59,6 +65,11 @@ class MountainCarVecEnv(_MountainCarVecBase[np.int64]):
     drawn ahead, a block per sub-env; `rngs` gives every generator back
     at its exact position.
 
+    Small batches (up to 8 sub-envs) step row by row on Python floats
+    while every parameter is a Python number: numpy's fixed cost per call
+    outweighs what arrays save there, and the single env's formulas on the
+    single env's number types give the same bits as the array code.
+
     Observations have shape ``(num_envs, 2)`` (float32); actions are an int
     array of shape ``(num_envs,)`` holding 0, 1 or 2. The physical parameters
     are the single env's attributes, read at every step; ``set_attr(name,
@@ -93,6 +104,18 @@ class MountainCarVecEnv(_MountainCarVecBase[np.int64]):
     def _step(
         self, actions: Any
     ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
+        if self._small:
+            parameters = (
+                self.force,
+                self.gravity,
+                self.max_speed,
+                self.min_position,
+                self.max_position,
+                self.goal_position,
+                self.goal_velocity,
+            )
+            if numbers_only(parameters):
+                return self._step_rows(actions, parameters)
         pushes = check_discrete_actions(actions, 3, "MountainCarVecEnv", self.num_envs) - 1
         state = self._state
         position, velocity = state[:, 0], state[:, 1]
@@ -112,3 +135,29 @@ class MountainCarVecEnv(_MountainCarVecBase[np.int64]):
         state[:, 0] = position
         state[:, 1] = velocity
         return self._rewards, terminated, self._never, {}
+
+    def _step_rows(
+        self, actions: Any, parameters: tuple[Any, ...]
+    ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
+        """`_step` for a small batch: `MountainCarEnv.step`'s formulas, row by row, on floats."""
+        choices = discrete_action_list(actions, 3, "MountainCarVecEnv", self.num_envs)
+        force, gravity, max_speed, min_position, max_position, goal_position, goal_velocity = (
+            parameters
+        )
+        frozen = self._frozen.tolist() if not self.autoreset else None
+        rows: list[list[float]] = self._state.tolist()
+        ends: list[bool] = []
+        for i, (row, choice) in enumerate(zip(rows, choices, strict=True)):
+            position, velocity = row
+            if frozen is None or not frozen[i]:
+                push = choice - 1
+                velocity = velocity + (push * force + math.cos(3 * position) * -gravity)
+                velocity = min(max(velocity, -max_speed), max_speed)
+                position = min(max(position + velocity, min_position), max_position)
+                if position == min_position and velocity < 0:
+                    velocity = 0.0  # against the wall
+                row[0] = position
+                row[1] = velocity
+            ends.append(bool(position >= goal_position and velocity >= goal_velocity))
+        self._state = np.array(rows)
+        return self._rewards, np.array(ends), self._never, {}

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sekai.envs.classic_control._squares import pow_squares, powf_squares, square
-from sekai.envs.classic_control._vector_base import ClassicVecEnv, check_box_actions
-from sekai.envs.classic_control.pendulum import PendulumEnv
+from sekai.envs.classic_control._vector_base import (
+    ClassicVecEnv,
+    box_action_values,
+    check_box_actions,
+    numbers_only,
+)
+from sekai.envs.classic_control.pendulum import PendulumEnv, angle_normalize
 from sekai.vector import InfoArrays
 
 __all__ = ["PendulumVecEnv"]
@@ -41,6 +47,11 @@ class PendulumVecEnv(ClassicVecEnv[NDArray[np.float32]]):
     stream (`rngs`) as the single env does, so for the same seed and
     actions the trajectories, autoresets included, are identical to those of
     ``SyncVecEnv`` over ``PendulumEnv``.
+
+    Small batches (up to 8 sub-envs) step row by row on Python floats
+    while every parameter is a Python number: numpy's fixed cost per call
+    outweighs what arrays save there, and the single env's formulas on the
+    single env's number types give the same bits as the array code.
 
     Observations have shape ``(num_envs, 3)`` (float32); actions have shape
     ``(num_envs, 1)`` and are converted to float32. The physical parameters
@@ -84,12 +95,24 @@ class PendulumVecEnv(ClassicVecEnv[NDArray[np.float32]]):
         # cos θ and sin θ of the current states: the observation, and sin θ for the next step.
         self._cos = np.ones(self.num_envs)
         self._sin = np.zeros(self.num_envs)
+        # The observations of the current state, as a small batch's step computed them.
+        self._observation_rows: list[tuple[float, float, float]] | None = None
+        self._trig_current = True  # _cos and _sin are those of _state (see _current_trig)
 
     def _assigned(self) -> None:
+        self._observation_rows = None
         np.cos(self._state[0], out=self._cos)
         np.sin(self._state[0], out=self._sin)
+        self._trig_current = True
+
+    def _current_trig(self) -> None:
+        """Bring ``_cos`` and ``_sin`` up to date (a small batch's step leaves them behind)."""
+        if not self._trig_current:
+            self._assigned()
 
     def _start(self, indices: NDArray[np.intp], draws: NDArray[np.float64]) -> None:
+        self._current_trig()
+        self._observation_rows = None
         self._state[:, indices] = draws.T
         theta = draws[:, 0]
         self._cos[indices] = np.cos(theta)
@@ -97,6 +120,10 @@ class PendulumVecEnv(ClassicVecEnv[NDArray[np.float32]]):
         self.last_u[indices] = np.nan
 
     def _observe(self) -> NDArray[np.float32]:
+        rows = self._observation_rows
+        if rows is not None:
+            return np.array(rows, dtype=np.float32)
+        self._current_trig()
         observations = np.empty((self.num_envs, 3), dtype=np.float32)
         observations[:, 0] = self._cos
         observations[:, 1] = self._sin
@@ -106,7 +133,15 @@ class PendulumVecEnv(ClassicVecEnv[NDArray[np.float32]]):
     def _step(
         self, actions: Any
     ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
+        if self._small:
+            parameters = (self.g, self.max_speed, self.max_torque, self.dt, self.m, self.l)
+            if numbers_only(parameters):
+                return self._step_rows(
+                    box_action_values(actions, "PendulumVecEnv", self.num_envs), parameters
+                )
         torque = check_box_actions(actions, "PendulumVecEnv", self.num_envs)
+        self._current_trig()
+        self._observation_rows = None
         max_torque = _F32(self.max_torque)
         np.minimum(torque, max_torque, out=torque)
         np.maximum(torque, -max_torque, out=torque)
@@ -146,3 +181,46 @@ class PendulumVecEnv(ClassicVecEnv[NDArray[np.float32]]):
         self.last_u = torque.astype(np.float64)
         np.negative(costs, out=costs)
         return costs, self._never, self._never, {}
+
+    def _step_rows(
+        self, torques: NDArray[np.float32], parameters: tuple[Any, ...]
+    ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.bool_], InfoArrays]:
+        """`_step` for a small batch: `PendulumEnv.step`'s formulas, row by row.
+
+        The torques stay numpy float32 scalars and the squares numpy powers,
+        as in the single env (its precision at each operation).
+        """
+        g, max_speed, max_torque, dt, m, length = parameters
+        frozen = self._frozen.tolist() if not self.autoreset else None
+        thetas, omegas = self._state.tolist()
+        new_thetas: list[float] = []
+        new_omegas: list[float] = []
+        observations: list[tuple[float, float, float]] = []
+        rewards: list[float] = []
+        last_u: list[float] = []
+        for i, torque in enumerate(torques):
+            theta, omega = thetas[i], omegas[i]
+            if torque > max_torque:
+                torque = np.float32(max_torque)
+            elif torque < -max_torque:
+                torque = np.float32(-max_torque)
+            last_u.append(float(torque))
+            costs = (
+                np.float64(angle_normalize(theta)) ** 2
+                + 0.1 * np.float64(omega) ** 2
+                + float(0.001 * torque**2)  # float32 arithmetic
+            )
+            rewards.append(-float(costs))
+            if frozen is None or not frozen[i]:
+                push = float(3.0 / (m * length**2) * torque)  # float32 arithmetic
+                omega = omega + (3 * g / (2 * length) * math.sin(theta) + push) * dt
+                omega = min(max(omega, -max_speed), max_speed)
+                theta = theta + omega * dt
+            new_thetas.append(theta)
+            new_omegas.append(omega)
+            observations.append((math.cos(theta), math.sin(theta), omega))
+        self._state = np.array((new_thetas, new_omegas))
+        self._trig_current = False
+        self._observation_rows = observations
+        self.last_u = np.array(last_u)
+        return np.array(rewards), self._never, self._never, {}
