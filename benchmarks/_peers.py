@@ -27,8 +27,9 @@ def peer_row(
     sekai: float,
     peer: float,
     peer_name: str,
-    goal: str,
+    goal: str | None,
     note: str = "",
+    ratio: float | None = None,
 ) -> dict[str, Any]:
     """One comparison, ready for a JSON report.
 
@@ -39,13 +40,20 @@ def peer_row(
         sekai: sekai's figure, a median over interleaved rounds.
         peer: The peer's figure, measured in the same rounds.
         peer_name: Who the peer is, with its version where it has one.
-        goal: The bound on ``sekai / peer``: ``">= 0.5"`` or ``"<= 1.5"``.
+        goal: The bound on ``sekai / peer``: ``">= 0.5"`` or ``"<= 1.5"``;
+            None for a comparison shown for context, with no goal.
         note: Anything the reader needs to read the figures right.
+        ratio: The ratio when the benchmark computes it otherwise than as
+            ``sekai / peer`` (e.g. the median of each round's ratio).
     """
-    comparison, _, bound = goal.partition(" ")
-    if comparison not in _COMPARISONS:
-        raise ValueError(f"goal must start with '>=' or '<=', got {goal!r}")
-    ratio = sekai / peer
+    if ratio is None:
+        ratio = sekai / peer
+    met = None
+    if goal is not None:
+        comparison, _, bound = goal.partition(" ")
+        if comparison not in _COMPARISONS:
+            raise ValueError(f"goal must start with '>=' or '<=', got {goal!r}")
+        met = bool(_COMPARISONS[comparison](ratio, float(bound)))
     return {
         "row": row,
         "unit": unit,
@@ -54,7 +62,7 @@ def peer_row(
         "peer_name": peer_name,
         "ratio": ratio,
         "goal": goal,
-        "met": bool(_COMPARISONS[comparison](ratio, float(bound))),
+        "met": met,
         "note": note,
     }
 
@@ -67,9 +75,12 @@ def figure(value: float) -> str:
 def print_rows(rows: list[dict[str, Any]]) -> None:
     """Print the rows, one line each."""
     for r in rows:
-        verdict = "met" if r["met"] else "NOT MET"
+        goal = (
+            "no goal"
+            if r["goal"] is None
+            else f"goal {r['goal']}x: " + ("met" if r["met"] else "NOT MET")
+        )
         print(
             f"{r['row']}: sekai {figure(r['sekai'])} {r['unit']} | {r['peer_name']} "
-            f"{figure(r['peer'])} {r['unit']} | ratio {r['ratio']:.2f}x "
-            f"(goal {r['goal']}x: {verdict})"
+            f"{figure(r['peer'])} {r['unit']} | ratio {r['ratio']:.2f}x ({goal})"
         )

@@ -29,6 +29,7 @@ printed and written to ``benchmarks/results/bench_small.json``.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import platform
@@ -42,6 +43,12 @@ from typing import Any
 import numpy as np
 
 import sekai.registry as registry
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from _peers import peer_row, print_rows  # noqa: E402 - needs the path above
 
 RESULTS = Path(__file__).parent / "results" / "bench_small.json"
 
@@ -85,6 +92,13 @@ def _runner(step: Callable[[Any], Any], batches: list[Any]) -> Callable[[], None
             step(batch)
 
     return run
+
+
+def _version(distribution: str) -> str | None:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 def _envpool(env_id: str, num_envs: int) -> Any | None:
@@ -150,6 +164,7 @@ def main(argv: list[str]) -> None:
         "timing": f"median wall-clock us per batch step over {rounds} interleaved rounds "
         f"of {steps} steps; ratios: median of the rounds' ratios",
         "goal": f"native_vs_sync >= {GOAL:g} at N in {NUM_ENVS}",
+        "envpool": _version("envpool"),
         "envs": {},
     }
     print(f"python {report['python']}, numpy {report['numpy']}; {report['timing']}")
@@ -173,8 +188,46 @@ def main(argv: list[str]) -> None:
                 f"{'-' if versus is None else f'{versus:.2f}x':>10}{verdict}",
                 flush=True,
             )
+    report["peer_rows"] = _peer_rows(report)
+    print_rows(report["peer_rows"])
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(report, indent=2) + "\n")
+
+
+def _peer_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per env, its smallest native / sync ratio over the sizes; EnvPool at N = 1 for context."""
+    rows = []
+    for env_id, results in report["envs"].items():
+        worst = min(results, key=lambda r: r["native_vs_sync"])
+        n = worst["num_envs"]
+        sizes = ", ".join(str(r["num_envs"]) for r in results)
+        rows.append(
+            peer_row(
+                f"{env_id} native / SyncVecEnv, the least of N = {sizes} (at N = {n})",
+                unit="steps/s",
+                sekai=n * 1e6 / worst["native_us"],
+                peer=n * 1e6 / worst["sync_us"],
+                peer_name="sekai SyncVecEnv",
+                goal=f">= {GOAL:g}",
+                ratio=worst["native_vs_sync"],
+                note="what make_vec(id, N) picks (native) against SyncVecEnv over the single env",
+            )
+        )
+        first = results[0]
+        if "native_vs_envpool" in first:
+            n = first["num_envs"]
+            rows.append(
+                peer_row(
+                    f"{env_id} native / EnvPool, N = {n}",
+                    unit="steps/s",
+                    sekai=n * 1e6 / first["native_us"],
+                    peer=n * 1e6 / first["envpool_us"],
+                    peer_name=f"EnvPool {report['envpool']} (num_threads=1)",
+                    goal=None,
+                    ratio=first["native_vs_envpool"],
+                )
+            )
+    return rows
 
 
 if __name__ == "__main__":

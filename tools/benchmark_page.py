@@ -240,11 +240,13 @@ def peer_block(reports: dict[str, dict[str, Any]], day: str) -> str:
     for name, report in reports.items():
         script = name.removesuffix(".json") + ".py"
         for r in report.get("peer_rows", []):
-            verdict = "met" if r["met"] else "not met"
+            goal, verdict = "", "(context)"
+            if r["goal"] is not None:
+                goal, verdict = f"{r['goal']}x", "met" if r["met"] else "not met"
             lines.append(
                 f"| {r['row']} (`{script}`) | {r['peer_name']} | {r['unit']} "
                 f"| {_figure(r['sekai'])} | {_figure(r['peer'])} | {r['ratio']:.2f}x "
-                f"| {r['goal']}x | {verdict} |"
+                f"| {goal} | {verdict} |"
             )
     # A note shared by several rows is given once, for all of them.
     notes: dict[str, list[str]] = {}
