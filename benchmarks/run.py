@@ -25,7 +25,8 @@ def main(argv: list[str]) -> int:
         sys.modules[spec.name] = module
         spec.loader.exec_module(module)
         print(f"== {path.stem} ==", flush=True)
-        module.main(argv)
+        # The names above select modules; a module's own arguments are the options.
+        module.main([arg for arg in argv if arg.startswith("-")])
     return 0
 
 

@@ -100,25 +100,25 @@ def _run(tmp_path: Path, method: str) -> list[tuple[str, int, str]]:
     return [(pid, int(reads), env_id) for pid, reads, env_id in rows]
 
 
-@pytest.mark.skipif(
-    "forkserver" not in multiprocessing.get_all_start_methods(), reason="needs the fork server"
+@pytest.mark.parametrize(
+    "method",
+    [m for m in ("forkserver", "fork") if m in multiprocessing.get_all_start_methods()],
 )
-def test_forkserver_workers_make_plugin_envs_without_reading_the_metadata_again(
-    tmp_path: Path,
+def test_forked_workers_make_plugin_envs_without_reading_the_metadata_again(
+    tmp_path: Path, method: str
 ) -> None:
-    rows = _run(tmp_path, "forkserver")
+    # forkserver: the server listed the entry points; fork: the creating
+    # process did, just before forking (its registry had not yet).
+    rows = _run(tmp_path, method)
     assert len({pid for pid, _, _ in rows}) == 2  # one row per worker
     assert [(reads, env_id) for _, reads, env_id in rows] == [(0, "PreloadProbe-v0")] * 2
 
 
-@pytest.mark.parametrize(
-    "method",
-    [m for m in ("spawn", "fork") if m in multiprocessing.get_all_start_methods()],
-)
-def test_other_start_methods_still_find_plugin_envs_in_workers(tmp_path: Path, method: str) -> None:
-    # These workers are not forked from the server: they read the metadata
-    # themselves, once, and find the plugin as before.
-    rows = _run(tmp_path, method)
+@pytest.mark.skipif("spawn" not in multiprocessing.get_all_start_methods(), reason="no spawn")
+def test_spawned_workers_still_find_plugin_envs(tmp_path: Path) -> None:
+    # A spawned worker starts a new interpreter: it reads the metadata itself,
+    # once, and finds the plugin as before.
+    rows = _run(tmp_path, "spawn")
     assert len({pid for pid, _, _ in rows}) == 2
     assert [(reads, env_id) for _, reads, env_id in rows] == [(1, "PreloadProbe-v0")] * 2
 

@@ -6,7 +6,8 @@ and sekai are preloaded into the fork server, and so is the main module (see
 instead of importing them again. The server also lists the plugin entry points
 of the global registry once (`sekai.vector._proc_preload`), so that a factory
 calling ``sekai.make`` in a worker does not scan the installed distributions
-again.
+again; with ``"fork"``, the creating process lists them before forking, for
+the same reason.
 
 A fork server that stopped answering (killed, or reaped by code that waits
 for any child) is replaced by `start_process` instead of failing every later
@@ -82,7 +83,30 @@ def get_context(
         if wanted != current:
             context.set_forkserver_preload(wanted)
         _ensure_forkserver(tuple(preload))
+    elif method == "fork":
+        _list_plugins_before_forking()
     return context
+
+
+def _list_plugins_before_forking() -> None:
+    """List the global registry's plugin entry points here, if it has not, for forked workers.
+
+    A forked worker starts with this process's memory: a factory calling
+    ``sekai.make`` in it then finds the listing made here (as workers of the
+    fork server find the server's) instead of importing `importlib.metadata`
+    and scanning every installed distribution again, once per worker. A
+    registry that listed them already passes its own listing on. Nothing of a
+    plugin is imported; a failure to read the metadata is left for the
+    worker's lookup to meet and report, as before.
+    """
+    from sekai.registry import _plugins
+    from sekai.registry.env_registry import default_registry
+
+    group = default_registry._entry_point_group
+    if group is None or default_registry._pending_entry_points is not None:
+        return
+    with contextlib.suppress(Exception):
+        _plugins.preload_entry_points(group)
 
 
 def _ensure_forkserver(modules: tuple[str, ...] = ()) -> None:
