@@ -173,7 +173,13 @@ def main(argv: list[str]) -> None:
     samples_seconds: dict[str, dict[str, list[float]]] = {}
     version = importlib.metadata.version("gymnasium")
 
-    def report(target: str, ours: str, theirs: str, samples: dict[str, list[float]]) -> None:
+    def report(
+        target: str,
+        ours: str,
+        theirs: str,
+        samples: dict[str, list[float]],
+        goal: str | None = "<= 1.5",
+    ) -> None:
         a, b = statistics.median(samples[ours]), statistics.median(samples[theirs])
         rows.append(
             peer_row(
@@ -182,7 +188,7 @@ def main(argv: list[str]) -> None:
                 sekai=a * 1e3,
                 peer=b * 1e3,
                 peer_name=f"Gymnasium {version} AsyncVectorEnv",
-                goal="<= 1.5",
+                goal=goal,
                 note="construction and one reset; each library's default start method",
             )
         )
@@ -196,7 +202,8 @@ def main(argv: list[str]) -> None:
         else:
             what = f"{n} factories calling make({ENV_ID!r}): ProcVecEnv / AsyncVectorEnv"
         report(what, "sekai", "gym", samples)
-        report(f"{what}, num_workers={n}", "sekai-w8", "gym", samples)
+        # One process per sub-env, as AsyncVectorEnv has: shown beside the defaults.
+        report(f"{what}, num_workers={n}", "sekai-w8", "gym", samples, goal=None)
     print_rows(rows)
 
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

@@ -248,16 +248,22 @@ def peer_block(reports: dict[str, dict[str, Any]], day: str) -> str:
                 f"| {_figure(r['sekai'])} | {_figure(r['peer'])} | {r['ratio']:.2f}x "
                 f"| {goal} | {verdict} |"
             )
-    # A note shared by several rows is given once, for all of them.
-    notes: dict[str, list[str]] = {}
-    for report in reports.values():
+    # A note is given once: for its row, or for the rows of one benchmark that share it.
+    notes: dict[str, list[tuple[str, str]]] = {}
+    for name, report in reports.items():
         for r in report.get("peer_rows", []):
             if r.get("note"):
-                notes.setdefault(r["note"], []).append(r["row"])
-    notes_lines = [
-        f"- {rows[0] if len(rows) == 1 else '; '.join(rows)}: {note}"
-        for note, rows in notes.items()
-    ]
+                notes.setdefault(r["note"], []).append((name, r["row"]))
+    notes_lines = []
+    for note, rows in notes.items():
+        scripts = {name.removesuffix(".json") + ".py" for name, _ in rows}
+        if len(rows) == 1:
+            subject = rows[0][1]
+        elif len(scripts) == 1:
+            subject = f"the rows of `{scripts.pop()}`"
+        else:
+            subject = "; ".join(row for _, row in rows)
+        notes_lines.append(f"- {subject}: {note}")
     if notes_lines:
         lines += ["", "Notes:", "", *notes_lines]
     lines += ["", PEER_END]
