@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 _LIMITS = st.one_of(st.none(), st.integers(1, 8))
@@ -86,3 +87,17 @@ def test_truncation_and_elapsed_steps_follow_the_limit_of_each_step(
                 assert "elapsed_steps" not in source
             else:
                 assert source["elapsed_steps"] == reported[i]
+
+
+def test_a_limit_per_sub_env_changes_only_through_assignment(kit: Any) -> None:
+    # The step skips checking the limit while no sub-env can reach it; only
+    # the setter (which also validates) may change it, so the array it hands
+    # out refuses writes instead of being ignored by that count.
+    vec = kit.CountingNativeVecEnv(2, [100, 100], max_episode_steps=[50, 50])
+    vec.reset()
+    vec.step(np.zeros(2, dtype=np.int64))
+    with pytest.raises(ValueError, match="read-only"):
+        vec.max_episode_steps[:] = 2
+    vec.max_episode_steps = [2, 50]
+    result = vec.step(np.zeros(2, dtype=np.int64))
+    assert result.truncated.tolist() == [True, False]

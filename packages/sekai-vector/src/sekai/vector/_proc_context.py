@@ -97,13 +97,19 @@ def _list_plugins_before_forking() -> None:
     and scanning every installed distribution again, once per worker. A
     registry that listed them already passes its own listing on. Nothing of a
     plugin is imported; a failure to read the metadata is left for the
-    worker's lookup to meet and report, as before.
+    worker's lookup to meet and report, as before. This process's own first
+    lookup then uses the same listing, read when the first such vector env
+    was built.
     """
     from sekai.registry import _plugins
     from sekai.registry.env_registry import default_registry
 
     group = default_registry._entry_point_group
-    if group is None or default_registry._pending_entry_points is not None:
+    if (
+        group is None
+        or default_registry._pending_entry_points is not None
+        or group in _plugins._PRELOADED  # listed for an earlier vector env, not yet used
+    ):
         return
     with contextlib.suppress(Exception):
         _plugins.preload_entry_points(group)

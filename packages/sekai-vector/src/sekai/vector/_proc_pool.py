@@ -540,9 +540,20 @@ class WorkerPool:
             return None
         if not w.alive:
             return None
-        events = poller.poll()
+        events = poller.poll()  # exposed: a Ctrl-C while waiting acts at once
         if len(events) != 1 or events[0][0] != fd:
             return None  # the sentinel fired too: _recv tells death from a last answer
+        return self._take_stepped(w, fd)
+
+    @protected
+    def _take_stepped(self, w: WorkerHandle, fd: int) -> list[Any] | None:
+        """`_stepped`'s read, protected: bytes read from the pipe are always kept.
+
+        A Ctrl-C between the read and keeping the bytes (as the reply, or in
+        the channel's buffer) would lose part of the stream and break its
+        framing for every later message.
+        """
+        channel = w.channel
         data = _read(fd, _READ_CHUNK)
         if len(data) >= _STEPPED_FRAMED:
             size, tag, seq = _unpack_framed_stepped(data)

@@ -37,5 +37,5 @@ with contextlib.suppress(Exception):
 _MODULES = ["sekai.envs._registration"]
 _MODULES += filter(None, os.environ.pop(PRELOAD_VARIABLE, "").split(","))
 for _name in _MODULES:
-    with contextlib.suppress(BaseException):
+    with contextlib.suppress(Exception):
         importlib.import_module(_name)

@@ -334,8 +334,9 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
         Assignable, directly or with `set_attr` (e.g. to lengthen
         episodes during training): an int >= 1 or ``None`` for every sub-env,
         or one int >= 1 per sub-env (a list or array of ``num_envs``, stored as
-        an int64 array). It applies from the next step on: a sub-env that has
-        already run the new limit is truncated on its next step.
+        an int64 array, read-only: assign a new value rather than writing
+        into it). It applies from the next step on: a sub-env that has already
+        run the new limit is truncated on its next step.
 
         Raises:
             TypeError: The new value is not an int, ``None`` or ints per sub-env.
@@ -366,6 +367,9 @@ class NativeVecEnv(HookedVecEnv[ObsType, ActType], SeededRNG):
             if array.shape != (self.num_envs,) or (array.size and array.min() < 1):
                 raise ValueError(f"{owner}: max_episode_steps must be {expected}, got {value!r}")
             limits: NDArray[np.int64] = array.astype(np.int64)
+            # Read-only: a change goes through the setter, which checks it and
+            # tells the step that the limit moved (an edit in place would do neither).
+            limits.flags.writeable = False
             return limits
         raise TypeError(f"{owner}: max_episode_steps must be {expected}, got {value!r}")
 

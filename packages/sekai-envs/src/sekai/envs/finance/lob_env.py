@@ -126,8 +126,9 @@ class LimitOrderBookEnv(Env[dict[str, Any], NDArray[np.int64]]):
             warm-up, then ``advance`` after each decision; book times run
             from 0 at the reset. A
             [`LobsterReplay`][sekai.finance.lob.LobsterReplay] replays its
-            messages from the first at every reset (their times shifted to
-            that clock).
+            messages from the first at every reset; give it message times on
+            that clock (LOBSTER's seconds after midnight minus the first
+            message's), or the session ends before the first message.
         mid_price: The starting mid-price, in ticks (> 10, and at most
             ``OrderBook.MAX_PRICE - 10``: the book is seeded 10 ticks either
             side of it).
