@@ -247,6 +247,40 @@ def test_worker_killed_between_steps(proc: Any, leaks: Any) -> None:
     leaks.assert_released(pids)
 
 
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="waits on a pidfd (Linux)")
+def test_worker_reset_under_the_fast_step_read_is_a_dead_worker(
+    proc: Any, leaks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A worker killed while the parent waits for its answer can leave the
+    # parent's read with ECONNRESET (a command it never read was still
+    # queued): that is the worker's death, reported as such, not an OSError
+    # escaping the step. The read fails here as it does then: the worker is
+    # gone, what it sent is lost, and the next read meets the end of the stream.
+    from sekai.vector import _proc_pool
+
+    vec = proc(faulty(2), num_workers=1)
+    pids = leaks.worker_pids(vec)
+    vec.reset()
+    real_read = _proc_pool._read
+
+    def reset_by_peer(fd: int, size: int) -> bytes:
+        monkeypatch.setattr(_proc_pool, "_read", real_read)
+        pidfd = os.pidfd_open(pids[0])
+        try:
+            os.kill(pids[0], signal.SIGKILL)
+            select.select([pidfd], [], [])  # readable once the process has exited
+        finally:
+            os.close(pidfd)
+        real_read(fd, size)  # the answer the reset loses
+        raise ConnectionResetError(104, "Connection reset by peer")
+
+    monkeypatch.setattr(_proc_pool, "_read", reset_by_peer)
+    with pytest.raises(VecEnvWorkerError, match=r"worker 0 \(sub-envs 0, 1\) died"):
+        vec.step([0, 0])
+    vec.close()
+    leaks.assert_released(pids)
+
+
 def test_unreported_dead_worker_is_raised_by_close(proc: Any, leaks: Any) -> None:
     vec = proc(faulty(2))
     pids = leaks.worker_pids(vec)

@@ -554,7 +554,10 @@ class WorkerPool:
         framing for every later message.
         """
         channel = w.channel
-        data = _read(fd, _READ_CHUNK)
+        try:
+            data = _read(fd, _READ_CHUNK)
+        except OSError:  # a worker killed mid-answer (ECONNRESET): _recv reports its death
+            return None
         if len(data) >= _STEPPED_FRAMED:
             size, tag, seq = _unpack_framed_stepped(data)
             if tag == STEPPED_TAG and seq == w.expect and len(data) == _FRAME_SIZE + size:
