@@ -250,7 +250,7 @@ def _wheel_env(
 
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
-    """Benchmarks, side by side with Gymnasium; writes benchmarks/results/."""
+    """Benchmarks, side by side with their peers; writes benchmarks/results/."""
     _sync(session, "--all-packages", "--all-extras", "--group", "bench")
     os.makedirs(ROOT / "benchmarks" / "results", exist_ok=True)
     session.run("python", "benchmarks/run.py", *session.posargs)
