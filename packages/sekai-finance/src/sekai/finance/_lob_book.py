@@ -427,36 +427,7 @@ class OrderBook:
         record = self._orders.pop(order_id, None)
         if record is None:
             return False
-        # What _unlink does, inlined: the cancel is the commonest call of a busy book.
-        owner = record[2]
-        mine = self._owners[owner]
-        del mine[order_id]
-        if not mine:
-            del self._owners[owner]
-        price = record[5]
-        levels = self._bids if record[4] is _BID else self._asks
-        level = levels[price]
-        count = level[1] - 1
-        if count:
-            level[0] -= record[0]
-            level[1] = count
-            before = record[6]
-            after = record[7]
-            if before is None:
-                level[2] = after
-            else:
-                before[7] = after
-            if after is None:
-                level[3] = before
-            else:
-                after[6] = before
-            return True
-        del levels[price]
-        keys, key = (self._bid_keys, price) if record[4] is _BID else (self._ask_keys, -price)
-        if keys[-1] == key:
-            keys.pop()
-        else:
-            del keys[bisect_left(keys, key)]
+        self._unlink(record)
         return True
 
     def _unlink(self, record: list[Any]) -> None:
